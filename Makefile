@@ -1,0 +1,79 @@
+# cprof: build, test and install.
+#   make                 build everything into build/
+#   make check           run the test suite (tests/run)
+#   make install PREFIX=DIR
+# SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
+
+PREFIX     ?= /usr/local
+CC         ?= gcc
+LLVM_CONFIG ?= $(firstword $(wildcard /usr/lib/llvm-14/bin/llvm-config /usr/bin/llvm-config))
+CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir)
+CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir)
+
+B := build
+CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
+ifeq ($(SANITIZE),1)
+TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+endif
+
+RT_SRC  := $(wildcard runtime/*.c)
+RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
+PP_SRC  := $(wildcard preprocessor/*.c)
+PP_OBJ  := $(PP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/cprof_h.o
+RP_SRC  := $(wildcard reports/*.c)
+RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)
+
+all: $(B)/bin/cprof-cc $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/include/cprof.h
+
+# The runtime is linked into every profiled program, including shared objects: PIC.
+$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -fPIC -fopenmp $$(pkg-config --cflags hwloc jansson) -c $< -o $@
+
+$(B)/lib/libcprof.a: $(RT_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/include/cprof.h: runtime/cprof.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+# cprof-cc pastes the ABI header into every rewritten source: embed it as a string.
+$(B)/gen/cprof_h.c: runtime/cprof.h
+	@mkdir -p $(@D)
+	{ echo 'const char cprof_header_text[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -c $< -o $@
+
+$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) -I$(CLANG_INC) -c $< -o $@
+
+$(B)/bin/cprof-cc: $(PP_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
+
+$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
+
+$(B)/bin/cprof-report: $(RP_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_SAN) $^ $$(pkg-config --libs jansson) -lm -o $@
+
+check: all
+	tests/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all check install clean

@@ -1,0 +1,78 @@
+/* clock.c: the tick source.
+ *
+ * Workers compare entry and exit marks taken on possibly different CPUs, so the clock
+ * must be one that all CPUs share.  The time-stamp counter is, when the CPU says it is
+ * invariant (constant_tsc and nonstop_tsc); it costs a third of a vDSO clock_gettime.
+ * Ticks are converted to nanoseconds with a rate measured against CLOCK_MONOTONIC over
+ * the whole run, so no calibration delay is paid at start-up.
+ * CPROF_CLOCK=monotonic forces clock_gettime.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "internal.h"
+
+int cprof_clock_is_tsc;
+
+static uint64_t start_ticks, start_mono, start_unix;
+
+uint64_t cprof_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Both flags must be present in /proc/cpuinfo; anything less and TSC ticks may drift
+ * between CPUs or stop in idle states. */
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    const char *want = getenv("CPROF_CLOCK");
+    if (want && strcmp(want, "monotonic") == 0)
+        return 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return 0;
+    static char line[1 << 14];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) == 0) {
+            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+            break;
+        }
+    }
+    fclose(f);
+    return ok;
+#else
+    return 0;
+#endif
+}
+
+void cprof_clock_start(void)
+{
+    struct timespec ts;
+    cprof_clock_is_tsc = tsc_is_invariant();
+    clock_gettime(CLOCK_REALTIME, &ts);
+    start_unix = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    start_mono = cprof_monotonic_ns();
+    start_ticks = cprof_ticks();
+}
+
+double cprof_ns_per_tick(void)
+{
+    if (!cprof_clock_is_tsc)
+        return 1.0;
+    uint64_t ticks = cprof_ticks() - start_ticks;
+    uint64_t ns = cprof_monotonic_ns() - start_mono;
+    /* Too short a run to measure the rate well: measure over one more millisecond. */
+    while (ns < 1000000) {
+        ticks = cprof_ticks() - start_ticks;
+        ns = cprof_monotonic_ns() - start_mono;
+    }
+    return (double)ns / (double)ticks;
+}
+
+uint64_t cprof_start_unix_ns(void) { return start_unix; }
+uint64_t cprof_elapsed_ns(void) { return cprof_monotonic_ns() - start_mono; }

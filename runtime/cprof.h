@@ -1,0 +1,65 @@
+/* cprof.h: what the cprof runtime offers.
+ *
+ * Two audiences:
+ *  - programs (and people) that want to control profiling: cprof_write();
+ *  - code rewritten by cprof-cc, which calls the facade entry points below.
+ *
+ * cprof-cc pastes this header verbatim into preprocessed sources, so it must stay
+ * self-contained: no #include, no macros that user code could collide with, only
+ * declarations.  Every name carries the cprof_ prefix.
+ */
+#ifndef CPROF_H
+#define CPROF_H
+
+/* Write the profile now (to the path that would be used at exit, see CPROF_OUT).
+ * Returns 0 on success, -1 with errno set on failure.  The profile is written again
+ * at exit. */
+int cprof_write(void);
+
+/* ---- ABI used by code that cprof-cc generates; not for hand-written code ---- */
+
+/* One per instrumented function definition; static in its translation unit. */
+struct cprof_routine {
+    const char *name;
+    const char *file;      /* where the definition is spelled, as gcc named it */
+    int line;
+    int id;                /* global id, assigned by cprof_register_unit() */
+    int seq_depth;         /* sequential activations open on any worker (paper 4.4.1) */
+    void (*self)(void);    /* the function's address: matched against cprof_pending */
+};
+
+/* One per call site in instrumented code. */
+struct cprof_site {
+    struct cprof_routine *caller;  /* lexically enclosing routine */
+    const char *file;
+    int line;
+    int d;                 /* parallel constructs of the caller's own body enclosing the site */
+    int id;                /* global id, assigned by cprof_register_unit() */
+};
+
+/* One per translation unit, registered by a constructor before main. */
+struct cprof_unit {
+    const char *file;
+    int nroutines, nsites;
+    struct cprof_routine *routines;
+    struct cprof_site *sites;
+    struct cprof_unit *next;
+};
+
+/* The call-site half of the handshake: set just before an instrumented call (after
+ * its arguments are evaluated); the callee's entry accepts it only if its own
+ * address equals target, so a pending site never leaks into another routine. */
+struct cprof_pending {
+    const struct cprof_site *site;
+    void (*target)(void);
+};
+extern __thread struct cprof_pending cprof_pending;
+
+struct cprof_frame;
+void cprof_register_unit(struct cprof_unit *unit);
+struct cprof_frame *cprof_enter(struct cprof_routine *routine);
+void cprof_leave(struct cprof_frame **frame);
+void *cprof_setjmp_mark(void *env);
+void *cprof_longjmp_unwind(void *env);
+
+#endif

@@ -1,0 +1,193 @@
+/* profile.c: start-up, and writing the profile file (docs/profile-format.md).
+ *
+ * The file is built whole in memory (jansson), written to a temporary file beside the
+ * target and renamed: a profile is complete or absent.  A forked child that did not
+ * exec shares the parent's counters up to the fork; it writes a profile only when
+ * CPROF_OUT holds %p, so it never overwrites the parent's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <hwloc.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+static pid_t start_pid;
+
+static void at_exit(void)
+{
+    cprof_close_open_frames();
+    cprof_write();
+}
+
+void cprof_runtime_start(void)
+{
+    cprof_clock_start();
+    start_pid = getpid();
+    atexit(at_exit);
+}
+
+/* CPROF_OUT, or cprof.out; %p becomes the pid, %% a percent sign. */
+static int output_path(char *out, size_t size)
+{
+    const char *pattern = getenv("CPROF_OUT");
+    if (!pattern || !*pattern)
+        pattern = "cprof.out";
+    int has_pid = 0;
+    size_t n = 0;
+    for (const char *p = pattern; *p; p++) {
+        char buf[32];
+        const char *piece = buf;
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(buf, sizeof buf, "%ld", (long)getpid());
+            has_pid = 1;
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            strcpy(buf, "%");
+            p++;
+        } else {
+            buf[0] = *p;
+            buf[1] = 0;
+        }
+        size_t len = strlen(piece);
+        if (n + len >= size)
+            return -1;
+        memcpy(out + n, piece, len + 1);
+        n += len;
+    }
+    return has_pid;
+}
+
+struct topology {
+    hwloc_topology_t topo;
+    int ok;
+};
+
+static void topology_load(struct topology *t)
+{
+    t->ok = hwloc_topology_init(&t->topo) == 0 && hwloc_topology_load(t->topo) == 0;
+}
+
+static int topology_count(struct topology *t, hwloc_obj_type_t type)
+{
+    return t->ok ? hwloc_get_nbobjs_by_type(t->topo, type) : -1;
+}
+
+static int core_of_pu(struct topology *t, int pu)
+{
+    if (!t->ok || pu < 0)
+        return -1;
+    hwloc_obj_t obj = hwloc_get_pu_obj_by_os_index(t->topo, (unsigned)pu);
+    if (obj)
+        obj = hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_CORE, obj);
+    return obj ? (int)obj->logical_index : -1;
+}
+
+static json_t *ns(uint64_t ticks, double ns_per_tick)
+{
+    return json_integer((json_int_t)((double)ticks * ns_per_tick + 0.5));
+}
+
+static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double npt)
+{
+    json_t *routines = json_array(), *calls = json_array();
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < w->routines_cap; i++) {
+        struct cprof_routine_rec *r = w->routines[i];
+        if (!r || !(r->entries[0] | r->entries[1]))
+            continue;
+        json_array_append_new(routines, json_pack("[i I o I o i I o I o]", i,
+            (json_int_t)r->entries[0], ns(r->time[0], npt),
+            (json_int_t)r->entries[1], ns(r->time[1], npt), r->max_depth,
+            (json_int_t)r->ext[0], ns(r->ext_time[0], npt),
+            (json_int_t)r->ext[1], ns(r->ext_time[1], npt)));
+    }
+    for (int i = 0; i < w->sites_cap; i++) {
+        for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
+            json_t *row = json_pack("[i i]", i, c->callee);
+            for (int k = 0; k < CPROF_NCASES; k++) {
+                json_array_append_new(row, json_integer((json_int_t)c->count[k]));
+                json_array_append_new(row, ns(c->time[k], npt));
+            }
+            json_array_append_new(calls, row);
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return json_pack("{s:i s:I s:i s:i s:i s:o s:o}", "id", w->id, "tid", (json_int_t)w->tid,
+                     "omp_thread", w->omp_thread, "pu", w->pu, "core", core_of_pu(topo, w->pu),
+                     "routines", routines, "calls", calls);
+}
+
+static json_t *profile_json(void)
+{
+    double npt = cprof_ns_per_tick();
+    struct topology topo;
+    topology_load(&topo);
+
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+
+    json_t *root = json_pack("{s:s s:i s:s s:I s:I s:I s:s s:{s:i s:i s:i}}",
+        "format", "cprof-profile", "version", 1, "program", exe,
+        "pid", (json_int_t)getpid(), "start_unix_ns", (json_int_t)cprof_start_unix_ns(),
+        "elapsed_ns", (json_int_t)cprof_elapsed_ns(),
+        "clock", cprof_clock_is_tsc ? "tsc" : "monotonic",
+        "machine", "pus", topology_count(&topo, HWLOC_OBJ_PU),
+        "cores", topology_count(&topo, HWLOC_OBJ_CORE),
+        "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));
+
+    struct cprof_routine **routines;
+    struct cprof_site **sites;
+    int nroutines, nsites;
+    cprof_tables_lock();
+    cprof_tables(&routines, &nroutines, &sites, &nsites);
+    json_t *jr = json_array(), *js = json_array();
+    for (int i = 0; i < nroutines; i++)
+        json_array_append_new(jr, json_pack("{s:s s:s s:i}", "name", routines[i]->name,
+                                            "file", routines[i]->file, "line", routines[i]->line));
+    for (int i = 0; i < nsites; i++)
+        json_array_append_new(js, json_pack("{s:i s:s s:i s:i}", "caller", sites[i]->caller->id,
+                                            "file", sites[i]->file, "line", sites[i]->line,
+                                            "d", sites[i]->d));
+    cprof_tables_unlock();
+    json_object_set_new(root, "routines", jr);
+    json_object_set_new(root, "sites", js);
+
+    /* The list is newest first; the file lists workers by id. */
+    json_t *workers = json_array();
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
+        json_array_insert_new(workers, 0, worker_json(w, &topo, npt));
+    json_object_set_new(root, "workers", workers);
+    if (topo.ok)
+        hwloc_topology_destroy(topo.topo);
+    return root;
+}
+
+int cprof_write(void)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    int has_pid = output_path(path, sizeof path);
+    if (has_pid < 0) {
+        fputs("cprof: CPROF_OUT is too long; no profile written\n", stderr);
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (getpid() != start_pid && !has_pid)
+        return 0;
+    json_t *root = profile_json();
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int rc = json_dump_file(root, tmp, JSON_COMPACT);
+    json_decref(root);
+    if (rc == 0 && rename(tmp, path) == 0)
+        return 0;
+    int err = errno;
+    fprintf(stderr, "cprof: cannot write profile %s: %s\n", path, strerror(err));
+    unlink(tmp);
+    errno = err;
+    return -1;
+}
