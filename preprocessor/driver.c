@@ -1,0 +1,513 @@
+/* driver.c: cprof-cc, a drop-in replacement for gcc that profiles what it compiles.
+ *
+ * For every C source on the command line:
+ *   gcc -E (the user's flags)  ->  rewrite (rewrite.c)  ->  gcc -x cpp-output -c/-S
+ * then, when linking, gcc links the objects with the runtime.  Everything that is not
+ * compiling C (preprocessing only, dependency listing, queries, assembling, linking
+ * objects) is gcc's own work with the user's arguments untouched.
+ *
+ * When a file cannot be instrumented, it is compiled exactly as gcc would (its
+ * diagnostics, its exit status) and, if that succeeds, one warning says it is not
+ * profiled.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "rewrite.h"
+
+/* ---- argument vectors ---- */
+
+struct argv {
+    const char **v;
+    int n, cap;
+};
+
+static void push(struct argv *a, const char *s)
+{
+    if (a->n + 2 > a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->v = realloc(a->v, (size_t)a->cap * sizeof *a->v);
+        if (!a->v) {
+            fputs("cprof-cc: out of memory\n", stderr);
+            exit(1);
+        }
+    }
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static char *fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *format, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, format);
+    if (vasprintf(&s, format, ap) < 0) {
+        fputs("cprof-cc: out of memory\n", stderr);
+        exit(1);
+    }
+    va_end(ap);
+    return s;
+}
+
+/* Options whose value is the next argument. */
+static int takes_value(const char *o)
+{
+    static const char *const opts[] = {
+        "-o", "-x", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter",
+        "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-iquote", "-isysroot", "-L", "-l",
+        "-MF", "-MT", "-MQ", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-u", "-T", "-z",
+        "-aux-info", "--param", "-e", "-A", "-G", "-B", "-wrapper", "-dumpbase", "-dumpdir",
+        "-dumpbase-ext", NULL };
+    for (int i = 0; opts[i]; i++)
+        if (!strcmp(o, opts[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- running gcc ---- */
+
+static const char *gcc(void)
+{
+    const char *g = getenv("CPROF_GCC");
+    return g && *g ? g : "gcc";
+}
+
+/* Runs argv; with err_path, its stderr goes there.  Returns the exit status. */
+static int run(const char *const *argv, const char *err_path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "cprof-cc: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        if (err_path) {
+            int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd >= 0) {
+                dup2(fd, 2);
+                close(fd);
+            }
+        }
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "cprof-cc: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 1;
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + WTERMSIG(status);
+}
+
+static void copy_to_stderr(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stderr);
+    fclose(f);
+}
+
+static char *first_line(const char *path)
+{
+    static char line[512];
+    line[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return line;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "error"))
+            break;
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    return line;
+}
+
+/* ---- the temporary directory, one per invocation: parallel makes never share ---- */
+
+static char tmpdir[PATH_MAX];
+
+static void remove_tree(const char *dir)
+{
+    const char *argv[] = { "rm", "-rf", dir, NULL };
+    run(argv, NULL);
+}
+
+static void cleanup(void)
+{
+    if (tmpdir[0] && !getenv("CPROF_KEEP_TEMPS"))
+        remove_tree(tmpdir);
+}
+
+static void make_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/cprof-cc.XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        fprintf(stderr, "cprof-cc: cannot create a temporary directory: %s\n", strerror(errno));
+        exit(1);
+    }
+    atexit(cleanup);
+}
+
+/* ---- the command line, understood ---- */
+
+enum mode { LINK, COMPILE, ASSEMBLE_ONLY /* -S */, GCC_ONLY };
+
+struct input {
+    const char *path;
+    int index;          /* position in argv */
+    int is_c;
+};
+
+struct cmdline {
+    int argc;
+    char **argv;
+    enum mode mode;
+    const char *output;
+    struct input *inputs;
+    int ninputs, nsources;
+    const char *std;
+    int dep_md;         /* -MD or -MMD given */
+};
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void parse(struct cmdline *c, int argc, char **argv)
+{
+    memset(c, 0, sizeof *c);
+    c->argc = argc;
+    c->argv = argv;
+    c->mode = LINK;
+    c->inputs = calloc((size_t)argc, sizeof *c->inputs);
+    const char *lang = NULL;
+    int queries = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !a[1]) {
+            int is_c = lang ? !strcmp(lang, "c") : has_suffix(a, ".c");
+            /* Source on stdin and explicit languages are left to gcc for now. */
+            if (!strcmp(a, "-") || (lang && strcmp(lang, "c")))
+                is_c = 0;
+            c->inputs[c->ninputs++] = (struct input){ a, i, is_c };
+            c->nsources += is_c;
+            continue;
+        }
+        if (!strcmp(a, "-c"))
+            c->mode = c->mode == GCC_ONLY ? GCC_ONLY : COMPILE;
+        else if (!strcmp(a, "-S"))
+            c->mode = c->mode == GCC_ONLY ? GCC_ONLY : ASSEMBLE_ONLY;
+        else if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
+            c->mode = GCC_ONLY;
+        else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
+            c->dep_md = 1;
+        else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-ansi"))
+            c->std = a;
+        else if (!strcmp(a, "-v") || !strcmp(a, "--version") || !strncmp(a, "-dump", 5)
+                 || !strncmp(a, "-print-", 7) || !strncmp(a, "--help", 6) || !strcmp(a, "-###"))
+            queries = 1;
+        else if (!strncmp(a, "-o", 2))
+            c->output = a[2] ? a + 2 : (i + 1 < argc ? argv[i + 1] : NULL);
+        if (!strncmp(a, "-x", 2)) {
+            lang = a[2] ? a + 2 : (i + 1 < argc ? argv[i + 1] : NULL);
+            if (lang && !strcmp(lang, "none"))
+                lang = NULL;
+        }
+        if (takes_value(a))
+            i++;
+    }
+    if (queries && c->ninputs == 0)
+        c->mode = GCC_ONLY;
+}
+
+/* Is argv[i] an option that only the preprocessing step needs, or that must not be
+ * repeated in it (dependency output, -o, the mode)?  Returns how many arguments it
+ * spans (0: keep). */
+static int skip_for_compile(char **argv, int i, int preprocessing)
+{
+    const char *a = argv[i];
+    static const char *const deps[] = { "-MD", "-MMD", "-MP", "-MG", NULL };
+    static const char *const deps_value[] = { "-MF", "-MT", "-MQ", NULL };
+    for (int k = 0; deps[k]; k++)
+        if (!strcmp(a, deps[k]))
+            return 1;
+    for (int k = 0; deps_value[k]; k++) {
+        if (!strcmp(a, deps_value[k]))
+            return 2;
+        if (!strncmp(a, deps_value[k], 3))
+            return 1;
+    }
+    if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E"))
+        return 1;
+    if (!strcmp(a, "-o"))
+        return 2;
+    if (!strncmp(a, "-o", 2))
+        return 1;
+    if (!strcmp(a, "-x"))
+        return 2;
+    if (!strncmp(a, "-x", 2))
+        return 1;
+    /* Linking options: harmless to gcc -c, but it warns about some. */
+    if (!strcmp(a, "-l") || !strcmp(a, "-L") || !strcmp(a, "-Xlinker") || !strcmp(a, "-T")
+        || !strcmp(a, "-u") || !strcmp(a, "-z") || !strcmp(a, "-e"))
+        return 2;
+    if (!strncmp(a, "-l", 2) || !strncmp(a, "-L", 2) || !strncmp(a, "-Wl,", 4))
+        return 1;
+    if (!preprocessing && (!strcmp(a, "-include") || !strcmp(a, "-imacros")))
+        return 2;
+    return 0;
+}
+
+/* The user's flags for one step, without inputs, outputs, mode and dependency flags. */
+static void common_flags(struct cmdline *c, struct argv *out, int preprocessing)
+{
+    for (int i = 1; i < c->argc; i++) {
+        const char *a = c->argv[i];
+        if (a[0] != '-' || !a[1])
+            continue;           /* an input */
+        int skip = skip_for_compile(c->argv, i, preprocessing);
+        if (skip) {
+            i += skip - 1;
+            continue;
+        }
+        push(out, a);
+        if (takes_value(a) && i + 1 < c->argc)
+            push(out, c->argv[++i]);
+    }
+}
+
+static char *base_name(const char *path, const char *new_ext)
+{
+    char *copy = strdup(path);
+    char *b = basename(copy);
+    char *dot = strrchr(b, '.');
+    if (dot)
+        *dot = 0;
+    char *r = fmt("%s%s", b, new_ext);
+    free(copy);
+    return r;
+}
+
+/* -MD/-MMD: gcc's defaults for the dependency file and its target, made explicit
+ * because the preprocessing step writes to a temporary file. */
+static void dependency_flags(struct cmdline *c, const struct input *in, const char *object,
+                             struct argv *pp)
+{
+    const char *dep_file = NULL;
+    int has_target = 0;
+    for (int i = 1; i < c->argc; i++) {
+        const char *a = c->argv[i];
+        if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") || !strcmp(a, "-MG"))
+            push(pp, a);
+        else if ((!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) && i + 1 < c->argc) {
+            if (!strcmp(a, "-MF"))
+                dep_file = c->argv[i + 1];
+            else
+                has_target = 1;
+            push(pp, a);
+            push(pp, c->argv[++i]);
+        } else if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3)) {
+            if (!strncmp(a, "-MF", 3))
+                dep_file = a + 3;
+            else
+                has_target = 1;
+            push(pp, a);
+        }
+    }
+    if (!dep_file) {
+        if (c->output && c->mode != LINK) {
+            char *copy = strdup(c->output);
+            char *dot = strrchr(copy, '.');
+            char *slash = strrchr(copy, '/');
+            if (dot && (!slash || dot > slash))
+                *dot = 0;
+            push(pp, "-MF");
+            push(pp, fmt("%s.d", copy));
+            free(copy);
+        } else {
+            push(pp, "-MF");
+            push(pp, base_name(in->path, ".d"));
+        }
+    }
+    if (!has_target) {
+        push(pp, "-MQ");
+        push(pp, object);
+    }
+}
+
+static const char *runtime_dir(void)
+{
+    static char dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n <= 0)
+        return NULL;
+    dir[n] = 0;
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    strncat(dir, "/../lib", sizeof dir - strlen(dir) - 1);
+    return dir;
+}
+
+static void runtime_libs(struct argv *out)
+{
+    const char *dir = runtime_dir();
+    push(out, fmt("%s/libcprof.a", dir ? dir : "."));
+    push(out, "-lhwloc");
+    push(out, "-ljansson");
+    push(out, "-lgomp");
+    push(out, "-lpthread");
+}
+
+/* Compiles one source, profiled if possible.  Returns gcc's exit status. */
+static int compile_source(struct cmdline *c, const struct input *in, int n, const char *object)
+{
+    char *dir = fmt("%s/%d", tmpdir, n);
+    mkdir(dir, 0700);
+    char *pre = fmt("%s/%s", dir, base_name(in->path, ".i"));
+    char *rewritten = fmt("%s/%s", dir, base_name(in->path, ".cprof.i"));
+    char *errors = fmt("%s/stderr", dir);
+
+    struct argv pp = { 0 };
+    push(&pp, gcc());
+    common_flags(c, &pp, 1);
+    if (c->dep_md)
+        dependency_flags(c, in, object, &pp);
+    push(&pp, "-E");
+    push(&pp, in->path);
+    push(&pp, "-o");
+    push(&pp, pre);
+    int status = run(pp.v, NULL);
+    if (status != 0)
+        return status;
+
+    const char *clang_args[2];
+    int nclang = 0;
+    if (c->std)
+        clang_args[nclang++] = !strcmp(c->std, "-ansi") ? "-std=c90" : c->std;
+    char why[1024];
+    int rewrote = cprof_rewrite(pre, rewritten, in->path, clang_args, nclang, why, sizeof why) == 0;
+
+    struct argv cc = { 0 };
+    push(&cc, gcc());
+    common_flags(c, &cc, !rewrote);
+    push(&cc, c->mode == ASSEMBLE_ONLY ? "-S" : "-c");
+    push(&cc, "-o");
+    push(&cc, object);
+    if (rewrote) {
+        push(&cc, "-x");
+        push(&cc, "cpp-output");
+        push(&cc, rewritten);
+        status = run(cc.v, errors);
+        if (status == 0) {
+            copy_to_stderr(errors);
+            return 0;
+        }
+        snprintf(why, sizeof why, "%s: the instrumented code did not compile (%s)", in->path,
+                 first_line(errors));
+        /* Back to the user's flags, preprocessing included. */
+        cc.n = 0;
+        push(&cc, gcc());
+        common_flags(c, &cc, 1);
+        push(&cc, c->mode == ASSEMBLE_ONLY ? "-S" : "-c");
+        push(&cc, "-o");
+        push(&cc, object);
+    }
+    push(&cc, in->path);
+    status = run(cc.v, NULL);
+    if (status == 0)
+        fprintf(stderr, "cprof-cc: warning: %s; compiled without profiling\n", why);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct cmdline c;
+    parse(&c, argc, argv);
+
+    struct argv final = { 0 };
+    push(&final, gcc());
+    if (c.mode == GCC_ONLY || c.nsources == 0) {
+        for (int i = 1; i < argc; i++)
+            push(&final, argv[i]);
+        if (c.mode == LINK && c.ninputs > 0)
+            runtime_libs(&final);
+        return run(final.v, NULL);
+    }
+
+    make_tmpdir();
+    const char **objects = calloc((size_t)argc, sizeof *objects);
+    int status = 0;
+    for (int k = 0; k < c.ninputs; k++) {
+        const struct input *in = &c.inputs[k];
+        if (!in->is_c)
+            continue;
+        const char *object;
+        if (c.mode == LINK)
+            object = fmt("%s/%d.o", tmpdir, k);
+        else if (c.output && c.nsources == 1)
+            object = c.output;
+        else
+            object = base_name(in->path, c.mode == COMPILE ? ".o" : ".s");
+        objects[in->index] = object;
+        int s = compile_source(&c, in, k, object);
+        if (s != 0)
+            status = s;
+    }
+    if (status != 0 || c.mode != LINK)
+        return status;
+
+    /* Link: the user's command with each source replaced by its object. */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (objects[i]) {
+            /* An object, whatever -x said before it. */
+            push(&final, "-x");
+            push(&final, "none");
+            push(&final, objects[i]);
+            continue;
+        }
+        int skip = 0;
+        if (a[0] == '-' && a[1]) {
+            /* Dependency flags were for the compile steps. */
+            static const char *const deps[] = { "-MD", "-MMD", "-MP", "-MG", NULL };
+            for (int k = 0; deps[k]; k++)
+                if (!strcmp(a, deps[k]))
+                    skip = 1;
+            if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ"))
+                skip = 2;
+            else if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3))
+                skip = 1;
+        }
+        if (skip) {
+            i += skip - 1;
+            continue;
+        }
+        push(&final, a);
+        if (a[0] == '-' && takes_value(a) && i + 1 < argc)
+            push(&final, argv[++i]);
+    }
+    runtime_libs(&final);
+    return run(final.v, NULL);
+}

@@ -1,0 +1,790 @@
+/* rewrite.c: instrumenting one gcc-preprocessed translation unit with libclang.
+ *
+ * Why preprocessed text: no macro is left, so a call spelled inside a #define or a
+ * macro argument is plain text like any other, and gcc's line markers keep diagnostics
+ * and debug information pointing at the user's lines.  libclang parses the text without
+ * -fopenmp, so the bodies of OpenMP constructs are ordinary statements and the pragmas
+ * are lines this file reads itself.
+ *
+ * Edits only add text inside lines and never add or remove a newline (hoisted argument
+ * text keeps its newlines, in a new order), so every original line keeps its number.
+ *
+ *   function body   {           ->  { struct cprof_frame *__cprof_fr
+ *                                       __attribute__((cleanup(cprof_leave))) = cprof_enter(&__cprof_r[3]);
+ *   call            f(a, g(b))  ->  __extension__({ __auto_type __cprof_a7_1 = (<g(b) rewritten>);
+ *                                       __cprof_call(7, (void (*)(void))f); f(a, __cprof_a7_1); })
+ *
+ * Arguments that contain instrumented calls are evaluated first, so the pending site
+ * set by __cprof_call cannot be overwritten before the call.  Through a function
+ * pointer, the pointer is evaluated once into a temporary and is the target.
+ */
+#include <clang-c/Index.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rewrite.h"
+
+/* ---- growing strings ---- */
+
+struct str {
+    char *p;
+    size_t len, cap;
+};
+
+static void str_add(struct str *s, const char *p, size_t n)
+{
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + n + 1)
+            cap *= 2;
+        char *q = realloc(s->p, cap);
+        if (!q) {
+            fputs("cprof-cc: out of memory\n", stderr);
+            exit(1);
+        }
+        s->p = q;
+        s->cap = cap;
+    }
+    memcpy(s->p + s->len, p, n);
+    s->len += n;
+    s->p[s->len] = 0;
+}
+
+static void str_printf(struct str *s, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof buf) {
+        char *big = malloc((size_t)n + 1);
+        if (!big) {
+            fputs("cprof-cc: out of memory\n", stderr);
+            exit(1);
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        str_add(s, big, (size_t)n);
+        free(big);
+        return;
+    }
+    str_add(s, buf, (size_t)n);
+}
+
+/* A C string literal for s. */
+static void str_literal(struct str *out, const char *s)
+{
+    str_add(out, "\"", 1);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            str_add(out, "\\", 1);
+        str_add(out, s, 1);
+    }
+    str_add(out, "\"", 1);
+}
+
+/* ---- what the analysis finds ---- */
+
+enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP };
+
+struct node {
+    enum node_kind kind;
+    unsigned start, end;            /* byte range in the input; a hook is empty */
+    unsigned desig_start, desig_end;
+    int nargs;
+    unsigned *arg_start, *arg_end;
+    unsigned char *arg_bitfield;
+    char *target;                   /* direct call: the function's name; NULL: a pointer */
+    int index;                      /* N_CALL: site; N_HOOK: routine */
+    int *kids, nkids;               /* nodes directly inside this one, by position */
+};
+
+struct routine {
+    char *name, *file;
+    unsigned line;
+};
+
+struct site {
+    int routine;
+    char *file;
+    unsigned line;
+    int d;
+};
+
+struct block {                      /* the structured block of a parallel construct */
+    unsigned pragma_end, start, end;
+};
+
+struct unit {
+    const char *text;
+    size_t size;
+    CXFile file;
+    struct node *nodes;
+    int nnodes, nodes_cap;
+    struct routine *routines;
+    int nroutines, routines_cap;
+    struct site *sites;
+    int nsites, sites_cap;
+    struct block *blocks;
+    int nblocks;
+    /* while visiting one function body */
+    int routine;
+    int block_first, block_next, block_last;
+};
+
+#define GROW(array, n, cap) do { \
+        if ((n) == (cap)) { \
+            (cap) = (cap) ? 2 * (cap) : 64; \
+            void *p_ = realloc((array), (size_t)(cap) * sizeof *(array)); \
+            if (!p_) { fputs("cprof-cc: out of memory\n", stderr); exit(1); } \
+            (array) = p_; \
+        } \
+    } while (0)
+
+static char *xstrdup(const char *s)
+{
+    char *p = strdup(s ? s : "");
+    if (!p) {
+        fputs("cprof-cc: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static char *cx_take(CXString s)
+{
+    char *p = xstrdup(clang_getCString(s));
+    clang_disposeString(s);
+    return p;
+}
+
+static unsigned offset_of(CXSourceLocation loc)
+{
+    unsigned off;
+    clang_getFileLocation(loc, NULL, NULL, NULL, &off);
+    return off;
+}
+
+static void extent_of(CXCursor c, unsigned *start, unsigned *end)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    *start = offset_of(clang_getRangeStart(r));
+    *end = offset_of(clang_getRangeEnd(r));
+}
+
+/* Where a location is in the user's terms: gcc's line markers. */
+static char *presumed(CXSourceLocation loc, unsigned *line)
+{
+    CXString name;
+    clang_getPresumedLocation(loc, &name, line, NULL);
+    return cx_take(name);
+}
+
+/* ---- OpenMP pragmas, read from the text ---- */
+
+static int is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Does the directive starting at p (after "omp") open a parallel region?  Combined
+ * constructs list their construct names first; the first other word is a clause. */
+static int directive_is_parallel(const char *p, const char *end)
+{
+    static const char *const names[] = { "target", "teams", "distribute", "parallel", "for",
+                                         "simd", "sections", "loop", "master", "masked",
+                                         "taskloop", "workshare", NULL };
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *w = p;
+        while (p < end && is_word_char(*p))
+            p++;
+        if (p == w)
+            return 0;
+        int known = 0;
+        for (int i = 0; names[i]; i++)
+            if ((size_t)(p - w) == strlen(names[i]) && !memcmp(w, names[i], (size_t)(p - w)))
+                known = i + 1;
+        if (!known)
+            return 0;
+        if (!strcmp(names[known - 1], "parallel"))
+            return 1;
+    }
+    return 0;
+}
+
+static void find_parallel_pragmas(struct unit *u)
+{
+    int cap = 0;
+    const char *t = u->text, *end = t + u->size;
+    for (const char *line = t; line < end;) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            eol = end;
+        const char *p = line;
+        while (p < eol && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < eol && *p == '#') {
+            p++;
+            while (p < eol && (*p == ' ' || *p == '\t'))
+                p++;
+            if (eol - p > 6 && !memcmp(p, "pragma", 6) && !is_word_char(p[6])) {
+                p += 6;
+                while (p < eol && (*p == ' ' || *p == '\t'))
+                    p++;
+                if (eol - p > 3 && !memcmp(p, "omp", 3) && !is_word_char(p[3])
+                    && directive_is_parallel(p + 3, eol)) {
+                    GROW(u->blocks, u->nblocks, cap);
+                    u->blocks[u->nblocks++] = (struct block){ (unsigned)(eol - t), 0, 0 };
+                }
+            }
+        }
+        line = eol + 1;
+    }
+}
+
+/* ---- the AST walk ---- */
+
+static struct node *new_node(struct unit *u, enum node_kind kind, unsigned start, unsigned end)
+{
+    GROW(u->nodes, u->nnodes, u->nodes_cap);
+    struct node *n = &u->nodes[u->nnodes++];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    n->start = start;
+    n->end = end;
+    n->index = -1;
+    return n;
+}
+
+static CXCursor strip(CXCursor c);
+
+static enum CXChildVisitResult first_child(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    *(CXCursor *)data = c;
+    return CXChildVisit_Break;
+}
+
+/* Down through implicit conversions and parentheses. */
+static CXCursor strip(CXCursor c)
+{
+    while (clang_getCursorKind(c) == CXCursor_UnexposedExpr || clang_getCursorKind(c) == CXCursor_ParenExpr) {
+        CXCursor child = clang_getNullCursor();
+        clang_visitChildren(c, first_child, &child);
+        if (clang_Cursor_isNull(child))
+            break;
+        c = child;
+    }
+    return c;
+}
+
+/* The function a call names, through (f), (*f) and (&f); null for a pointer. */
+static CXCursor direct_callee(CXCursor call, CXCursor designator)
+{
+    CXCursor ref = clang_getCursorReferenced(call);
+    if (clang_getCursorKind(ref) == CXCursor_FunctionDecl)
+        return ref;
+    CXCursor c = strip(designator);
+    while (clang_getCursorKind(c) == CXCursor_UnaryOperator) {
+        CXCursor child = clang_getNullCursor();
+        clang_visitChildren(c, first_child, &child);
+        if (clang_Cursor_isNull(child))
+            break;
+        c = strip(child);
+    }
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+        ref = clang_getCursorReferenced(c);
+        if (clang_getCursorKind(ref) == CXCursor_FunctionDecl)
+            return ref;
+    }
+    return clang_getNullCursor();
+}
+
+/* A function cprof may profile: declared or defined outside system headers. */
+static int may_be_routine(CXCursor fn, const char *name)
+{
+    if (!strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7))
+        return 0;
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (!clang_Cursor_isNull(def))
+        fn = def;
+    CXSourceLocation loc = clang_getCursorLocation(fn);
+    CXFile file;
+    clang_getFileLocation(loc, &file, NULL, NULL, NULL);
+    return file && !clang_Location_isInSystemHeader(loc);
+}
+
+static int is_bitfield(CXCursor arg)
+{
+    CXCursor c = strip(arg);
+    if (clang_getCursorKind(c) != CXCursor_MemberRefExpr)
+        return 0;
+    CXCursor field = clang_getCursorReferenced(c);
+    return clang_getCursorKind(field) == CXCursor_FieldDecl && clang_Cursor_isBitField(field);
+}
+
+static void add_call(struct unit *u, CXCursor call)
+{
+    CXCursor designator = clang_getNullCursor();
+    clang_visitChildren(call, first_child, &designator);
+    if (clang_Cursor_isNull(designator))
+        return;
+    unsigned start, end, dstart, dend;
+    extent_of(call, &start, &end);
+    extent_of(designator, &dstart, &dend);
+    if (end <= start || dstart < start || dend > end)
+        return;
+
+    CXCursor fn = direct_callee(call, designator);
+    char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
+    enum node_kind kind = N_CALL;
+    if (name) {
+        static const char *const setjmps[] = { "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", NULL };
+        static const char *const longjmps[] = { "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", NULL };
+        for (int i = 0; setjmps[i]; i++)
+            if (!strcmp(name, setjmps[i]))
+                kind = N_SETJMP;
+        for (int i = 0; longjmps[i]; i++)
+            if (!strcmp(name, longjmps[i]))
+                kind = N_LONGJMP;
+        if (kind == N_CALL && !may_be_routine(fn, name)) {
+            free(name);
+            return;
+        }
+    }
+    int nargs = clang_Cursor_getNumArguments(call);
+    if (nargs < 0 || (kind != N_CALL && nargs < 1)) {
+        free(name);
+        return;
+    }
+    struct node *n = new_node(u, kind, start, end);
+    n->desig_start = dstart;
+    n->desig_end = dend;
+    n->target = name;
+    n->nargs = nargs;
+    n->arg_start = calloc((size_t)nargs + 1, sizeof *n->arg_start);
+    n->arg_end = calloc((size_t)nargs + 1, sizeof *n->arg_end);
+    n->arg_bitfield = calloc((size_t)nargs + 1, 1);
+    for (int i = 0; i < nargs; i++) {
+        CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
+        extent_of(arg, &n->arg_start[i], &n->arg_end[i]);
+        n->arg_bitfield[i] = (unsigned char)is_bitfield(arg);
+    }
+    if (kind == N_CALL) {
+        GROW(u->sites, u->nsites, u->sites_cap);
+        struct site *s = &u->sites[u->nsites];
+        s->routine = u->routine;
+        s->file = presumed(clang_getRangeStart(clang_getCursorExtent(call)), &s->line);
+        s->d = 0;
+        n->index = u->nsites++;
+    }
+}
+
+static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    struct unit *u = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    /* sizeof and _Alignof do not evaluate; a nested function is not this routine. */
+    if (kind == CXCursor_UnaryExpr || kind == CXCursor_StaticAssert || kind == CXCursor_FunctionDecl)
+        return CXChildVisit_Continue;
+    unsigned start, end;
+    extent_of(c, &start, &end);
+    /* The first cursor at or after a pragma line is its structured block (pre-order:
+     * the outermost statement starting there). */
+    while (u->block_next < u->block_last && u->blocks[u->block_next].pragma_end <= start) {
+        u->blocks[u->block_next].start = start;
+        u->blocks[u->block_next].end = end;
+        u->block_next++;
+    }
+    if (kind == CXCursor_CallExpr)
+        add_call(u, c);
+    return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_CompoundStmt)
+        *(CXCursor *)data = c;
+    return CXChildVisit_Continue;
+}
+
+static void add_function(struct unit *u, CXCursor fn)
+{
+    CXCursor body = clang_getNullCursor();
+    clang_visitChildren(fn, find_body, &body);
+    if (clang_Cursor_isNull(body))
+        return;
+    char *name = cx_take(clang_getCursorSpelling(fn));
+    unsigned line;
+    char *file = presumed(clang_getCursorLocation(fn), &line);
+    /* An inline definition with external linkage may not refer to this unit's static
+     * tables (C11 6.7.4p3). */
+    if (clang_Cursor_isFunctionInlined(fn) && clang_getCursorLinkage(fn) == CXLinkage_External) {
+        fprintf(stderr, "cprof-cc: %s:%u: warning: inline function '%s' with external linkage "
+                "is not profiled\n", file, line, name);
+        free(name);
+        free(file);
+        return;
+    }
+    unsigned bstart, bend;
+    extent_of(body, &bstart, &bend);
+
+    GROW(u->routines, u->nroutines, u->routines_cap);
+    u->routine = u->nroutines;
+    u->routines[u->nroutines++] = (struct routine){ name, file, line };
+    new_node(u, N_HOOK, bstart + 1, bstart + 1)->index = u->routine;
+
+    int first = 0;
+    while (first < u->nblocks && u->blocks[first].pragma_end < bstart)
+        first++;
+    int last = first;
+    while (last < u->nblocks && u->blocks[last].pragma_end < bend)
+        last++;
+    u->block_first = u->block_next = first;
+    u->block_last = last;
+    int first_site = u->nsites;
+    clang_visitChildren(body, visit_body, u);
+    /* d: parallel blocks of this body around the call. */
+    for (int i = 0; i < u->nnodes; i++) {
+        struct node *n = &u->nodes[i];
+        if (n->kind != N_CALL || n->index < first_site)
+            continue;
+        for (int b = first; b < u->block_next; b++)
+            if (u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
+                u->sites[n->index].d++;
+    }
+}
+
+static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c)
+        && !clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        add_function(data, c);
+    return CXChildVisit_Continue;
+}
+
+/* ---- rendering ---- */
+
+static int by_position(const void *a, const void *b)
+{
+    const struct node *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;        /* the enclosing node first */
+    return x->kind - y->kind;                   /* a hook before what follows it */
+}
+
+/* Nodes are sorted; give each its directly contained nodes, and return the top ones. */
+static int *build_tree(struct unit *u, int *ntop)
+{
+    int *stack = malloc(((size_t)u->nnodes + 1) * sizeof *stack);
+    int *top = malloc(((size_t)u->nnodes + 1) * sizeof *top);
+    int depth = 0;
+    *ntop = 0;
+    for (int i = 0; i < u->nnodes; i++) {
+        struct node *n = &u->nodes[i];
+        while (depth > 0) {
+            struct node *p = &u->nodes[stack[depth - 1]];
+            if (n->start >= p->start && n->end <= p->end && p->end > p->start)
+                break;
+            depth--;
+        }
+        if (depth == 0) {
+            top[(*ntop)++] = i;
+        } else {
+            struct node *p = &u->nodes[stack[depth - 1]];
+            p->kids = realloc(p->kids, ((size_t)p->nkids + 1) * sizeof *p->kids);
+            p->kids[p->nkids++] = i;
+        }
+        stack[depth++] = i;
+    }
+    free(stack);
+    return top;
+}
+
+static void render_node(struct unit *u, struct str *out, struct node *n);
+
+/* Copies [from, to) of the input with the given nodes inside it rewritten. */
+static void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
+                         const int *kids, int nkids)
+{
+    unsigned pos = from;
+    for (int i = 0; i < nkids; i++) {
+        struct node *k = &u->nodes[kids[i]];
+        if (k->start < from || k->end > to || k->start < pos)
+            continue;
+        str_add(out, u->text + pos, k->start - pos);
+        render_node(u, out, k);
+        pos = k->end;
+    }
+    str_add(out, u->text + pos, to - pos);
+}
+
+static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsigned to)
+{
+    for (int i = 0; i < n->nkids; i++) {
+        struct node *k = &u->nodes[n->kids[i]];
+        if (k->start >= from && k->end <= to)
+            return 1;
+    }
+    return 0;
+}
+
+static void render_node(struct unit *u, struct str *out, struct node *n)
+{
+    if (n->kind == N_HOOK) {
+        str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(cprof_leave), unused))"
+                        " = cprof_enter(&__cprof_r[%d]);", n->index);
+        return;
+    }
+    if (n->kind != N_CALL) {
+        render_range(u, out, n->start, n->arg_start[0], n->kids, n->nkids);
+        str_add(out, n->kind == N_SETJMP ? "cprof_setjmp_mark(" : "cprof_longjmp_unwind(", n->kind == N_SETJMP ? 18 : 21);
+        render_range(u, out, n->arg_start[0], n->arg_end[0], n->kids, n->nkids);
+        str_add(out, ")", 1);
+        render_range(u, out, n->arg_end[0], n->end, n->kids, n->nkids);
+        return;
+    }
+    int site = n->index;
+    str_add(out, "__extension__({ ", 16);
+    for (int i = 0; i < n->nargs; i++) {
+        if (!has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
+            continue;
+        if (n->arg_bitfield[i]) {
+            /* __auto_type refuses bit-fields; unary + gives the promoted type.  The
+             * copy inside __typeof__ is not evaluated and must not add lines. */
+            struct str copy = { 0 };
+            render_range(u, &copy, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+            for (size_t j = 0; j < copy.len; j++)
+                if (copy.p[j] == '\n')
+                    copy.p[j] = ' ';
+            str_printf(out, "__typeof__(+(%s))", copy.p);
+            free(copy.p);
+        } else {
+            str_add(out, "__auto_type", 11);
+        }
+        str_printf(out, " __cprof_a%d_%d = (", site, i);
+        render_range(u, out, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+        str_add(out, "); ", 3);
+    }
+    if (!n->target) {
+        str_printf(out, "__auto_type __cprof_f%d = (", site);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
+        str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
+    } else {
+        str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
+    }
+    unsigned pos = n->desig_end;
+    for (int i = 0; i < n->nargs; i++) {
+        render_range(u, out, pos, n->arg_start[i], n->kids, n->nkids);
+        if (has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
+            str_printf(out, "__cprof_a%d_%d", site, i);
+        else
+            render_range(u, out, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+        pos = n->arg_end[i];
+    }
+    render_range(u, out, pos, n->end, n->kids, n->nkids);
+    str_add(out, "; })", 4);
+}
+
+/* The runtime header without its preprocessor lines: the output is compiled as
+ * already-preprocessed text. */
+static void add_header(struct str *out)
+{
+    for (const char *p = cprof_header_text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) + 1 : strlen(p);
+        if (*p != '#')
+            str_add(out, p, n);
+        p += n;
+    }
+}
+
+static void add_prelude(struct unit *u, struct str *out)
+{
+    str_add(out, "# 1 \"<cprof>\" 3\n", 16);
+    add_header(out);
+    str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
+    str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
+    str_printf(out, "static inline __attribute__((always_inline, unused)) void "
+                    "__cprof_call(int i, void (*t)(void))"
+                    " { cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t; }\n");
+}
+
+static void add_tables(struct unit *u, struct str *out, const char *unit_file)
+{
+    str_add(out, "\n# 1 \"<cprof>\" 3\n", 17);
+    str_printf(out, "static struct cprof_routine __cprof_r[%d] = {", u->nroutines ? u->nroutines : 1);
+    for (int i = 0; i < u->nroutines; i++) {
+        struct routine *r = &u->routines[i];
+        str_add(out, "\n  { ", 5);
+        str_literal(out, r->name);
+        str_add(out, ", ", 2);
+        str_literal(out, r->file);
+        str_printf(out, ", %u, -1, 0, (void (*)(void))%s },", r->line, r->name);
+    }
+    str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
+    for (int i = 0; i < u->nsites; i++) {
+        struct site *s = &u->sites[i];
+        str_printf(out, "\n  { &__cprof_r[%d], ", s->routine);
+        str_literal(out, s->file);
+        str_printf(out, ", %u, %d, -1 },", s->line, s->d);
+    }
+    str_printf(out, "\n};\nstatic void __attribute__((constructor)) __cprof_unit_init(void)\n{\n"
+                    "  static struct cprof_unit unit = { ");
+    str_literal(out, unit_file);
+    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n  cprof_register_unit(&unit);\n}\n",
+               u->nroutines, u->nsites);
+}
+
+static int read_file(const char *path, char **text, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    struct str s = { 0 };
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        str_add(&s, buf, n);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(s.p);
+        return -1;
+    }
+    if (!s.p)
+        str_add(&s, "", 0);
+    *text = s.p;
+    *size = s.len;
+    return 0;
+}
+
+/* An error outside system headers means libclang did not understand the user's code:
+ * rewriting it could change its meaning. */
+static int check_diagnostics(CXTranslationUnit tu, char *why, size_t why_size)
+{
+    unsigned n = clang_getNumDiagnostics(tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(tu, i);
+        int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+        CXSourceLocation loc = clang_getDiagnosticLocation(d);
+        if (bad && !clang_Location_isInSystemHeader(loc)) {
+            unsigned line;
+            char *file = presumed(loc, &line);
+            char *msg = cx_take(clang_getDiagnosticSpelling(d));
+            snprintf(why, why_size, "%s:%u: libclang: %s", file, line, msg);
+            free(file);
+            free(msg);
+            clang_disposeDiagnostic(d);
+            return -1;
+        }
+        clang_disposeDiagnostic(d);
+    }
+    return 0;
+}
+
+int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file,
+                  const char *const *clang_args, int nclang_args,
+                  char *why, size_t why_size)
+{
+    char *text;
+    size_t size;
+    if (read_file(in_path, &text, &size) != 0) {
+        snprintf(why, why_size, "%s: cannot read", in_path);
+        return -1;
+    }
+    /* gcc's system headers use two things clang 14 does not know. */
+    const char *fixed[] = { "-x", "c", "-D__malloc__(...)=__malloc__", "-D_Float128=__float128",
+                            "-ferror-limit=0", "-Wno-everything" };
+    int nfixed = (int)(sizeof fixed / sizeof *fixed);
+    const char **args = malloc(((size_t)nfixed + (size_t)nclang_args) * sizeof *args);
+    memcpy(args, fixed, sizeof fixed);
+    for (int i = 0; i < nclang_args; i++)
+        args[nfixed + i] = clang_args[i];
+
+    CXIndex index = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    enum CXErrorCode rc = clang_parseTranslationUnit2(index, in_path, args, nfixed + nclang_args,
+                                                      NULL, 0, CXTranslationUnit_KeepGoing, &tu);
+    free(args);
+    int result = -1;
+    struct unit u = { 0 };
+    if (rc != CXError_Success || !tu) {
+        snprintf(why, why_size, "%s: libclang could not parse it (error %d)", in_path, (int)rc);
+        goto done;
+    }
+    if (check_diagnostics(tu, why, why_size) != 0)
+        goto done;
+
+    u.text = text;
+    u.size = size;
+    find_parallel_pragmas(&u);
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
+    qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
+    /* Sites are numbered in source order. */
+    {
+        struct site *sorted = malloc(((size_t)u.nsites + 1) * sizeof *sorted);
+        int next = 0;
+        for (int i = 0; i < u.nnodes; i++)
+            if (u.nodes[i].kind == N_CALL) {
+                sorted[next] = u.sites[u.nodes[i].index];
+                u.nodes[i].index = next++;
+            }
+        memcpy(u.sites, sorted, (size_t)u.nsites * sizeof *sorted);
+        free(sorted);
+    }
+    int ntop;
+    int *top = build_tree(&u, &ntop);
+
+    struct str out = { 0 };
+    const char *first_eol = memchr(text, '\n', size);
+    size_t head = first_eol ? (size_t)(first_eol - text) + 1 : 0;
+    /* The first line is gcc's marker naming the main file. */
+    str_add(&out, text, head);
+    add_prelude(&u, &out);
+    render_range(&u, &out, (unsigned)head, (unsigned)size, top, ntop);
+    free(top);
+    add_tables(&u, &out, unit_file);
+
+    FILE *f = fopen(out_path, "wb");
+    if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
+        snprintf(why, why_size, "%s: cannot write", out_path);
+    } else {
+        result = 0;
+    }
+    free(out.p);
+done:
+    for (int i = 0; i < u.nnodes; i++) {
+        free(u.nodes[i].arg_start);
+        free(u.nodes[i].arg_end);
+        free(u.nodes[i].arg_bitfield);
+        free(u.nodes[i].target);
+        free(u.nodes[i].kids);
+    }
+    free(u.nodes);
+    for (int i = 0; i < u.nroutines; i++) {
+        free(u.routines[i].name);
+        free(u.routines[i].file);
+    }
+    free(u.routines);
+    for (int i = 0; i < u.nsites; i++)
+        free(u.sites[i].file);
+    free(u.sites);
+    free(u.blocks);
+    if (tu)
+        clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(index);
+    free(text);
+    return result;
+}
