@@ -1,5 +1,7 @@
 # cprof: build, test and install.
+#   make deps            install the Debian packages cprof needs (as root)
 #   make                 build everything into build/
+#   make demo            profile examples/jacobi and print the report
 #   make check           run the test suite (tests/run)
 #   make install PREFIX=DIR
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -9,6 +11,9 @@ CC         ?= gcc
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/lib/llvm-14/bin/llvm-config /usr/bin/llvm-config))
 CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir)
 CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir)
+
+# Build and test dependencies, all from Debian.
+DEBIAN_PACKAGES := gcc make libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
@@ -64,6 +69,15 @@ $(B)/bin/cprof-report: $(RP_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ $$(pkg-config --libs jansson) -lm -o $@
 
+deps:
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEBIAN_PACKAGES)
+
+demo: all
+	$(MAKE) -C examples/jacobi clean
+	$(MAKE) -C examples/jacobi CC=$(CURDIR)/$(B)/bin/cprof-cc
+	cd examples/jacobi && OMP_NUM_THREADS=2 ./jacobi
+	$(B)/bin/cprof-report --json examples/jacobi/cprof.out
+
 check: all
 	tests/run
 
@@ -76,4 +90,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check install clean
+.PHONY: all deps demo check install clean

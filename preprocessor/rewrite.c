@@ -283,12 +283,10 @@ static CXCursor strip(CXCursor c)
     return c;
 }
 
-/* The function a call names, through (f), (*f) and (&f); null for a pointer. */
-static CXCursor direct_callee(CXCursor call, CXCursor designator)
+/* The function a call names, through (f), (*f) and (&f); null for a pointer.  Only the
+ * designator tells: libclang's referenced cursor of a call of pick(1)(3) is pick. */
+static CXCursor direct_callee(CXCursor designator)
 {
-    CXCursor ref = clang_getCursorReferenced(call);
-    if (clang_getCursorKind(ref) == CXCursor_FunctionDecl)
-        return ref;
     CXCursor c = strip(designator);
     while (clang_getCursorKind(c) == CXCursor_UnaryOperator) {
         CXCursor child = clang_getNullCursor();
@@ -298,7 +296,7 @@ static CXCursor direct_callee(CXCursor call, CXCursor designator)
         c = strip(child);
     }
     if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
-        ref = clang_getCursorReferenced(c);
+        CXCursor ref = clang_getCursorReferenced(c);
         if (clang_getCursorKind(ref) == CXCursor_FunctionDecl)
             return ref;
     }
@@ -340,7 +338,7 @@ static void add_call(struct unit *u, CXCursor call)
     if (end <= start || dstart < start || dend > end)
         return;
 
-    CXCursor fn = direct_callee(call, designator);
+    CXCursor fn = direct_callee(designator);
     char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
     enum node_kind kind = N_CALL;
     if (name) {
