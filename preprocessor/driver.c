@@ -45,6 +45,16 @@ static void push(struct argv *a, const char *s)
     a->v[a->n] = NULL;
 }
 
+/* Strings made here live until exit, like the arguments they join. */
+static struct argv owned;
+
+static void free_owned(void)
+{
+    for (int i = 0; i < owned.n; i++)
+        free((char *)owned.v[i]);
+    free(owned.v);
+}
+
 static char *fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *format, ...)
 {
@@ -56,6 +66,7 @@ static char *fmt(const char *format, ...)
         exit(1);
     }
     va_end(ap);
+    push(&owned, s);
     return s;
 }
 
@@ -298,14 +309,12 @@ static void common_flags(struct cmdline *c, struct argv *out, int preprocessing)
 
 static char *base_name(const char *path, const char *new_ext)
 {
-    char *copy = strdup(path);
+    char *copy = fmt("%s", path);
     char *b = basename(copy);
     char *dot = strrchr(b, '.');
     if (dot)
         *dot = 0;
-    char *r = fmt("%s%s", b, new_ext);
-    free(copy);
-    return r;
+    return fmt("%s%s", b, new_ext);
 }
 
 /* -MD/-MMD: gcc's defaults for the dependency file and its target, made explicit
@@ -336,14 +345,13 @@ static void dependency_flags(struct cmdline *c, const struct input *in, const ch
     }
     if (!dep_file) {
         if (c->output && c->mode != LINK) {
-            char *copy = strdup(c->output);
+            char *copy = fmt("%s", c->output);
             char *dot = strrchr(copy, '.');
             char *slash = strrchr(copy, '/');
             if (dot && (!slash || dot > slash))
                 *dot = 0;
             push(pp, "-MF");
             push(pp, fmt("%s.d", copy));
-            free(copy);
         } else {
             push(pp, "-MF");
             push(pp, base_name(in->path, ".d"));
@@ -399,6 +407,7 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     push(&pp, "-o");
     push(&pp, pre);
     int status = run(pp.v, NULL);
+    free(pp.v);
     if (status != 0)
         return status;
 
@@ -422,6 +431,7 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
         status = run(cc.v, errors);
         if (status == 0) {
             copy_to_stderr(errors);
+            free(cc.v);
             return 0;
         }
         snprintf(why, sizeof why, "%s: the instrumented code did not compile (%s)", in->path,
@@ -436,24 +446,42 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     }
     push(&cc, in->path);
     status = run(cc.v, NULL);
+    free(cc.v);
     if (status == 0)
         fprintf(stderr, "cprof-cc: warning: %s; compiled without profiling\n", why);
     return status;
+}
+
+static int release(struct cmdline *c, struct argv *final, const char **objects, int status)
+{
+    free(final->v);
+    free(objects);
+    free(c->inputs);
+    return status;
+}
+
+/* Runs the final gcc command and frees what main built. */
+static int finish(struct cmdline *c, struct argv *final, const char **objects)
+{
+    return release(c, final, objects, run(final->v, NULL));
 }
 
 int main(int argc, char **argv)
 {
     struct cmdline c;
     parse(&c, argc, argv);
+    atexit(free_owned);
 
     struct argv final = { 0 };
     push(&final, gcc());
-    if (c.mode == GCC_ONLY || c.nsources == 0) {
+    /* gcc itself refuses -o with several outputs; let it say so. */
+    int several_outputs = c.mode != LINK && c.output && c.nsources > 1;
+    if (c.mode == GCC_ONLY || c.nsources == 0 || several_outputs) {
         for (int i = 1; i < argc; i++)
             push(&final, argv[i]);
         if (c.mode == LINK && c.ninputs > 0)
             runtime_libs(&final);
-        return run(final.v, NULL);
+        return finish(&c, &final, NULL);
     }
 
     make_tmpdir();
@@ -476,7 +504,7 @@ int main(int argc, char **argv)
             status = s;
     }
     if (status != 0 || c.mode != LINK)
-        return status;
+        return release(&c, &final, objects, status);
 
     /* Link: the user's command with each source replaced by its object. */
     for (int i = 1; i < argc; i++) {
@@ -509,5 +537,5 @@ int main(int argc, char **argv)
             push(&final, argv[++i]);
     }
     runtime_libs(&final);
-    return run(final.v, NULL);
+    return finish(&c, &final, objects);
 }
