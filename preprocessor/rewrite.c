@@ -739,7 +739,8 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
                 sorted[next] = u.sites[u.nodes[i].index];
                 u.nodes[i].index = next++;
             }
-        memcpy(u.sites, sorted, (size_t)u.nsites * sizeof *sorted);
+        if (u.nsites)
+            memcpy(u.sites, sorted, (size_t)u.nsites * sizeof *sorted);
         free(sorted);
     }
     int ntop;
