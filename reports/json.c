@@ -1,0 +1,117 @@
+/* json.c: the --json report, documented field by field in docs/report-json.md.
+ *
+ * The text must be byte-for-byte reproducible (tests compare it): keys are written in
+ * insertion order (jansson >= 2.8 keeps it), indented by 2.  Every json_pack below
+ * returns NULL if it runs out of memory, and a NULL "o" argument makes the enclosing
+ * json_pack fail too, so one check at the end covers the whole document.
+ */
+#include "report.h"
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Append v to array a, both stolen; NULL if either is NULL or memory runs out. */
+static json_t *append(json_t *a, json_t *v)
+{
+    if (json_array_append_new(a, v)) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* The int64_t at byte offset off in every worker's entry of routine r, as an array
+ * indexed by worker id. */
+static json_t *per_worker(const cprof_profile *p, const cprof_prof_routine *r, size_t off)
+{
+    json_t *a = json_array();
+    for (size_t w = 0; w < p->nworkers; w++)
+        a = append(a, json_integer(*(const int64_t *)((const char *)&r->worker[w] + off)));
+    return a;
+}
+
+#define PER_WORKER(field) per_worker(p, r, offsetof(cprof_prof_routine_worker, field))
+
+static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
+{
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o,"
+                     " s:o, s:o, s:I}",
+                     "name", r->name, "file", r->file, "line", (json_int_t)r->line,
+                     "s_caller", (json_int_t)r->s_caller.n,
+                     "s_caller_t", (json_int_t)r->s_caller.t,
+                     "c_caller", PER_WORKER(c_caller.n), "c_caller_t", PER_WORKER(c_caller.t),
+                     "s_callee", (json_int_t)r->s_callee.n,
+                     "s_callee_t", (json_int_t)r->s_callee.t,
+                     "c_callee", PER_WORKER(c_callee.n), "c_callee_t", PER_WORKER(c_callee.t),
+                     "cs_callee", PER_WORKER(cs_callee.n),
+                     "cs_callee_t", PER_WORKER(cs_callee.t),
+                     "cc_callee", PER_WORKER(cc_callee.n),
+                     "cc_callee_t", PER_WORKER(cc_callee.t),
+                     "max_depth", (json_int_t)r->max_depth);
+}
+
+static json_t *site(const cprof_prof_site *s)
+{
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "file", s->file,
+                     "line", (json_int_t)s->line,
+                     "s_callarc", (json_int_t)s->s.n, "c_callarc", (json_int_t)s->c.n,
+                     "s_callarc_t", (json_int_t)s->s.t, "c_callarc_t", (json_int_t)s->c.t);
+}
+
+static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
+{
+    const cprof_prof_routine *callee = &p->routines[a->callee];
+    const cprof_prof_routine *caller =
+        a->caller == CPROF_EXTERNAL ? NULL : &p->routines[a->caller];
+    json_t *sites = json_array();
+    for (size_t i = 0; i < a->nsites; i++)
+        sites = append(sites, site(&a->sites[i]));
+    return json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:I, s:I, s:o}",
+                     "caller", caller ? caller->name : cprof_external_name,
+                     "caller_file", caller ? caller->file : NULL,
+                     "callee", callee->name, "callee_file", callee->file,
+                     "s_callarc", (json_int_t)a->s.n, "c_callarc", (json_int_t)a->c.n,
+                     "s_callarc_t", (json_int_t)a->s.t, "c_callarc_t", (json_int_t)a->c.t,
+                     "sites", sites);
+}
+
+static json_t *worker(const cprof_profile *p, size_t id)
+{
+    const cprof_prof_worker *w = &p->workers[id];
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "id", (json_int_t)id,
+                     "tid", (json_int_t)w->tid, "omp_thread", (json_int_t)w->omp_thread,
+                     "pu", (json_int_t)w->pu, "core", (json_int_t)w->core);
+}
+
+char *cprof_report_json(const cprof_profile *p)
+{
+    json_t *workers = json_array(), *routines = json_array(), *arcs = json_array();
+    for (size_t i = 0; i < p->nworkers; i++)
+        workers = append(workers, worker(p, i));
+    for (size_t i = 0; i < p->nroutines; i++)
+        routines = append(routines, routine(p, &p->routines[i]));
+    for (size_t i = 0; i < p->narcs; i++)
+        arcs = append(arcs, arc(p, &p->arcs[i]));
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:{s:I, s:I, s:I}, s:I, s:o, s:o, s:o}",
+                            "format", "cprof", "version", 1, "program", p->program,
+                            "elapsed_ns", (json_int_t)p->elapsed_ns, "clock", p->clock,
+                            "machine", "pus", (json_int_t)p->pus,
+                            "cores", (json_int_t)p->cores, "packages", (json_int_t)p->packages,
+                            "files", (json_int_t)p->nfiles,
+                            "workers", workers, "routines", routines, "arcs", arcs);
+    char *text = json_dumps(doc, JSON_INDENT(2));
+    json_decref(doc);
+    if (!text)
+        return NULL;
+    /* json_dumps ends without a newline; a text file should have one. */
+    size_t n = strlen(text);
+    char *out = realloc(text, n + 2);
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    memcpy(out + n, "\n", 2);
+    return out;
+}

@@ -1,0 +1,634 @@
+/* profile.c: read, validate and sum profile files (docs/profile-format.md).
+ *
+ * Each file is first checked completely and copied into a "raw" image (C arrays, with
+ * strings still owned by the parsed JSON), so nothing is merged from a file that turns
+ * out to be bad.  The raw images are then summed into a cprof_profile.
+ */
+#include "profile.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cprof_external_name[] = "<external>";
+
+enum { NCOLS = 10 };  /* columns of a worker's "routines" and "calls" rows */
+
+struct raw_routine {
+    const char *name, *file;
+    int64_t line;
+    size_t global;  /* index in the merged profile */
+};
+
+struct raw_site {
+    int64_t caller;
+    const char *file;
+    int64_t line, d;  /* d is checked but plays no part in the report */
+};
+
+struct raw_worker {
+    int64_t tid, omp_thread, pu, core;
+    int64_t (*routine_rows)[NCOLS], (*call_rows)[NCOLS];
+    size_t nroutine_rows, ncall_rows;
+};
+
+struct raw_file {
+    json_t *root;  /* owns the strings below */
+    const char *program, *clock;
+    int64_t elapsed_ns, pus, cores, packages;
+    struct raw_routine *routines;
+    struct raw_site *sites;
+    struct raw_worker *workers;  /* by id */
+    size_t nroutines, nsites, nworkers;
+};
+
+struct loader {
+    const char *path;  /* the file being read or merged: errors are about it */
+    char *err;
+    size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct loader *l, const char *fmt, ...)
+{
+    int n = snprintf(l->err, l->errlen, "%s: ", l->path);
+    if (n >= 0 && (size_t)n < l->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+#define NELEM(a) (sizeof (a) / sizeof *(a))
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* Sizes come from input that was read whole, so running out of memory here is the
+ * machine's problem, not the file's: say so and stop. */
+static void *check_alloc(void *p)
+{
+    if (!p) {
+        fputs("cprof-report: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    return check_alloc(calloc(n ? n : 1, size));
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xcalloc(n, 1), s, n);
+}
+
+/* ---- reading one file ---- */
+
+static char *read_whole(struct loader *l, size_t *len)
+{
+    FILE *f = fopen(l->path, "rb");
+    if (!f) {
+        fail(l, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = xcalloc(cap, 1);
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap)
+            buf = check_alloc(realloc(buf, cap *= 2));
+    }
+    int rd_errno = ferror(f) ? errno : 0;
+    fclose(f);
+    if (rd_errno)
+        fail(l, "cannot read: %s", strerror(rd_errno));
+    else if (n == 0)
+        fail(l, "empty file");
+    else {
+        *len = n;
+        return buf;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* One key of an object: a string (out is const char **), an integer not below min
+ * (out is int64_t *), or an array or object (out is json_t **). */
+struct field {
+    const char *key;
+    json_type type;
+    void *out;
+    int64_t min;
+};
+
+static const char *const type_name[] = {
+    [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+    [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer",
+};
+
+/* Fill f[0..n-1] from obj, which must have exactly these keys.  where_fmt names obj in
+ * messages. */
+__attribute__((format(printf, 5, 6)))
+static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                      const char *where_fmt, ...)
+{
+    char where[128];
+    va_list ap;
+    va_start(ap, where_fmt);
+    vsnprintf(where, sizeof where, where_fmt, ap);
+    va_end(ap);
+
+    if (!json_is_object(obj))
+        return fail(l, "invalid profile: %s is not an object", where);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_object_get(obj, f[i].key);
+        if (!v)
+            return fail(l, "invalid profile: %s has no \"%s\"", where, f[i].key);
+        if (json_typeof(v) != f[i].type)
+            return fail(l, "invalid profile: %s: \"%s\" is not %s", where, f[i].key,
+                        type_name[f[i].type]);
+        switch (f[i].type) {
+        case JSON_STRING:
+            *(const char **)f[i].out = json_string_value(v);
+            break;
+        case JSON_INTEGER:
+            if (json_integer_value(v) < f[i].min)
+                return fail(l, "invalid profile: %s: \"%s\" is %" JSON_INTEGER_FORMAT
+                            ", below %lld", where, f[i].key, json_integer_value(v),
+                            (long long)f[i].min);
+            *(int64_t *)f[i].out = json_integer_value(v);
+            break;
+        default:
+            *(json_t **)f[i].out = v;
+        }
+    }
+    /* Version 1 is exactly what docs/profile-format.md lists: anything more means the
+     * writer and this reader disagree about the format. */
+    if (json_object_size(obj) != n) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(obj, key, v) {
+            size_t i = 0;
+            while (i < n && strcmp(key, f[i].key))
+                i++;
+            if (i == n)
+                return fail(l, "invalid profile: %s has an unexpected key \"%s\"", where, key);
+        }
+    }
+    return 0;
+}
+
+/* A column that holds an index into one of the file's tables. */
+struct index_col {
+    size_t limit;
+    const char *table;
+};
+
+/* Copy the array arr, worker w's table `name` (rows of NCOLS integers): the first nidx
+ * columns are indexes described by idx, the others counts and times, never negative. */
+static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name,
+                    const struct index_col *idx, size_t nidx,
+                    int64_t (**rows)[NCOLS], size_t *nrows)
+{
+    *nrows = json_array_size(arr);
+    *rows = xcalloc(*nrows, sizeof **rows);
+    for (size_t i = 0; i < *nrows; i++) {
+        json_t *row = json_array_get(arr, i);
+        if (!json_is_array(row) || json_array_size(row) != NCOLS)
+            return fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %d"
+                        " integers", w, name, i, NCOLS);
+        for (size_t c = 0; c < NCOLS; c++) {
+            json_t *v = json_array_get(row, c);
+            if (!json_is_integer(v))
+                return fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is not"
+                            " an integer", w, name, i, c);
+            json_int_t x = json_integer_value(v);
+            if (x < 0)
+                return fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is"
+                            " negative", w, name, i, c);
+            if (c < nidx && (uint64_t)x >= idx[c].limit)
+                return fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu: index %"
+                            JSON_INTEGER_FORMAT " out of range (%zu %s)", w, name, i, c, x,
+                            idx[c].limit, idx[c].table);
+            (*rows)[i][c] = x;
+        }
+    }
+    return 0;
+}
+
+static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->nworkers = json_array_size(arr);
+    rf->workers = xcalloc(rf->nworkers, sizeof *rf->workers);
+    bool *seen = xcalloc(rf->nworkers, sizeof *seen);
+    int rc = 0;
+    for (size_t i = 0; i < rf->nworkers && !rc; i++) {
+        int64_t id;
+        struct raw_worker tmp = {0};
+        json_t *routines, *calls;
+        const struct field f[] = {
+            {"id", JSON_INTEGER, &id, 0},
+            {"tid", JSON_INTEGER, &tmp.tid, 0},
+            {"omp_thread", JSON_INTEGER, &tmp.omp_thread, 0},
+            {"pu", JSON_INTEGER, &tmp.pu, 0},
+            {"core", JSON_INTEGER, &tmp.core, -1},
+            {"routines", JSON_ARRAY, &routines, 0},
+            {"calls", JSON_ARRAY, &calls, 0},
+        };
+        rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
+        if (rc)
+            break;
+        /* Ids are dense: n workers are 0..n-1, each once. */
+        if ((uint64_t)id >= rf->nworkers) {
+            rc = fail(l, "invalid profile: workers[%zu]: id %lld out of range (%zu workers)",
+                      i, (long long)id, rf->nworkers);
+            break;
+        }
+        if (seen[id]) {
+            rc = fail(l, "invalid profile: workers[%zu]: duplicate worker id %lld", i,
+                      (long long)id);
+            break;
+        }
+        seen[id] = true;
+        struct raw_worker *w = &rf->workers[id];
+        *w = tmp;
+        const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
+        const struct index_col call_idx[] = {{rf->nsites, "sites"},
+                                             {rf->nroutines, "routines"}};
+        rc = get_rows(l, routines, i, "routines", routine_idx, 1, &w->routine_rows,
+                      &w->nroutine_rows);
+        if (!rc)
+            rc = get_rows(l, calls, i, "calls", call_idx, 2, &w->call_rows, &w->ncall_rows);
+    }
+    free(seen);
+    return rc;
+}
+
+static void raw_file_free(struct raw_file *rf)
+{
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        free(rf->workers[w].routine_rows);
+        free(rf->workers[w].call_rows);
+    }
+    free(rf->workers);
+    free(rf->sites);
+    free(rf->routines);
+    json_decref(rf->root);
+}
+
+static int check_format(struct loader *l, json_t *root)
+{
+    if (!json_is_object(root))
+        return fail(l, "not a cprof profile (the JSON document is not an object)");
+    json_t *format = json_object_get(root, "format");
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_string(format) || strcmp(json_string_value(format), "cprof-profile"))
+        return fail(l, "not a cprof profile (\"format\" is not \"cprof-profile\")");
+    if (!json_is_integer(version))
+        return fail(l, "not a cprof profile (\"version\" is missing or not an integer)");
+    if (json_integer_value(version) != 1)
+        return fail(l, "unsupported profile version %" JSON_INTEGER_FORMAT
+                    " (this cprof-report reads version 1)", json_integer_value(version));
+    return 0;
+}
+
+static int read_raw(struct loader *l, struct raw_file *rf)
+{
+    size_t len;
+    char *text = read_whole(l, &len);
+    if (!text)
+        return -1;
+    json_error_t je;
+    rf->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!rf->root)
+        return fail(l, "not a cprof profile (truncated or corrupted JSON at line %d, column"
+                    " %d: %s)", je.line, je.column, je.text);
+    if (check_format(l, rf->root))
+        return -1;
+
+    const char *format;
+    int64_t version, pid, start;
+    json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
+    const struct field top[] = {
+        {"format", JSON_STRING, &format, 0},
+        {"version", JSON_INTEGER, &version, 0},
+        {"program", JSON_STRING, &rf->program, 0},
+        {"pid", JSON_INTEGER, &pid, 0},
+        {"start_unix_ns", JSON_INTEGER, &start, 0},
+        {"elapsed_ns", JSON_INTEGER, &rf->elapsed_ns, 0},
+        {"clock", JSON_STRING, &rf->clock, 0},
+        {"machine", JSON_OBJECT, &machine, 0},
+        {"routines", JSON_ARRAY, &routines, 0},
+        {"sites", JSON_ARRAY, &sites, 0},
+        {"workers", JSON_ARRAY, &workers, 0},
+    };
+    const struct field mach[] = {
+        {"pus", JSON_INTEGER, &rf->pus, 0},
+        {"cores", JSON_INTEGER, &rf->cores, 0},
+        {"packages", JSON_INTEGER, &rf->packages, 0},
+    };
+    if (get_fields(l, rf->root, top, NELEM(top), "the profile") ||
+        get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
+        return -1;
+
+    rf->nroutines = json_array_size(routines);
+    rf->routines = xcalloc(rf->nroutines, sizeof *rf->routines);
+    for (size_t i = 0; i < rf->nroutines; i++) {
+        struct raw_routine *r = &rf->routines[i];
+        const struct field f[] = {
+            {"name", JSON_STRING, &r->name, 0},
+            {"file", JSON_STRING, &r->file, 0},
+            {"line", JSON_INTEGER, &r->line, 0},
+        };
+        if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
+            return -1;
+    }
+
+    rf->nsites = json_array_size(sites);
+    rf->sites = xcalloc(rf->nsites, sizeof *rf->sites);
+    for (size_t i = 0; i < rf->nsites; i++) {
+        struct raw_site *s = &rf->sites[i];
+        const struct field f[] = {
+            {"caller", JSON_INTEGER, &s->caller, 0},
+            {"file", JSON_STRING, &s->file, 0},
+            {"line", JSON_INTEGER, &s->line, 0},
+            {"d", JSON_INTEGER, &s->d, 0},
+        };
+        if (get_fields(l, json_array_get(sites, i), f, NELEM(f), "sites[%zu]", i))
+            return -1;
+        if ((uint64_t)s->caller >= rf->nroutines)
+            return fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
+                        " (%zu routines)", i, (long long)s->caller, rf->nroutines);
+    }
+
+    return get_workers(l, rf, workers);
+}
+
+/* ---- summing ---- */
+
+static bool tally_add(cprof_tally *a, int64_t n, int64_t t)
+{
+    return !__builtin_add_overflow(a->n, n, &a->n) && !__builtin_add_overflow(a->t, t, &a->t);
+}
+
+static int overflow(struct loader *l)
+{
+    return fail(l, "counts or times overflow 64 bits when summed");
+}
+
+static int cmp_raw_routine(const void *x, const void *y)
+{
+    const struct raw_routine *a = *(struct raw_routine *const *)x;
+    const struct raw_routine *b = *(struct raw_routine *const *)y;
+    int d = strcmp(a->name, b->name);
+    if (!d)
+        d = strcmp(a->file, b->file);
+    if (!d)
+        d = CMP(a->line, b->line);
+    return d;
+}
+
+/* Give every (name, file) of every file one routine of p, in report order; its line is
+ * the smallest declared, so that the result does not depend on the order of files. */
+static void merge_routines(cprof_profile *p, struct raw_file *files, size_t nfiles)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < nfiles; i++)
+        n += files[i].nroutines;
+    struct raw_routine **refs = xcalloc(n, sizeof *refs);
+    for (size_t i = 0; i < nfiles; i++)
+        for (size_t j = 0; j < files[i].nroutines; j++)
+            refs[k++] = &files[i].routines[j];
+    qsort(refs, n, sizeof *refs, cmp_raw_routine);
+
+    p->routines = xcalloc(n, sizeof *p->routines);
+    for (k = 0; k < n; k++) {
+        struct raw_routine *r = refs[k];
+        cprof_prof_routine *last = p->nroutines ? &p->routines[p->nroutines - 1] : NULL;
+        if (!last || strcmp(last->name, r->name) || strcmp(last->file, r->file)) {
+            last = &p->routines[p->nroutines++];
+            last->name = xstrdup(r->name);
+            last->file = xstrdup(r->file);
+            last->line = r->line;
+            last->worker = xcalloc(p->nworkers, sizeof *last->worker);
+        }
+        r->global = p->nroutines - 1;
+    }
+    free(refs);
+}
+
+/* What one row adds to one arc, at one call site (none for an external caller). */
+struct contrib {
+    const char *caller_name, *caller_file;  /* cprof_external_name and NULL if external */
+    size_t caller, callee;
+    const char *file;
+    int64_t line;
+    cprof_tally s, c;
+    size_t from;  /* index of the file it comes from */
+};
+
+static int cmp_null_first(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+/* Report order: caller name and file, callee (routine indexes are in name, file order),
+ * site file and line. */
+static int cmp_contrib(const void *x, const void *y)
+{
+    const struct contrib *a = x, *b = y;
+    int d = strcmp(a->caller_name, b->caller_name);
+    if (!d)
+        d = cmp_null_first(a->caller_file, b->caller_file);
+    if (!d)
+        d = CMP(a->callee, b->callee);
+    if (!d)
+        d = cmp_null_first(a->file, b->file);
+    if (!d)
+        d = CMP(a->line, b->line);
+    return d;
+}
+
+static bool same_site(const struct contrib *a, const struct contrib *b)
+{
+    return !strcmp(a->file, b->file) && a->line == b->line;
+}
+
+/* Sum the sorted contributions in[0..n-1] into p's arcs and their sites. */
+static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *in, size_t n,
+                     char *const *paths)
+{
+    p->arcs = xcalloc(n, sizeof *p->arcs);
+    for (size_t i = 0, end; i < n; i = end) {
+        cprof_prof_arc *arc = &p->arcs[p->narcs++];
+        arc->caller = in[i].caller;
+        arc->callee = in[i].callee;
+        size_t last = 0;  /* the latest file in the arc: to blame for an overflow */
+        for (end = i; end < n && in[end].caller == arc->caller && in[end].callee == arc->callee;
+             end++) {
+            if (in[end].file && (end == i || !same_site(&in[end], &in[end - 1])))
+                arc->nsites++;
+            if (in[end].from > last)
+                last = in[end].from;
+        }
+        l->path = paths[last];
+        arc->sites = xcalloc(arc->nsites, sizeof *arc->sites);
+        cprof_prof_site *site = NULL;
+        for (size_t k = i; k < end; k++) {
+            const struct contrib *x = &in[k];
+            if (!tally_add(&arc->s, x->s.n, x->s.t) || !tally_add(&arc->c, x->c.n, x->c.t))
+                return overflow(l);
+            if (!x->file)
+                continue;
+            if (!site || !same_site(x, x - 1)) {
+                site = site ? site + 1 : arc->sites;
+                site->file = xstrdup(x->file);
+                site->line = x->line;
+            }
+            if (!tally_add(&site->s, x->s.n, x->s.t) || !tally_add(&site->c, x->c.n, x->c.t))
+                return overflow(l);
+        }
+    }
+    return 0;
+}
+
+static bool nonzero(const struct contrib *c)
+{
+    return c->s.n || c->s.t || c->c.n || c->c.t;
+}
+
+/* Add file rf's rows to the routines of p and list what they add to arcs in c[*n...]. */
+static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                      size_t from, struct contrib *c, size_t *n)
+{
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        const struct raw_worker *wk = &rf->workers[w];
+        for (size_t i = 0; i < wk->nroutine_rows; i++) {
+            const int64_t *v = wk->routine_rows[i];
+            size_t g = rf->routines[v[0]].global;
+            cprof_prof_routine *r = &p->routines[g];
+            if (!tally_add(&r->s_caller, v[1], v[2]) ||
+                !tally_add(&r->worker[w].c_caller, v[3], v[4]))
+                return overflow(l);
+            if (v[5] > r->max_depth)
+                r->max_depth = v[5];
+            c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
+                                     {v[6], v[7]}, {v[8], v[9]}, from};
+            *n += nonzero(&c[*n]);
+        }
+        for (size_t i = 0; i < wk->ncall_rows; i++) {
+            const int64_t *v = wk->call_rows[i];
+            const struct raw_site *s = &rf->sites[v[0]];
+            size_t g = rf->routines[s->caller].global;
+            cprof_prof_routine *r = &p->routines[g];
+            cprof_prof_routine_worker *rw = &r->worker[w];
+            cprof_tally conc = {0};  /* S-C + C-S + C-C */
+            if (!tally_add(&r->s_callee, v[2], v[3]) ||
+                !tally_add(&rw->c_callee, v[4], v[5]) ||
+                !tally_add(&rw->cs_callee, v[6], v[7]) ||
+                !tally_add(&rw->cc_callee, v[8], v[9]) || !tally_add(&conc, v[4], v[5]) ||
+                !tally_add(&conc, v[6], v[7]) || !tally_add(&conc, v[8], v[9]))
+                return overflow(l);
+            c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[1]].global, s->file,
+                                     s->line, {v[2], v[3]}, conc, from};
+            *n += nonzero(&c[*n]);
+        }
+    }
+    return 0;
+}
+
+static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
+                 char *const *paths, size_t nfiles)
+{
+    p->nfiles = nfiles;
+    p->program = xstrdup(files[0].program);
+    p->clock = xstrdup(files[0].clock);
+    p->pus = files[0].pus;
+    p->cores = files[0].cores;
+    p->packages = files[0].packages;
+    size_t ncontrib = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        l->path = paths[i];
+        if (__builtin_add_overflow(p->elapsed_ns, files[i].elapsed_ns, &p->elapsed_ns))
+            return overflow(l);
+        if (files[i].nworkers > p->nworkers)
+            p->nworkers = files[i].nworkers;
+        for (size_t w = 0; w < files[i].nworkers; w++)
+            ncontrib += files[i].workers[w].nroutine_rows + files[i].workers[w].ncall_rows;
+    }
+
+    /* Ids are dense in every file, so worker w is described by the first file with more
+     * than w workers. */
+    p->workers = xcalloc(p->nworkers, sizeof *p->workers);
+    for (size_t i = 0, have = 0; i < nfiles; i++)
+        for (; have < files[i].nworkers; have++) {
+            const struct raw_worker *w = &files[i].workers[have];
+            p->workers[have] = (cprof_prof_worker){w->tid, w->omp_thread, w->pu, w->core};
+        }
+
+    merge_routines(p, files, nfiles);
+
+    struct contrib *c = xcalloc(ncontrib, sizeof *c);
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nfiles && !rc; i++) {
+        l->path = paths[i];
+        rc = merge_rows(l, p, &files[i], i, c, &n);
+    }
+    if (!rc) {
+        qsort(c, n, sizeof *c, cmp_contrib);
+        rc = fold_arcs(l, p, c, n, paths);
+    }
+    free(c);
+    return rc;
+}
+
+int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, char *err,
+                       size_t errlen)
+{
+    struct loader l = {NULL, err, errlen};
+    struct raw_file *files = xcalloc(npaths, sizeof *files);
+    int rc = 0;
+    memset(p, 0, sizeof *p);
+    for (size_t i = 0; i < npaths && !rc; i++) {
+        l.path = paths[i];
+        rc = read_raw(&l, &files[i]);
+    }
+    if (!rc)
+        rc = merge(&l, p, files, paths, npaths);
+    for (size_t i = 0; i < npaths; i++)
+        raw_file_free(&files[i]);
+    free(files);
+    if (rc)
+        cprof_profile_free(p);
+    return rc;
+}
+
+void cprof_profile_free(cprof_profile *p)
+{
+    for (size_t i = 0; i < p->nroutines; i++) {
+        free(p->routines[i].name);
+        free(p->routines[i].file);
+        free(p->routines[i].worker);
+    }
+    for (size_t i = 0; i < p->narcs; i++) {
+        for (size_t j = 0; j < p->arcs[i].nsites; j++)
+            free(p->arcs[i].sites[j].file);
+        free(p->arcs[i].sites);
+    }
+    free(p->routines);
+    free(p->arcs);
+    free(p->workers);
+    free(p->program);
+    free(p->clock);
+    memset(p, 0, sizeof *p);
+}

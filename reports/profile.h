@@ -1,0 +1,85 @@
+/* profile.h: the merged profile that every part of cprof-report reads.
+ *
+ * cprof_profile_load() reads one or more profile files (docs/profile-format.md),
+ * validates them completely and sums them into the model below; the report writers
+ * (json.c, and later the text sections) only read it.  Field names follow
+ * ../shared/spec/semantics.md.  Counts and times (ns) are 64-bit and never negative.
+ */
+#ifndef CPROF_REPORT_PROFILE_H
+#define CPROF_REPORT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A number of events and their elapsed time in ns. */
+typedef struct {
+    int64_t n, t;
+} cprof_tally;
+
+/* Worker w of the merged profile is workers[w]: ids are dense (docs/profile-format.md).
+ * Its description comes from the first file that has worker w. */
+typedef struct {
+    int64_t tid, omp_thread, pu, core;
+} cprof_prof_worker;
+
+/* What routine B did on one worker. */
+typedef struct {
+    cprof_tally c_caller;   /* concurrent entries of B, time of the outermost ones */
+    cprof_tally c_callee;   /* S-C calls made by B */
+    cprof_tally cs_callee;  /* C-S calls made by B */
+    cprof_tally cc_callee;  /* C-C calls made by B */
+} cprof_prof_routine_worker;
+
+/* A routine, identified by (name, file); every routine the files declare is here,
+ * even one that never ran. */
+typedef struct {
+    char *name, *file;
+    int64_t line;                       /* smallest line declared for the key */
+    cprof_tally s_caller;               /* sequential entries, outermost time */
+    cprof_tally s_callee;               /* S-S calls made by B */
+    int64_t max_depth;                  /* over all workers and files */
+    cprof_prof_routine_worker *worker;  /* [nworkers] */
+} cprof_prof_routine;
+
+/* One call site (file, line) of an arc. */
+typedef struct {
+    char *file;
+    int64_t line;
+    cprof_tally s, c;  /* as in cprof_prof_arc, restricted to this site */
+} cprof_prof_site;
+
+#define CPROF_EXTERNAL SIZE_MAX  /* the caller of entries from code cprof did not compile */
+
+/* A call arc caller -> callee: s counts the calls whose callee entry was sequential
+ * (S-S, or a sequential entry from outside), c all the others. */
+typedef struct {
+    size_t caller, callee;  /* indexes into routines; caller may be CPROF_EXTERNAL */
+    cprof_tally s, c;
+    cprof_prof_site *sites; /* by file, then line; none for an external caller */
+    size_t nsites;
+} cprof_prof_arc;
+
+typedef struct {
+    size_t nfiles;
+    char *program, *clock;           /* from the first file */
+    int64_t pus, cores, packages;    /* "machine" of the first file */
+    int64_t elapsed_ns;              /* sum over the files */
+    cprof_prof_worker *workers;      /* [nworkers], by id */
+    size_t nworkers;
+    cprof_prof_routine *routines;    /* by name, then file (strcmp order) */
+    size_t nroutines;
+    cprof_prof_arc *arcs;            /* by caller (external first among equal names), callee */
+    size_t narcs;
+} cprof_profile;
+
+/* Name under which an external caller is reported. */
+extern const char cprof_external_name[];
+
+/* Read, validate and sum the profile files paths[0..npaths-1] (npaths >= 1) into *p.
+ * Returns 0, or -1 with *p left empty and "FILE: problem" in err. */
+int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths,
+                       char *err, size_t errlen);
+
+void cprof_profile_free(cprof_profile *p);
+
+#endif

@@ -1,0 +1,154 @@
+#!/bin/bash
+# Tests of cprof-report (reports/): exact --json output for hand-checked fixtures,
+# merging, and the handling of bad input.  Prints "ok - name" / "not ok - name" per
+# check and a summary; exits non-zero if any check failed.
+#   tests/report/run.sh            uses build/bin/cprof-report
+#   CPROF_REPORT=path tests/report/run.sh
+# The expected outputs (expected/*.json) were computed by hand from the fixtures; they
+# are in the exact layout of --json (jansson, 2-space indent, key order of
+# docs/report-json.md).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+report=${CPROF_REPORT:-$root/build/bin/cprof-report}
+fx=$here/fixtures
+exp=$here/expected
+
+command -v jq >/dev/null || { echo "run.sh: jq is needed (apt-get install -y jq)" >&2; exit 2; }
+[ -x "$report" ] || { echo "run.sh: no $report (make build/bin/cprof-report)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() {  # check NAME COMMAND...: the command's status is the result
+    local name=$1; shift
+    if "$@"; then
+        echo "ok - $name"; passed=$((passed + 1))
+    else
+        echo "not ok - $name"; failed=$((failed + 1))
+    fi
+}
+
+# run ARGS...: run the tool; output in $tmp/out, $tmp/err, status in $rc.
+run() {
+    "$report" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# exact EXPECTED FILE...: --json output of FILE... is EXPECTED, byte for byte.
+exact() {
+    local want=$1; shift
+    run --json "$@"
+    [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$want" "$tmp/out" ||
+        { diff "$want" "$tmp/out" | head -20 >&2; return 1; }
+}
+
+check "basic.json exact output" exact "$exp/basic.json" "$fx/basic.json"
+check "other.json exact output" exact "$exp/other.json" "$fx/other.json"
+check "basic.json + other.json exact output" exact "$exp/basic-other.json" "$fx/basic.json" "$fx/other.json"
+
+# Summing a file with itself doubles every count and time, and nothing else.
+doubled() {
+    run --json "$1" "$1" && cp "$tmp/out" "$tmp/twice" && run --json "$1" || return 1
+    jq -S '
+      def keep: IN("line", "max_depth", "version", "files", "id", "tid", "omp_thread",
+                   "pu", "core", "pus", "cores", "packages");
+      reduce (paths(numbers) | select(map(strings) | last | keep | not)) as $p
+        (.; setpath($p; getpath($p) * 2))
+      | .files = 2' "$tmp/out" >"$tmp/want" && [ -s "$tmp/want" ] &&
+    jq -S . "$tmp/twice" | cmp -s "$tmp/want" -
+}
+check "basic.json twice doubles counts and times" doubled "$fx/basic.json"
+check "other.json twice doubles counts and times" doubled "$fx/other.json"
+
+# The order of the files changes only what comes from the first file.
+order_free() {
+    run --json "$fx/basic.json" "$fx/other.json" && jq -S '{routines, arcs}' "$tmp/out" >"$tmp/ab" && [ -s "$tmp/ab" ] &&
+    run --json "$fx/other.json" "$fx/basic.json" && jq -S '{routines, arcs}' "$tmp/out" | cmp -s "$tmp/ab" -
+}
+check "routines and arcs do not depend on the order of files" order_free
+
+# bad NAME FILE [MESSAGE] [GOOD-FILE-FIRST]: exit 1, empty stdout, one line on stderr
+# "cprof-report: FILE: ..." (exactly "cprof-report: FILE: MESSAGE" if MESSAGE is given).
+bad() {
+    local file=$1 msg=${2:-} first=${3:-}
+    run --json $first "$file"
+    [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] || return 1
+    if [ -n "$msg" ]; then
+        [ "$(cat "$tmp/err")" = "cprof-report: $file: $msg" ]
+    else
+        case $(cat "$tmp/err") in "cprof-report: $file: "?*) ;; *) return 1 ;; esac
+    fi
+}
+
+# variant NAME JQ-FILTER: a copy of basic.json changed by the filter.
+variant() {
+    jq "$2" "$fx/basic.json" >"$tmp/$1.json"
+    echo "$tmp/$1.json"
+}
+
+check "bad: missing file" bad "$tmp/missing.json" "cannot open: No such file or directory"
+: >"$tmp/empty.json"
+check "bad: empty file" bad "$tmp/empty.json" "empty file"
+check "bad: directory" bad "$tmp" "cannot read: Is a directory"
+head -c 700 "$fx/basic.json" >"$tmp/truncated.json"
+check "bad: truncated" bad "$tmp/truncated.json"
+case $(cat "$tmp/err") in *"not a cprof profile (truncated or corrupted JSON at line "*) r=0 ;; *) r=1 ;; esac
+check "bad: truncated says where" test $r = 0
+printf '\x7fELF\x02\x01\x01\0\0\0garbage\n' >"$tmp/garbage.json"
+check "bad: garbage" bad "$tmp/garbage.json"
+echo '[1, 2, 3]' >"$tmp/array.json"
+check "bad: JSON but not an object" bad "$tmp/array.json" \
+    "not a cprof profile (the JSON document is not an object)"
+check "bad: wrong format" bad "$(variant format '.format = "gmon"')" \
+    'not a cprof profile ("format" is not "cprof-profile")'
+check "bad: wrong version" bad "$(variant version '.version = 7')" \
+    "unsupported profile version 7 (this cprof-report reads version 1)"
+check "bad: version not an integer" bad "$(variant version-str '.version = "1"')"
+check "bad: routine index out of range" bad "$(variant routine-idx '.workers[0].routines[1][0] = 7')" \
+    "invalid profile: workers[0].routines[1]: column 0: index 7 out of range (7 routines)"
+check "bad: call site index out of range" bad "$(variant site-idx '.workers[1].calls[0][0] = 8')"
+check "bad: callee index out of range" bad "$(variant callee-idx '.workers[1].calls[0][1] = 99')"
+check "bad: site caller out of range" bad "$(variant site-caller '.sites[2].caller = 7')" \
+    "invalid profile: sites[2]: caller index 7 out of range (7 routines)"
+check "bad: row with 9 columns" bad "$(variant short-row '.workers[0].calls[2] |= .[1:]')"
+check "bad: row with 11 columns" bad "$(variant long-row '.workers[0].routines[0] += [0]')"
+check "bad: negative count" bad "$(variant negative '.workers[0].calls[1][4] = -3')" \
+    "invalid profile: workers[0].calls[1]: column 4 is negative"
+check "bad: real where an integer must be" bad "$(variant real '.workers[1].routines[0][2] = 1.5')"
+check "bad: string where an integer must be" bad "$(variant string '.routines[2].line = "1"')" \
+    'invalid profile: routines[2]: "line" is not an integer'
+check "bad: worker without id" bad "$(variant no-id 'del(.workers[1].id)')" \
+    'invalid profile: workers[1] has no "id"'
+check "bad: duplicate worker id" bad "$(variant dup-id '.workers[1].id = 1')" \
+    "invalid profile: workers[1]: duplicate worker id 1"
+check "bad: worker id beyond the workers" bad "$(variant big-id '.workers[1].id = 2')"
+check "bad: unexpected key" bad "$(variant extra-key '.sites[0].weight = 1')" \
+    'invalid profile: sites[0] has an unexpected key "weight"'
+check "bad: missing table" bad "$(variant no-sites 'del(.sites)')"
+check "bad: machine not an object" bad "$(variant machine '.machine = 2')"
+check "bad: duplicate key" bad "$(printf '{"format": "cprof-profile", "format": "x"}' >"$tmp/dupkey.json"; echo "$tmp/dupkey.json")"
+check "bad: second of two files" bad "$tmp/empty.json" "empty file" "$fx/basic.json"
+check "bad: newline in a key stays on one line" bad "$(variant newline-key '.sites[0]["a\nb"] = 1')"
+# (sed, not jq: jq may round integers this large)
+sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/overflow.json"
+check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
+    "counts or times overflow 64 bits when summed" "$fx/basic.json"
+
+# Command line.
+usage() { run "$@"; [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -q '^usage: cprof-report' "$tmp/err"; }
+help() { run --help; [ "$rc" = 0 ] && grep -q '^usage: cprof-report' "$tmp/out" && [ ! -s "$tmp/err" ]; }
+no_text() {
+    run "$fx/basic.json"
+    [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+        [ "$(cat "$tmp/err")" = "cprof-report: text report not implemented yet; use --json" ]
+}
+check "--help" help
+check "no files: usage" usage --json
+check "unknown option: usage" usage --jsn "$fx/basic.json"
+check "option with an argument: usage" usage --json=yes "$fx/basic.json"
+check "without --json: not implemented yet" no_text
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
