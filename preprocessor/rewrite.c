@@ -303,14 +303,25 @@ static CXCursor direct_callee(CXCursor designator)
     return clang_getNullCursor();
 }
 
+/* An inline definition with external linkage may not refer to the unit's static
+ * tables (C11 6.7.4p3), so it is not profiled; nor is its address taken at call sites:
+ * a program may have no external definition and rely on inlining. */
+static int is_external_inline(CXCursor fn)
+{
+    return clang_Cursor_isFunctionInlined(fn) && clang_getCursorLinkage(fn) == CXLinkage_External;
+}
+
 /* A function cprof may profile: declared or defined outside system headers. */
 static int may_be_routine(CXCursor fn, const char *name)
 {
     if (!strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7))
         return 0;
     CXCursor def = clang_getCursorDefinition(fn);
-    if (!clang_Cursor_isNull(def))
+    if (!clang_Cursor_isNull(def)) {
+        if (is_external_inline(def))
+            return 0;
         fn = def;
+    }
     CXSourceLocation loc = clang_getCursorLocation(fn);
     CXFile file;
     clang_getFileLocation(loc, &file, NULL, NULL, NULL);
@@ -422,9 +433,7 @@ static void add_function(struct unit *u, CXCursor fn)
     char *name = cx_take(clang_getCursorSpelling(fn));
     unsigned line;
     char *file = presumed(clang_getCursorLocation(fn), &line);
-    /* An inline definition with external linkage may not refer to this unit's static
-     * tables (C11 6.7.4p3). */
-    if (clang_Cursor_isFunctionInlined(fn) && clang_getCursorLinkage(fn) == CXLinkage_External) {
+    if (is_external_inline(fn)) {
         fprintf(stderr, "cprof-cc: %s:%u: warning: inline function '%s' with external linkage "
                 "is not profiled\n", file, line, name);
         free(name);
@@ -614,7 +623,7 @@ static void add_prelude(struct unit *u, struct str *out)
     add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
-    str_printf(out, "static inline __attribute__((always_inline, unused)) void "
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_call(int i, void (*t)(void))"
                     " { cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t; }\n");
 }
