@@ -196,6 +196,7 @@ struct cmdline {
     int ninputs, nsources;
     const char *std;
     int dep_md;         /* -MD or -MMD given */
+    int openmp;         /* -fopenmp in effect */
 };
 
 static int has_suffix(const char *s, const char *suffix)
@@ -230,6 +231,8 @@ static void parse(struct cmdline *c, int argc, char **argv)
             c->mode = c->mode == GCC_ONLY ? GCC_ONLY : ASSEMBLE_ONLY;
         else if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
             c->mode = GCC_ONLY;
+        else if (!strcmp(a, "-fopenmp") || !strcmp(a, "-fno-openmp"))
+            c->openmp = a[2] == 'o';
         else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
             c->dep_md = 1;
         else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-ansi"))
@@ -363,25 +366,23 @@ static void dependency_flags(struct cmdline *c, const struct input *in, const ch
     }
 }
 
-static const char *runtime_dir(void)
+/* bin/../SUB: the layout of the build tree and of an installation alike. */
+static const char *install_dir(const char *sub)
 {
-    static char dir[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
-        return NULL;
-    dir[n] = 0;
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return NULL;
-    *slash = 0;
-    strncat(dir, "/../lib", sizeof dir - strlen(dir) - 1);
-    return dir;
+        return ".";
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    return fmt("%s/../%s", exe, sub);
 }
 
 static void runtime_libs(struct argv *out)
 {
-    const char *dir = runtime_dir();
-    push(out, fmt("%s/libcprof.a", dir ? dir : "."));
+    push(out, fmt("%s/libcprof.a", install_dir("lib")));
     push(out, "-lhwloc");
     push(out, "-ljansson");
     push(out, "-lgomp");
@@ -402,6 +403,10 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     common_flags(c, &pp, 1);
     if (c->dep_md)
         dependency_flags(c, in, object, &pp);
+    /* Profiled code may call cprof_write(): #ifdef __CPROF__ / #include <cprof.h>. */
+    push(&pp, "-D__CPROF__=1");
+    push(&pp, "-idirafter");
+    push(&pp, install_dir("include"));
     push(&pp, "-E");
     push(&pp, in->path);
     push(&pp, "-o");
@@ -416,7 +421,7 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     if (c->std)
         clang_args[nclang++] = !strcmp(c->std, "-ansi") ? "-std=c90" : c->std;
     char why[1024];
-    int rewrote = cprof_rewrite(pre, rewritten, in->path, clang_args, nclang, why, sizeof why) == 0;
+    int rewrote = cprof_rewrite(pre, rewritten, in->path, c->openmp, clang_args, nclang, why, sizeof why) == 0;
 
     struct argv cc = { 0 };
     push(&cc, gcc());

@@ -18,6 +18,7 @@
  * set by __cprof_call cannot be overwritten before the call.  Through a function
  * pointer, the pointer is evaluated once into a temporary and is the target.
  */
+#define _GNU_SOURCE
 #include <clang-c/Index.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,6 +122,7 @@ struct block {                      /* the structured block of a parallel constr
 struct unit {
     const char *text;
     size_t size;
+    unsigned first_definition;      /* where the first instrumented function starts */
     CXFile file;
     struct node *nodes;
     int nnodes, nodes_cap;
@@ -440,8 +442,11 @@ static void add_function(struct unit *u, CXCursor fn)
         free(file);
         return;
     }
-    unsigned bstart, bend;
+    unsigned bstart, bend, fstart, fend;
     extent_of(body, &bstart, &bend);
+    extent_of(fn, &fstart, &fend);
+    if (u->nroutines == 0 || fstart < u->first_definition)
+        u->first_definition = fstart;
 
     GROW(u->routines, u->nroutines, u->routines_cap);
     u->routine = u->nroutines;
@@ -620,7 +625,9 @@ static void add_header(struct str *out)
 static void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
-    add_header(out);
+    /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
+    if (!memmem(u->text, u->size, "cprof_register_unit", 19))
+        add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
@@ -701,7 +708,7 @@ static int check_diagnostics(CXTranslationUnit tu, char *why, size_t why_size)
     return 0;
 }
 
-int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file,
+int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file, int openmp,
                   const char *const *clang_args, int nclang_args,
                   char *why, size_t why_size)
 {
@@ -736,7 +743,8 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
 
     u.text = text;
     u.size = size;
-    find_parallel_pragmas(&u);
+    if (openmp)
+        find_parallel_pragmas(&u);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
     qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */
@@ -756,14 +764,26 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
     int *top = build_tree(&u, &ntop);
 
     struct str out = { 0 };
-    const char *first_eol = memchr(text, '\n', size);
-    size_t head = first_eol ? (size_t)(first_eol - text) + 1 : 0;
-    /* The first line is gcc's marker naming the main file. */
-    str_add(&out, text, head);
-    add_prelude(&u, &out);
-    render_range(&u, &out, (unsigned)head, (unsigned)size, top, ntop);
+    if (u.nroutines == 0) {
+        str_add(&out, text, size);
+    } else {
+        /* The prelude goes on its own lines before the line of the first definition,
+         * after any #include <cprof.h>; a line marker then restores that line. */
+        unsigned at = u.first_definition;
+        while (at > 0 && text[at - 1] != '\n')
+            at--;
+        str_add(&out, text, at);
+        add_prelude(&u, &out);
+        unsigned line;
+        char *file = presumed(clang_getLocationForOffset(tu, clang_getFile(tu, in_path), at), &line);
+        str_printf(&out, "# %u ", line);
+        str_literal(&out, file);
+        str_add(&out, "\n", 1);
+        free(file);
+        render_range(&u, &out, at, (unsigned)size, top, ntop);
+        add_tables(&u, &out, unit_file);
+    }
     free(top);
-    add_tables(&u, &out, unit_file);
 
     FILE *f = fopen(out_path, "wb");
     if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
