@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Where the profile goes: cprof.out in the working directory, $CPROF_OUT, %p -> pid;
+# written whole (no temporary left behind); cprof_write() on request.
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+cat > pid.c <<'EOF'
+#include <stdio.h>
+#include <unistd.h>
+int leaf(int x) { return x * 2; }
+int main(void)
+{
+    int s = 0;
+    for (int i = 0; i < 4; i++)
+        s += leaf(i);
+    printf("pid %ld s %d\n", (long)getpid(), s);
+    return 0;
+}
+EOF
+"$bin/cprof-cc" -fopenmp -O2 pid.c -o pidprog > cc.err 2>&1 || nok "build pid.c" "$(indent cc.err)"
+
+# default: cprof.out in the working directory, nothing else
+mkdir run1 && (cd run1 && ../pidprog > ../out1.txt)
+check "no CPROF_OUT: writes cprof.out in the working directory" "files: $(ls -A run1 | tr '\n' ' ')" -- test -s run1/cprof.out
+check "no CPROF_OUT: leaves no other file" "files: $(ls -A run1 | tr '\n' ' ')" -- [ "$(ls -A run1)" = cprof.out ]
+
+# CPROF_OUT with %p
+mkdir run2
+(cd "$tmp" && CPROF_OUT=$tmp/run2/prof.%p.out ./pidprog > out2.txt)
+pid=$(awk '{print $2}' out2.txt)
+check "CPROF_OUT=.../prof.%p.out: writes prof.$pid.out" "files: $(ls -A run2 | tr '\n' ' ')" -- test -s "run2/prof.$pid.out"
+check "CPROF_OUT with %p: leaves no other file (written then renamed)" "files: $(ls -A run2 | tr '\n' ' ')" -- [ "$(ls -A run2)" = "prof.$pid.out" ]
+check "CPROF_OUT with %p: the profile's pid field is the pid" "pid field: $(jq .pid "run2/prof.$pid.out" 2>&1)" -- [ "$(jq .pid "run2/prof.$pid.out" 2>/dev/null)" = "$pid" ]
+"$bin/cprof-report" --json "run2/prof.$pid.out" > r2.json 2> r2.err
+expect_jq "CPROF_OUT with %p: report reads it (leaf 4 calls)" r2.json '[r("leaf").s_caller, arc("main"; "leaf").s_callarc]' '[4, 4]'
+
+expect_jq "report: worker 0's tid is the pid (initial thread)" r2.json '[.workers[0].tid]' "[$pid]"
+np=$(nproc --all 2>/dev/null || echo 1)
+expect_jq "report: worker 0's pu in [0, $np), core >= -1" r2.json "[.workers[0] | (.pu >= 0 and .pu < $np), (.core >= -1)]" '[true, true]'
+
+# fork: parent and child each write their own profile (%p); the parent's books are its own
+cat > fork.c <<'EOF2'
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int leaf(int x) { return x + 1; }
+int main(void)
+{
+    int s = leaf(0);
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+        s += leaf(1) + leaf(2);
+        return 0;
+    }
+    waitpid(c, NULL, 0);
+    for (int i = 0; i < 3; i++)
+        s += leaf(i);
+    printf("parent %ld child %ld s %d\n", (long)getpid(), (long)c, s);
+    return 0;
+}
+EOF2
+mkdir run6
+"$bin/cprof-cc" -fopenmp -O2 fork.c -o forkprog > cc.err 2>&1 || nok "build fork.c" "$(indent cc.err)"
+CPROF_OUT=$tmp/run6/f.%p.out ./forkprog > out6.txt 2>&1
+ppid_=$(awk '{print $2}' out6.txt); cpid_=$(awk '{print $4}' out6.txt)
+check "fork: parent and child profiles f.$ppid_.out, f.$cpid_.out, nothing else" "files: $(ls -A run6 | tr '\n' ' ')" -- [ "$(ls -A run6 | sort | tr '\n' ' ')" = "$(printf '%s\n' "f.$ppid_.out" "f.$cpid_.out" | sort | tr '\n' ' ')" ]
+"$bin/cprof-report" --json "run6/f.$ppid_.out" > r6.json 2> /dev/null
+expect_jq "fork: parent's profile counts its own calls (leaf 1 + 3)" r6.json '[r("leaf").s_caller, r("main").s_caller]' '[4, 1]'
+"$bin/cprof-report" --json "run6/f.$cpid_.out" > r7.json 2> /dev/null; st=$?
+check "fork: child's profile is readable" "status $st" -- [ $st = 0 ]
+
+# CPROF_OUT as a plain path, twice: the second run replaces the file
+CPROF_OUT=$tmp/plain.out ./pidprog > /dev/null
+CPROF_OUT=$tmp/plain.out ./pidprog > /dev/null
+"$bin/cprof-report" --json plain.out > r3.json 2> r3.err
+expect_jq "CPROF_OUT plain path, run twice: holds one run (not appended)" r3.json 'r("leaf").s_caller' '4'
+
+# two profiles summed by cprof-report
+"$bin/cprof-report" --json plain.out "run2/prof.$pid.out" > r4.json 2> r4.err
+expect_jq "cprof-report FILE FILE: counts summed" r4.json '[r("leaf").s_caller, r("main").s_caller, arc("main"; "leaf").s_callarc]' '[8, 2, 8]'
+
+# CPROF_OUT in a directory that does not exist: the program still runs normally
+CPROF_OUT=$tmp/nodir/x/p.out ./pidprog > out5.txt 2> err5.txt; st=$?
+check "CPROF_OUT unwritable: program exit status still 0" "status $st" -- [ $st = 0 ]
+check "CPROF_OUT unwritable: program output intact" "$(indent out5.txt)" -- grep -q '^pid [0-9]* s 12$' out5.txt
+
+# cprof_write() on request, then again at exit
+cat > req.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <cprof.h>
+int leaf(int x) { return x + 1; }
+int main(int argc, char **argv)
+{
+    int s = 0;
+    if (argc < 2)
+        return 2;
+    for (int i = 0; i < 3; i++)
+        s += leaf(i);
+    if (cprof_write() != 0)
+        return 3;
+    if (rename(getenv("CPROF_OUT"), argv[1]) != 0)
+        return 4;
+    for (int i = 0; i < 2; i++)
+        s += leaf(i);
+    printf("%d\n", s);
+    return 0;
+}
+EOF
+"$bin/cprof-cc" -fopenmp -O2 -Wall -I"$bin/../include" req.c -o req > cc.err 2>&1; st=$?
+check "build a program that includes <cprof.h> and calls cprof_write()" "status $st" -- [ $st = 0 ]
+check "build a program that includes <cprof.h>: no diagnostics" "$(indent cc.err)" -- test ! -s cc.err
+CPROF_OUT=$tmp/req.out ./req "$tmp/mid.out" > req.txt 2>&1; st=$?
+check "cprof_write(): returns 0, program exits 0" "status $st" -- [ $st = 0 ]
+"$bin/cprof-report" --json mid.out > mid.json 2> /dev/null
+"$bin/cprof-report" --json req.out > final.json 2> /dev/null
+expect_jq "cprof_write(): profile on request holds the 3 calls so far" mid.json 'r("leaf").s_caller' '3'
+expect_jq "cprof_write(): profile at exit holds all 5" final.json 'r("leaf").s_caller' '5'
+
+finish
