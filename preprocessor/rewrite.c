@@ -99,6 +99,7 @@ struct node {
     unsigned *arg_start, *arg_end;
     unsigned char *arg_bitfield;
     char *target;                   /* direct call: the function's name; NULL: a pointer */
+    int implicit;                   /* direct call of an implicitly declared function */
     int index;                      /* N_CALL: site; N_HOOK: routine */
     int *kids, nkids;               /* nodes directly inside this one, by position */
 };
@@ -122,8 +123,9 @@ struct block {                      /* the structured block of a parallel constr
 struct unit {
     const char *text;
     size_t size;
+    CXTranslationUnit tu;
     unsigned first_definition;      /* where the first instrumented function starts */
-    CXFile file;
+    CXFile file;                    /* the preprocessed text */
     struct node *nodes;
     int nnodes, nodes_cap;
     struct routine *routines;
@@ -132,8 +134,11 @@ struct unit {
     int nsites, sites_cap;
     struct block *blocks;
     int nblocks;
+    char **functions;               /* names of the functions calls may profile, sorted */
+    int nfunctions, functions_cap;
     /* while visiting one function body */
     int routine;
+    unsigned body_start, body_end;
     int block_first, block_next, block_last;
 };
 
@@ -339,6 +344,17 @@ static int is_bitfield(CXCursor arg)
     return clang_getCursorKind(field) == CXCursor_FieldDecl && clang_Cursor_isBitField(field);
 }
 
+static struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int *index)
+{
+    GROW(u->sites, u->nsites, u->sites_cap);
+    struct site *s = &u->sites[u->nsites];
+    s->routine = u->routine;
+    s->file = presumed(clang_getLocationForOffset(tu, u->file, offset), &s->line);
+    s->d = 0;
+    *index = u->nsites++;
+    return s;
+}
+
 static void add_call(struct unit *u, CXCursor call)
 {
     CXCursor designator = clang_getNullCursor();
@@ -377,6 +393,12 @@ static void add_call(struct unit *u, CXCursor call)
     n->desig_start = dstart;
     n->desig_end = dend;
     n->target = name;
+    /* A function first declared by a call inside a body (an implicit declaration) may
+     * not be named before that call: it would be undeclared there. */
+    if (name) {
+        unsigned decl = offset_of(clang_getCursorLocation(clang_getCanonicalCursor(fn)));
+        n->implicit = decl >= u->body_start && decl < u->body_end;
+    }
     n->nargs = nargs;
     n->arg_start = calloc((size_t)nargs + 1, sizeof *n->arg_start);
     n->arg_end = calloc((size_t)nargs + 1, sizeof *n->arg_end);
@@ -386,13 +408,99 @@ static void add_call(struct unit *u, CXCursor call)
         extent_of(arg, &n->arg_start[i], &n->arg_end[i]);
         n->arg_bitfield[i] = (unsigned char)is_bitfield(arg);
     }
-    if (kind == N_CALL) {
-        GROW(u->sites, u->nsites, u->sites_cap);
-        struct site *s = &u->sites[u->nsites];
-        s->routine = u->routine;
-        s->file = presumed(clang_getRangeStart(clang_getCursorExtent(call)), &s->line);
-        s->d = 0;
-        n->index = u->nsites++;
+    if (kind == N_CALL)
+        new_site(u, u->tu, start, &n->index);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_function(struct unit *u, const char *p, size_t n)
+{
+    char name[256];
+    if (n >= sizeof name)
+        return 0;
+    memcpy(name, p, n);
+    name[n] = 0;
+    char *key = name;
+    return bsearch(&key, u->functions, (size_t)u->nfunctions, sizeof *u->functions, by_name) != NULL;
+}
+
+/* Calls in OpenMP clause expressions (num_threads(nt()), if(...), schedule(...)) are
+ * not in libclang's tree: found in the pragma text, as a function's name followed by
+ * "(" inside a clause's parentheses.  They run on the encountering thread, before
+ * the construct. */
+static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from, unsigned to)
+{
+    const char *t = u->text;
+    for (unsigned line = from; line < to;) {
+        const char *eol = memchr(t + line, '\n', to - line);
+        unsigned end = eol ? (unsigned)(eol - t) : to;
+        const char *p = t + line;
+        while (p < t + end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < t + end && *p == '#' && strstr(p, "pragma") && memmem(p, (size_t)(t + end - p), "omp", 3)) {
+            int depth = 0;
+            for (const char *q = p; q < t + end; q++) {
+                if (*q == '(')
+                    depth++;
+                else if (*q == ')')
+                    depth--;
+                if (depth < 1 || !is_word_char(*q) || (q > p && is_word_char(q[-1])))
+                    continue;
+                const char *w = q;
+                while (q < t + end && is_word_char(*q))
+                    q++;
+                const char *open = q;
+                while (open < t + end && (*open == ' ' || *open == '\t'))
+                    open++;
+                if (open == t + end || *open != '(' || !is_function(u, w, (size_t)(q - w))) {
+                    q--;
+                    continue;
+                }
+                /* The call: name, then balanced parentheses split at top-level commas. */
+                int level = 0, nargs = 0;
+                const char *close = open;
+                for (; close < t + end; close++) {
+                    level += (*close == '(') - (*close == ')');
+                    if (level == 1 && *close == ',')
+                        nargs++;
+                    if (level == 0)
+                        break;
+                }
+                if (close == t + end)
+                    break;
+                const char *a = open + 1;
+                while (a < close && (*a == ' ' || *a == '\t'))
+                    a++;
+                if (a < close)
+                    nargs++;
+                struct node *n = new_node(u, N_CALL, (unsigned)(w - t), (unsigned)(close + 1 - t));
+                n->desig_start = (unsigned)(w - t);
+                n->desig_end = (unsigned)(q - t);
+                n->target = strndup(w, (size_t)(q - w));
+                n->nargs = nargs;
+                n->arg_start = calloc((size_t)nargs + 1, sizeof *n->arg_start);
+                n->arg_end = calloc((size_t)nargs + 1, sizeof *n->arg_end);
+                n->arg_bitfield = calloc((size_t)nargs + 1, 1);
+                int k = 0;
+                const char *arg = open + 1;
+                level = 0;
+                for (const char *c = open + 1; nargs && c <= close; c++) {
+                    if (c == close || (level == 0 && *c == ',')) {
+                        n->arg_start[k] = (unsigned)(arg - t);
+                        n->arg_end[k++] = (unsigned)(c - t);
+                        arg = c + 1;
+                    }
+                    level += (*c == '(') - (*c == ')');
+                }
+                new_site(u, tu, (unsigned)(w - t), &n->index);
+                q = open - 1;   /* on to the "(": calls in the arguments are found too */
+            }
+        }
+        line = end + 1;
     }
 }
 
@@ -461,8 +569,11 @@ static void add_function(struct unit *u, CXCursor fn)
         last++;
     u->block_first = u->block_next = first;
     u->block_last = last;
+    u->body_start = bstart;
+    u->body_end = bend;
     int first_site = u->nsites;
     clang_visitChildren(body, visit_body, u);
+    add_clause_calls(u, u->tu, bstart, bend);
     /* d: parallel blocks of this body around the call. */
     for (int i = 0; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
@@ -472,6 +583,22 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
+}
+
+static enum CXChildVisitResult collect_functions(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    struct unit *u = data;
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl) {
+        char *name = cx_take(clang_getCursorSpelling(c));
+        if (may_be_routine(c, name)) {
+            GROW(u->functions, u->nfunctions, u->functions_cap);
+            u->functions[u->nfunctions++] = name;
+        } else {
+            free(name);
+        }
+    }
+    return CXChildVisit_Continue;
 }
 
 static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientData data)
@@ -593,7 +720,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
     } else {
-        str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+        if (n->implicit)
+            str_printf(out, "__cprof_call(%d, 0); ", site);
+        else
+            str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     }
     unsigned pos = n->desig_end;
@@ -745,6 +875,10 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
     u.size = size;
     if (openmp)
         find_parallel_pragmas(&u);
+    u.tu = tu;
+    u.file = clang_getFile(tu, in_path);
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_functions, &u);
+    qsort(u.functions, (size_t)u.nfunctions, sizeof *u.functions, by_name);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
     qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */
@@ -775,7 +909,7 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
         str_add(&out, text, at);
         add_prelude(&u, &out);
         unsigned line;
-        char *file = presumed(clang_getLocationForOffset(tu, clang_getFile(tu, in_path), at), &line);
+        char *file = presumed(clang_getLocationForOffset(tu, u.file, at), &line);
         str_printf(&out, "# %u ", line);
         str_literal(&out, file);
         str_add(&out, "\n", 1);
@@ -810,6 +944,9 @@ done:
         free(u.sites[i].file);
     free(u.sites);
     free(u.blocks);
+    for (int i = 0; i < u.nfunctions; i++)
+        free(u.functions[i]);
+    free(u.functions);
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);

@@ -48,7 +48,8 @@ struct cprof_unit {
 
 /* The call-site half of the handshake: set just before an instrumented call (after
  * its arguments are evaluated); the callee's entry accepts it only if its own
- * address equals target, so a pending site never leaks into another routine. */
+ * address equals target, so a pending site never leaks into another routine.  A null
+ * target (a call of an implicitly declared function) is accepted by any routine. */
 struct cprof_pending {
     const struct cprof_site *site;
     void (*target)(void);
