@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The tools built with -fsanitize=address,undefined (LeakSanitizer included) compile
+# every case program and report on a real profile with no sanitizer report.  Catches
+# what only shows on some inputs, like a memcpy from the null site table of a unit
+# with no calls.
+. "$(dirname "$0")/../lib/cli.sh"
+
+if ! make -s -C "$root" B="$tmp/build" SANITIZE=1 all > "$tmp/make.log" 2>&1; then
+    nok "build the tools with SANITIZE=1" "$(indent "$tmp/make.log" 20)"
+    finish
+    exit
+fi
+ok "build the tools with SANITIZE=1"
+san=$tmp/build/bin
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0
+
+for dir in "$root"/tests/cases/*/; do
+    name=$(basename "$dir")
+    work=$tmp/$name
+    mkdir -p "$work" && cp "$dir"*.c "$dir"*.h "$work"/ 2>/dev/null
+    flags="-fopenmp -O2 -Wall"
+    [ -f "$dir/cflags" ] && flags=$(cat "$dir/cflags")
+    (cd "$work" && "$san/cprof-cc" $flags *.c -o prog > cc.err 2>&1)
+    if grep -qE 'Sanitizer|runtime error:' "$work/cc.err"; then
+        nok "cprof-cc on $name: no sanitizer report" "$(indent "$work/cc.err" 12)"
+    else
+        ok "cprof-cc on $name: no sanitizer report"
+    fi
+done
+
+# A unit without any call: the case that once passed a null table to memcpy.
+printf 'int answer = 42;\nint get(void) { return answer; }\n' > "$tmp/nocall.c"
+"$san/cprof-cc" -c "$tmp/nocall.c" -o "$tmp/nocall.o" > "$tmp/nocall.err" 2>&1
+check "cprof-cc on a unit with no call: no sanitizer report" "$(indent "$tmp/nocall.err")" -- \
+    test ! -s "$tmp/nocall.err"
+
+w=$tmp/01_sequential
+if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && [ -f "$w/prof.out" ]; then
+    "$san/cprof-report" --json "$w/prof.out" "$w/prof.out" > "$w/report.json" 2> "$w/report.err"
+    check "cprof-report --json on two real profiles: no sanitizer report" "$(indent "$w/report.err")" -- \
+        test ! -s "$w/report.err"
+else
+    nok "cprof-report --json on two real profiles: no sanitizer report" "the profiled program did not write prof.out"
+fi
+finish
