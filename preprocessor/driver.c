@@ -439,7 +439,7 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
             free(cc.v);
             return 0;
         }
-        snprintf(why, sizeof why, "%s: the instrumented code did not compile (%s)", in->path,
+        snprintf(why, sizeof why, "%s: warning: the instrumented code did not compile (%s)", in->path,
                  first_line(errors));
         /* Back to the user's flags, preprocessing included. */
         cc.n = 0;
@@ -453,7 +453,7 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     status = run(cc.v, NULL);
     free(cc.v);
     if (status == 0)
-        fprintf(stderr, "cprof-cc: warning: %s; compiled without profiling\n", why);
+        fprintf(stderr, "cprof-cc: %s; compiled without profiling\n", why);
     return status;
 }
 

@@ -827,7 +827,7 @@ static int check_diagnostics(CXTranslationUnit tu, char *why, size_t why_size)
             unsigned line;
             char *file = presumed(loc, &line);
             char *msg = cx_take(clang_getDiagnosticSpelling(d));
-            snprintf(why, why_size, "%s:%u: libclang: %s", file, line, msg);
+            snprintf(why, why_size, "%s:%u: warning: libclang: %s", file, line, msg);
             free(file);
             free(msg);
             clang_disposeDiagnostic(d);
@@ -845,7 +845,7 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
     char *text;
     size_t size;
     if (read_file(in_path, &text, &size) != 0) {
-        snprintf(why, why_size, "%s: cannot read", in_path);
+        snprintf(why, why_size, "%s: warning: cannot read the preprocessed text", in_path);
         return -1;
     }
     /* gcc's system headers use two things clang 14 does not know. */
@@ -865,7 +865,7 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
     int result = -1;
     struct unit u = { 0 };
     if (rc != CXError_Success || !tu) {
-        snprintf(why, why_size, "%s: libclang could not parse it (error %d)", in_path, (int)rc);
+        snprintf(why, why_size, "%s: warning: libclang could not parse it (error %d)", unit_file, (int)rc);
         goto done;
     }
     if (check_diagnostics(tu, why, why_size) != 0)
@@ -921,7 +921,7 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
 
     FILE *f = fopen(out_path, "wb");
     if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
-        snprintf(why, why_size, "%s: cannot write", out_path);
+        snprintf(why, why_size, "%s: warning: cannot write %s", unit_file, out_path);
     } else {
         result = 0;
     }

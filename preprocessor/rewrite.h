@@ -10,7 +10,7 @@
  * (docs/rewriting.md).  openmp: compiled with -fopenmp (otherwise gcc ignores the
  * OpenMP pragmas, and so does the rewriter).  clang_args are extra arguments for libclang (-std=...).
  * Returns 0 on success.  On a construct it cannot handle, writes nothing and returns -1
- * with "file:line: reason" in why.  Warnings about parts left uninstrumented go to
+ * with "file:line: warning: reason" in why.  Warnings about parts left uninstrumented go to
  * stderr, one per construct. */
 int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file, int openmp,
                   const char *const *clang_args, int nclang_args,
