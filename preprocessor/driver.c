@@ -85,12 +85,84 @@ static int takes_value(const char *o)
     return 0;
 }
 
+/* ---- @file arguments, expanded as gcc expands them (libiberty's buildargv):
+ * white space separates, quotes group, a backslash escapes; an unreadable @file is
+ * an ordinary argument. ---- */
+
+static void expand_file(struct argv *out, const char *arg, int depth);
+
+static void add_arg(struct argv *out, const char *arg, int depth)
+{
+    if (arg[0] == '@' && arg[1] && depth < 16)
+        expand_file(out, arg, depth + 1);
+    else
+        push(out, arg);
+}
+
+static void expand_file(struct argv *out, const char *arg, int depth)
+{
+    FILE *f = fopen(arg + 1, "r");
+    if (!f) {
+        push(out, arg);
+        return;
+    }
+    char *word = NULL;
+    size_t len = 0, cap = 0;
+    int c, quote = 0, in_word = 0;
+    for (;;) {
+        c = fgetc(f);
+        int space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+        if (c == EOF || (space && !quote)) {
+            if (in_word) {
+                word[len] = 0;
+                add_arg(out, fmt("%s", word), depth);
+                len = 0;
+                in_word = 0;
+            }
+            if (c == EOF)
+                break;
+            continue;
+        }
+        if (c == '\\') {
+            /* Escapes apply inside quotes too, and come first. */
+            if ((c = fgetc(f)) == EOF)
+                break;
+        } else if (quote && c == quote) {
+            quote = 0;
+            continue;
+        } else if (!quote && (c == '\'' || c == '"')) {
+            quote = c;
+            in_word = 1;
+            continue;
+        }
+        if (len + 2 > cap) {
+            cap = cap ? 2 * cap : 64;
+            word = realloc(word, cap);
+            if (!word) {
+                fputs("cprof-cc: out of memory\n", stderr);
+                exit(1);
+            }
+        }
+        word[len++] = (char)c;
+        in_word = 1;
+    }
+    free(word);
+    fclose(f);
+}
+
 /* ---- running gcc ---- */
 
 static const char *gcc(void)
 {
     const char *g = getenv("CPROF_GCC");
     return g && *g ? g : "gcc";
+}
+
+/* C++ is not profiled: it goes to g++, which also links its library. */
+static const char *gxx(void)
+{
+    const char *g = getenv("CPROF_GXX");
+    return g && *g ? g : "g++";
 }
 
 /* Runs argv; with err_path, its stderr goes there.  Returns the exit status. */
@@ -181,10 +253,12 @@ static void make_tmpdir(void)
 
 enum mode { LINK, COMPILE, ASSEMBLE_ONLY /* -S */, GCC_ONLY };
 
+enum language { OTHER, C_SOURCE, CXX_SOURCE };
+
 struct input {
-    const char *path;
+    const char *path;   /* "-": standard input */
     int index;          /* position in argv */
-    int is_c;
+    enum language lang;
 };
 
 struct cmdline {
@@ -193,7 +267,7 @@ struct cmdline {
     enum mode mode;
     const char *output;
     struct input *inputs;
-    int ninputs, nsources;
+    int ninputs, nsources, ncxx;
     const char *std;
     int dep_md;         /* -MD or -MMD given */
     int openmp;         /* -fopenmp in effect */
@@ -203,6 +277,20 @@ static int has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The language gcc would compile an input as: -x, else the suffix. */
+static enum language language_of(const char *path, const char *x)
+{
+    static const char *const cxx_suffixes[] = { ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", NULL };
+    if (x)
+        return !strcmp(x, "c") ? C_SOURCE : !strcmp(x, "c++") ? CXX_SOURCE : OTHER;
+    if (has_suffix(path, ".c"))
+        return C_SOURCE;
+    for (int i = 0; cxx_suffixes[i]; i++)
+        if (has_suffix(path, cxx_suffixes[i]))
+            return CXX_SOURCE;
+    return OTHER;
 }
 
 static void parse(struct cmdline *c, int argc, char **argv)
@@ -217,12 +305,14 @@ static void parse(struct cmdline *c, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || !a[1]) {
-            int is_c = lang ? !strcmp(lang, "c") : has_suffix(a, ".c");
-            /* Source on stdin and explicit languages are left to gcc for now. */
-            if (!strcmp(a, "-") || (lang && strcmp(lang, "c")))
-                is_c = 0;
-            c->inputs[c->ninputs++] = (struct input){ a, i, is_c };
-            c->nsources += is_c;
+            enum language l = language_of(a, lang);
+            c->inputs[c->ninputs++] = (struct input){ a, i, l };
+            c->nsources += l == C_SOURCE;
+            c->ncxx += l == CXX_SOURCE;
+            continue;
+        }
+        if (!strcmp(a, "-###")) {
+            c->mode = GCC_ONLY;     /* a dry run: gcc prints, nothing is compiled */
             continue;
         }
         if (!strcmp(a, "-c"))
@@ -238,7 +328,7 @@ static void parse(struct cmdline *c, int argc, char **argv)
         else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-ansi"))
             c->std = a;
         else if (!strcmp(a, "-v") || !strcmp(a, "--version") || !strncmp(a, "-dump", 5)
-                 || !strncmp(a, "-print-", 7) || !strncmp(a, "--help", 6) || !strcmp(a, "-###"))
+                 || !strncmp(a, "-print-", 7) || !strncmp(a, "--help", 6))
             queries = 1;
         else if (!strncmp(a, "-o", 2))
             c->output = a[2] ? a + 2 : (i + 1 < argc ? argv[i + 1] : NULL);
@@ -408,6 +498,8 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     push(&pp, "-idirafter");
     push(&pp, install_dir("include"));
     push(&pp, "-E");
+    push(&pp, "-x");
+    push(&pp, "c");
     push(&pp, in->path);
     push(&pp, "-o");
     push(&pp, pre);
@@ -449,7 +541,10 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
         push(&cc, "-o");
         push(&cc, object);
     }
-    push(&cc, in->path);
+    /* Standard input was read once: the preprocessed text stands for it. */
+    push(&cc, "-x");
+    push(&cc, strcmp(in->path, "-") ? "c" : "cpp-output");
+    push(&cc, strcmp(in->path, "-") ? in->path : pre);
     status = run(cc.v, NULL);
     free(cc.v);
     if (status == 0)
@@ -462,6 +557,7 @@ static int release(struct cmdline *c, struct argv *final, const char **objects, 
     free(final->v);
     free(objects);
     free(c->inputs);
+    free(c->argv);
     return status;
 }
 
@@ -473,33 +569,41 @@ static int finish(struct cmdline *c, struct argv *final, const char **objects)
 
 int main(int argc, char **argv)
 {
-    struct cmdline c;
-    parse(&c, argc, argv);
     atexit(free_owned);
+    struct argv args = { 0 };
+    push(&args, argv[0]);
+    for (int i = 1; i < argc; i++)
+        add_arg(&args, argv[i], 0);
+    struct cmdline c;
+    parse(&c, args.n, (char **)args.v);
 
+    for (int k = 0; k < c.ninputs; k++)
+        if (c.inputs[k].lang == CXX_SOURCE && c.mode != GCC_ONLY)
+            fprintf(stderr, "cprof-cc: %s: warning: C++ is not profiled; compiled by %s\n",
+                    c.inputs[k].path, gxx());
     struct argv final = { 0 };
-    push(&final, gcc());
+    push(&final, c.ncxx ? gxx() : gcc());
     /* gcc itself refuses -o with several outputs; let it say so. */
-    int several_outputs = c.mode != LINK && c.output && c.nsources > 1;
+    int several_outputs = c.mode != LINK && c.output && c.ninputs > 1;
     if (c.mode == GCC_ONLY || c.nsources == 0 || several_outputs) {
-        for (int i = 1; i < argc; i++)
-            push(&final, argv[i]);
+        for (int i = 1; i < c.argc; i++)
+            push(&final, c.argv[i]);
         if (c.mode == LINK && c.ninputs > 0)
             runtime_libs(&final);
         return finish(&c, &final, NULL);
     }
 
     make_tmpdir();
-    const char **objects = calloc((size_t)argc, sizeof *objects);
+    const char **objects = calloc((size_t)c.argc, sizeof *objects);
     int status = 0;
     for (int k = 0; k < c.ninputs; k++) {
         const struct input *in = &c.inputs[k];
-        if (!in->is_c)
+        if (in->lang != C_SOURCE)
             continue;
         const char *object;
         if (c.mode == LINK)
             object = fmt("%s/%d.o", tmpdir, k);
-        else if (c.output && c.nsources == 1)
+        else if (c.output)
             object = c.output;
         else
             object = base_name(in->path, c.mode == COMPILE ? ".o" : ".s");
@@ -508,21 +612,23 @@ int main(int argc, char **argv)
         if (s != 0)
             status = s;
     }
-    if (status != 0 || c.mode != LINK)
+    /* What gcc still has to do: link, or compile the inputs that are not C. */
+    if (status != 0 || (c.mode != LINK && c.ninputs == c.nsources))
         return release(&c, &final, objects, status);
 
-    /* Link: the user's command with each source replaced by its object. */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    for (int i = 1; i < c.argc; i++) {
+        const char *a = c.argv[i];
         if (objects[i]) {
-            /* An object, whatever -x said before it. */
-            push(&final, "-x");
-            push(&final, "none");
-            push(&final, objects[i]);
+            if (c.mode == LINK) {
+                /* An object, whatever -x said before it. */
+                push(&final, "-x");
+                push(&final, "none");
+                push(&final, objects[i]);
+            }
             continue;
         }
         int skip = 0;
-        if (a[0] == '-' && a[1]) {
+        if (c.mode == LINK && a[0] == '-' && a[1]) {
             /* Dependency flags were for the compile steps. */
             static const char *const deps[] = { "-MD", "-MMD", "-MP", "-MG", NULL };
             for (int k = 0; deps[k]; k++)
@@ -538,9 +644,10 @@ int main(int argc, char **argv)
             continue;
         }
         push(&final, a);
-        if (a[0] == '-' && takes_value(a) && i + 1 < argc)
-            push(&final, argv[++i]);
+        if (a[0] == '-' && takes_value(a) && i + 1 < c.argc)
+            push(&final, c.argv[++i]);
     }
-    runtime_libs(&final);
+    if (c.mode == LINK)
+        runtime_libs(&final);
     return finish(&c, &final, objects);
 }
