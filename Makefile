@@ -4,6 +4,7 @@
 #   make demo            profile examples/jacobi and print the report
 #   make check           run the test suite (tests/run)
 #   make install PREFIX=DIR
+#   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
 
 PREFIX     ?= /usr/local
@@ -13,7 +14,8 @@ CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir)
 CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir)
 
 # Build and test dependencies, all from Debian.
-DEBIAN_PACKAGES := gcc make libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config
+DEBIAN_PACKAGES := gcc make libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config \
+                   clang-14 libclang-rt-14-dev
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
@@ -28,7 +30,7 @@ PP_OBJ  := $(PP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)
 
-all: $(B)/bin/cprof-cc $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/include/cprof.h
+all: $(B)/bin/cprof-cc $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h
@@ -38,6 +40,12 @@ $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+# Shared libraries built by cprof-cc link this one: one runtime per process, whether
+# the program is profiled (its static copy, exported, wins) or not.
+$(B)/lib/libcprof.so: $(RT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared $^ $$(pkg-config --libs hwloc jansson) -fopenmp -o $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -69,6 +77,22 @@ $(B)/bin/cprof-report: $(RP_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ $$(pkg-config --libs jansson) -lm -o $@
 
+# The libFuzzer target for the profile reader and the JSON writer (tests/fuzz/): every
+# reports/*.c but main.c, under ASan, UBSan (aborting) and LeakSanitizer.
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_SRC      = tests/fuzz/profile_fuzz.c $(filter-out reports/main.c,$(wildcard reports/*.c))
+
+$(B)/fuzz/profile_fuzz: $(FUZZ_SRC) $(wildcard reports/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ireports \
+	  $$(pkg-config --cflags jansson) $(FUZZ_SRC) $$(pkg-config --libs jansson) -lm -o $@
+
+# Runs on a scratch copy of tests/fuzz/corpus; a reproducer lands in $(B)/fuzz/.
+fuzz: $(B)/fuzz/profile_fuzz
+	@tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(B)/fuzz
+
 deps:
 	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEBIAN_PACKAGES)
 
@@ -85,9 +109,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo check install clean
+.PHONY: all deps demo check install clean fuzz

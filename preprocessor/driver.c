@@ -467,12 +467,26 @@ static const char *install_dir(const char *sub)
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;
-    return fmt("%s/../%s", exe, sub);
+    char *dir = fmt("%s/../%s", exe, sub), real[PATH_MAX];
+    return realpath(dir, real) ? fmt("%s", real) : dir;
 }
 
-static void runtime_libs(struct argv *out)
+/* A program gets the static runtime, its entry points exported so that profiled
+ * shared libraries bind to it; a shared library gets the shared runtime, which a
+ * profiled program's copy overrides. */
+static void runtime_libs(struct cmdline *c, struct argv *out)
 {
-    push(out, fmt("%s/libcprof.a", install_dir("lib")));
+    const char *lib = install_dir("lib");
+    int shared = 0;
+    for (int i = 1; i < c->argc; i++)
+        shared |= !strcmp(c->argv[i], "-shared");
+    if (shared) {
+        push(out, fmt("%s/libcprof.so", lib));
+        push(out, fmt("-Wl,-rpath,%s", lib));
+    } else {
+        push(out, fmt("%s/libcprof.a", lib));
+        push(out, "-Wl,--export-dynamic-symbol=cprof_*");
+    }
     push(out, "-lhwloc");
     push(out, "-ljansson");
     push(out, "-lgomp");
@@ -589,7 +603,7 @@ int main(int argc, char **argv)
         for (int i = 1; i < c.argc; i++)
             push(&final, c.argv[i]);
         if (c.mode == LINK && c.ninputs > 0)
-            runtime_libs(&final);
+            runtime_libs(&c, &final);
         return finish(&c, &final, NULL);
     }
 
@@ -648,6 +662,6 @@ int main(int argc, char **argv)
             push(&final, c.argv[++i]);
     }
     if (c.mode == LINK)
-        runtime_libs(&final);
+        runtime_libs(&c, &final);
     return finish(&c, &final, objects);
 }
