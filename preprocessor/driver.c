@@ -16,6 +16,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,7 @@ struct cmdline {
     const char *std;
     int dep_md;         /* -MD or -MMD given */
     int openmp;         /* -fopenmp in effect */
+    struct cprof_rewrite_options select;
 };
 
 static int has_suffix(const char *s, const char *suffix)
@@ -527,7 +529,8 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     if (c->std)
         clang_args[nclang++] = !strcmp(c->std, "-ansi") ? "-std=c90" : c->std;
     char why[1024];
-    int rewrote = cprof_rewrite(pre, rewritten, in->path, c->openmp, clang_args, nclang, why, sizeof why) == 0;
+    c->select.openmp = c->openmp;
+    int rewrote = cprof_rewrite(pre, rewritten, in->path, &c->select, clang_args, nclang, why, sizeof why) == 0;
 
     struct argv cc = { 0 };
     push(&cc, gcc());
@@ -581,6 +584,45 @@ static int finish(struct cmdline *c, struct argv *final, const char **objects)
     return release(c, final, objects, run(final->v, NULL));
 }
 
+/* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;
+ * the environment gives the defaults. */
+static void take_cprof_options(struct argv *args, struct cprof_rewrite_options *o)
+{
+    static const struct { const char *option, *env; size_t field; } lists[] = {
+        { "-fcprof-include-function=", "CPROF_INCLUDE_FUNCTIONS", offsetof(struct cprof_rewrite_options, include_functions) },
+        { "-fcprof-include-file=", "CPROF_INCLUDE_FILES", offsetof(struct cprof_rewrite_options, include_files) },
+        { "-fcprof-exclude-function=", "CPROF_EXCLUDE_FUNCTIONS", offsetof(struct cprof_rewrite_options, exclude_functions) },
+        { "-fcprof-exclude-file=", "CPROF_EXCLUDE_FILES", offsetof(struct cprof_rewrite_options, exclude_files) },
+    };
+    enum { NLISTS = sizeof lists / sizeof *lists };
+    for (int k = 0; k < NLISTS; k++) {
+        const char *e = getenv(lists[k].env);
+        *(const char **)((char *)o + lists[k].field) = e && *e ? e : NULL;
+    }
+    const char *e = getenv("CPROF_LIBCALLS");
+    o->libcalls = e && *e && strcmp(e, "0");
+    int kept = 1;
+    for (int i = 1; i < args->n; i++) {
+        const char *a = args->v[i];
+        int taken = 0;
+        for (int k = 0; k < NLISTS; k++) {
+            size_t n = strlen(lists[k].option);
+            if (!strncmp(a, lists[k].option, n)) {
+                *(const char **)((char *)o + lists[k].field) = a + n;
+                taken = 1;
+            }
+        }
+        if (!strcmp(a, "-fcprof-libcalls") || !strcmp(a, "-fno-cprof-libcalls")) {
+            o->libcalls = a[2] == 'c';
+            taken = 1;
+        }
+        if (!taken)
+            args->v[kept++] = a;
+    }
+    args->n = kept;
+    args->v[kept] = NULL;
+}
+
 int main(int argc, char **argv)
 {
     atexit(free_owned);
@@ -588,8 +630,11 @@ int main(int argc, char **argv)
     push(&args, argv[0]);
     for (int i = 1; i < argc; i++)
         add_arg(&args, argv[i], 0);
+    struct cprof_rewrite_options select;
+    take_cprof_options(&args, &select);
     struct cmdline c;
     parse(&c, args.n, (char **)args.v);
+    c.select = select;
 
     for (int k = 0; k < c.ninputs; k++)
         if (c.inputs[k].lang == CXX_SOURCE && c.mode != GCC_ONLY)

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <clang-c/Index.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,7 @@ struct node {
     unsigned char *arg_bitfield;
     char *target;                   /* direct call: the function's name; NULL: a pointer */
     int implicit;                   /* direct call of an implicitly declared function */
+    int leaf;                       /* a library function profiled as a leaf: its routine */
     int index;                      /* N_CALL: site; N_HOOK: routine */
     int *kids, nkids;               /* nodes directly inside this one, by position */
 };
@@ -121,6 +123,7 @@ struct block {                      /* the structured block of a parallel constr
 };
 
 struct unit {
+    const struct cprof_rewrite_options *options;
     const char *text;
     size_t size;
     CXTranslationUnit tu;
@@ -265,6 +268,7 @@ static struct node *new_node(struct unit *u, enum node_kind kind, unsigned start
     n->start = start;
     n->end = end;
     n->index = -1;
+    n->leaf = -1;
     return n;
 }
 
@@ -310,6 +314,72 @@ static CXCursor direct_callee(CXCursor designator)
     return clang_getNullCursor();
 }
 
+/* Does name match one of the comma-separated globs in list? */
+static int matches(const char *list, const char *name)
+{
+    const char *base = strrchr(name, '/');
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char pattern[512];
+        if (n > 0 && n < sizeof pattern) {
+            memcpy(pattern, p, n);
+            pattern[n] = 0;
+            if (!fnmatch(pattern, name, 0) || (base && !fnmatch(pattern, base + 1, 0)))
+                return 1;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+/* gcc's in-source opt-out, on this declaration or the first one. */
+static int opted_out(CXTranslationUnit tu, CXCursor fn)
+{
+    CXCursor decls[2] = { fn, clang_getCanonicalCursor(fn) };
+    for (int d = 0; d < 2; d++) {
+        CXToken *tokens;
+        unsigned n;
+        clang_tokenize(tu, clang_getCursorExtent(decls[d]), &tokens, &n);
+        int found = 0;
+        for (unsigned i = 0; i < n && !found; i++) {
+            if (clang_getTokenKind(tokens[i]) == CXToken_Punctuation) {
+                CXString t = clang_getTokenSpelling(tu, tokens[i]);
+                int brace = !strcmp(clang_getCString(t), "{");
+                clang_disposeString(t);
+                if (brace)
+                    break;      /* the body: past the declarator and its attributes */
+            }
+            CXString t = clang_getTokenSpelling(tu, tokens[i]);
+            const char *w = clang_getCString(t);
+            found = !strcmp(w, "no_instrument_function") || !strcmp(w, "__no_instrument_function__");
+            clang_disposeString(t);
+        }
+        clang_disposeTokens(tu, tokens, n);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* Is the function defined by fn one the user asked to profile? */
+static int selected(const struct unit *u, CXCursor fn)
+{
+    const struct cprof_rewrite_options *o = u->options;
+    CXString s = clang_getCursorSpelling(fn);
+    char *name = xstrdup(clang_getCString(s));
+    clang_disposeString(s);
+    unsigned line;
+    char *file = presumed(clang_getCursorLocation(fn), &line);
+    int ok = (!o->include_functions || matches(o->include_functions, name))
+             && (!o->include_files || matches(o->include_files, file))
+             && !matches(o->exclude_functions, name) && !matches(o->exclude_files, file)
+             && !opted_out(u->tu, fn);
+    free(name);
+    free(file);
+    return ok;
+}
+
 /* An inline definition with external linkage may not refer to the unit's static
  * tables (C11 6.7.4p3), so it is not profiled; nor is its address taken at call sites:
  * a program may have no external definition and rely on inlining. */
@@ -318,14 +388,16 @@ static int is_external_inline(CXCursor fn)
     return clang_Cursor_isFunctionInlined(fn) && clang_getCursorLinkage(fn) == CXLinkage_External;
 }
 
-/* A function cprof may profile: declared or defined outside system headers. */
-static int may_be_routine(CXCursor fn, const char *name)
+/* A function cprof may profile: declared or defined outside system headers, and
+ * selected if this unit defines it. */
+static int may_be_routine(const struct unit *u, CXCursor fn, const char *name)
 {
     if (!strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7))
         return 0;
     CXCursor def = clang_getCursorDefinition(fn);
     if (!clang_Cursor_isNull(def)) {
-        if (is_external_inline(def))
+        if (is_external_inline(def)
+            || (!clang_Location_isInSystemHeader(clang_getCursorLocation(def)) && !selected(u, def)))
             return 0;
         fn = def;
     }
@@ -355,6 +427,22 @@ static struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offs
     return s;
 }
 
+/* With libcalls: the routine standing for a library function, one per name in the
+ * unit, named as called and filed under <library>.  Declared in a system header,
+ * never glibc's internals (__...). */
+static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
+{
+    CXSourceLocation loc = clang_getCursorLocation(fn);
+    if (!clang_Location_isInSystemHeader(loc) || !strncmp(name, "__", 2) || is_external_inline(fn))
+        return -1;
+    for (int i = 0; i < u->nroutines; i++)
+        if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
+            return i;
+    GROW(u->routines, u->nroutines, u->routines_cap);
+    u->routines[u->nroutines] = (struct routine){ xstrdup(name), xstrdup("<library>"), 0 };
+    return u->nroutines++;
+}
+
 static void add_call(struct unit *u, CXCursor call)
 {
     CXCursor designator = clang_getNullCursor();
@@ -370,6 +458,7 @@ static void add_call(struct unit *u, CXCursor call)
     CXCursor fn = direct_callee(designator);
     char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
     enum node_kind kind = N_CALL;
+    int leaf = -1;
     if (name) {
         static const char *const setjmps[] = { "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", NULL };
         static const char *const longjmps[] = { "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", NULL };
@@ -379,9 +468,12 @@ static void add_call(struct unit *u, CXCursor call)
         for (int i = 0; longjmps[i]; i++)
             if (!strcmp(name, longjmps[i]))
                 kind = N_LONGJMP;
-        if (kind == N_CALL && !may_be_routine(fn, name)) {
-            free(name);
-            return;
+        if (kind == N_CALL && !may_be_routine(u, fn, name)) {
+            leaf = u->options->libcalls ? leaf_routine(u, fn, name) : -1;
+            if (leaf < 0) {
+                free(name);
+                return;
+            }
         }
     }
     int nargs = clang_Cursor_getNumArguments(call);
@@ -393,6 +485,7 @@ static void add_call(struct unit *u, CXCursor call)
     n->desig_start = dstart;
     n->desig_end = dend;
     n->target = name;
+    n->leaf = leaf;
     /* A function first declared by a call inside a body (an implicit declaration) may
      * not be named before that call: it would be undeclared there. */
     if (name) {
@@ -543,6 +636,11 @@ static void add_function(struct unit *u, CXCursor fn)
     char *name = cx_take(clang_getCursorSpelling(fn));
     unsigned line;
     char *file = presumed(clang_getCursorLocation(fn), &line);
+    if (!selected(u, fn)) {
+        free(name);
+        free(file);
+        return;
+    }
     if (is_external_inline(fn)) {
         fprintf(stderr, "cprof-cc: %s:%u: warning: inline function '%s' with external linkage "
                 "is not profiled\n", file, line, name);
@@ -591,7 +689,7 @@ static enum CXChildVisitResult collect_functions(CXCursor c, CXCursor parent, CX
     struct unit *u = data;
     if (clang_getCursorKind(c) == CXCursor_FunctionDecl) {
         char *name = cx_take(clang_getCursorSpelling(c));
-        if (may_be_routine(c, name)) {
+        if (may_be_routine(u, c, name)) {
             GROW(u->functions, u->nfunctions, u->functions_cap);
             u->functions[u->nfunctions++] = name;
         } else {
@@ -715,7 +813,13 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         render_range(u, out, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
         str_add(out, "); ", 3);
     }
-    if (!n->target) {
+    if (n->leaf >= 0) {
+        /* No hook in a library function: the call site opens and closes its activation. */
+        str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(cprof_leave), unused))"
+                        " = (__cprof_call(%d, (void (*)(void))%s), cprof_enter(&__cprof_r[%d])); ",
+                   site, site, n->target, n->leaf);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
+    } else if (!n->target) {
         str_printf(out, "__auto_type __cprof_f%d = (", site);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
@@ -838,7 +942,8 @@ static int check_diagnostics(CXTranslationUnit tu, char *why, size_t why_size)
     return 0;
 }
 
-int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file, int openmp,
+int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file,
+                  const struct cprof_rewrite_options *options,
                   const char *const *clang_args, int nclang_args,
                   char *why, size_t why_size)
 {
@@ -873,9 +978,10 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
 
     u.text = text;
     u.size = size;
-    if (openmp)
+    if (options->openmp)
         find_parallel_pragmas(&u);
     u.tu = tu;
+    u.options = options;
     u.file = clang_getFile(tu, in_path);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_functions, &u);
     qsort(u.functions, (size_t)u.nfunctions, sizeof *u.functions, by_name);

@@ -4,15 +4,27 @@
 
 #include <stddef.h>
 
+/* What to instrument.  Pattern lists are comma-separated fnmatch globs; a file
+ * pattern matches the file as gcc names it or its last component. */
+struct cprof_rewrite_options {
+    int openmp;                     /* -fopenmp: gcc obeys the OpenMP pragmas */
+    const char *include_functions;  /* when set, only these functions ... */
+    const char *include_files;      /* ... defined in these files are profiled */
+    const char *exclude_functions;
+    const char *exclude_files;
+    int libcalls;                   /* calls to library functions profiled as leaves */
+};
+
 /* Rewrites the gcc-preprocessed C source in_path (of unit_file, as the user named it)
- * into out_path: every function defined
- * outside system headers gets an entry hook, every call that may reach one gets a facade
- * (docs/rewriting.md).  openmp: compiled with -fopenmp (otherwise gcc ignores the
- * OpenMP pragmas, and so does the rewriter).  clang_args are extra arguments for libclang (-std=...).
+ * into out_path: every selected function defined outside system headers gets an entry
+ * hook, every call that may reach one gets a facade (docs/rewriting.md).  A function
+ * not selected, or marked __attribute__((no_instrument_function)), is left as if cprof
+ * had not compiled it.  clang_args are extra arguments for libclang (-std=...).
  * Returns 0 on success.  On a construct it cannot handle, writes nothing and returns -1
- * with "file:line: warning: reason" in why.  Warnings about parts left uninstrumented go to
- * stderr, one per construct. */
-int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file, int openmp,
+ * with "file:line: warning: reason" in why.  Warnings about parts left uninstrumented
+ * go to stderr, one per construct. */
+int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file,
+                  const struct cprof_rewrite_options *options,
                   const char *const *clang_args, int nclang_args,
                   char *why, size_t why_size);
 
