@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "rewrite.h"
 
 /* ---- argument vectors ---- */
 
@@ -166,16 +165,27 @@ static const char *gxx(void)
     return g && *g ? g : "g++";
 }
 
-/* Runs argv; with err_path, its stderr goes there.  Returns the exit status. */
-static int run(const char *const *argv, const char *err_path)
+/* Starts argv with the given stdin and stdout descriptors (-1: inherited) and, with
+ * err_path, its stderr going there.  Returns the pid, or -1. */
+static pid_t spawn(const char *const *argv, int in, int out, int close_in_child, const char *err_path)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "cprof-cc: fork: %s\n", strerror(errno));
-        return 1;
+        return -1;
     }
     if (pid == 0) {
+        if (in >= 0)
+            dup2(in, 0);
+        if (out >= 0)
+            dup2(out, 1);
+        if (close_in_child >= 0)
+            close(close_in_child);
+        if (in > 2)
+            close(in);
+        if (out > 2)
+            close(out);
         if (err_path) {
             int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
             if (fd >= 0) {
@@ -187,13 +197,27 @@ static int run(const char *const *argv, const char *err_path)
         fprintf(stderr, "cprof-cc: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    return pid;
+}
+
+/* The exit status of pid, as a shell reports it. */
+static int wait_for(pid_t pid)
+{
     int status;
+    if (pid < 0)
+        return 1;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return 1;
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
+}
+
+/* Runs argv; with err_path, its stderr goes there.  Returns the exit status. */
+static int run(const char *const *argv, const char *err_path)
+{
+    return wait_for(spawn(argv, -1, -1, -1, err_path));
 }
 
 static void copy_to_stderr(const char *path)
@@ -208,15 +232,16 @@ static void copy_to_stderr(const char *path)
     fclose(f);
 }
 
-static char *first_line(const char *path)
+/* The first line of path holding `want` (NULL: the last line). */
+static char *line_of(const char *path, const char *want)
 {
-    static char line[512];
+    static char line[1024];
     line[0] = 0;
     FILE *f = fopen(path, "r");
     if (!f)
         return line;
     while (fgets(line, sizeof line, f))
-        if (strstr(line, "error"))
+        if (want && strstr(line, want))
             break;
     fclose(f);
     line[strcspn(line, "\n")] = 0;
@@ -254,6 +279,12 @@ static void make_tmpdir(void)
 
 enum mode { LINK, COMPILE, ASSEMBLE_ONLY /* -S */, GCC_ONLY };
 
+/* cprof's own options (docs/cprof-cc.md), passed on to the rewriter. */
+struct cprof_options {
+    const char *include_functions, *include_files, *exclude_functions, *exclude_files;
+    int libcalls;
+};
+
 enum language { OTHER, C_SOURCE, CXX_SOURCE };
 
 struct input {
@@ -272,7 +303,7 @@ struct cmdline {
     const char *std;
     int dep_md;         /* -MD or -MMD given */
     int openmp;         /* -fopenmp in effect */
-    struct cprof_rewrite_options select;
+    struct cprof_options select;
 };
 
 static int has_suffix(const char *s, const char *suffix)
@@ -495,6 +526,31 @@ static void runtime_libs(struct cmdline *c, struct argv *out)
     push(out, "-lpthread");
 }
 
+/* The rewriter's command line: cprof's options for this unit. */
+static void rewriter_args(struct cmdline *c, const struct input *in, const char *copy,
+                          const char *rewritten, struct argv *rw)
+{
+    const struct cprof_options *o = &c->select;
+    push(rw, fmt("%s/cprof-rewrite", install_dir("libexec/cprof")));
+    if (c->openmp)
+        push(rw, "--openmp");
+    if (o->libcalls)
+        push(rw, "--libcalls");
+    if (c->std)
+        push(rw, !strcmp(c->std, "-ansi") ? "--std=c90" : fmt("-%s", c->std));
+    if (o->include_functions)
+        push(rw, fmt("--include-functions=%s", o->include_functions));
+    if (o->include_files)
+        push(rw, fmt("--include-files=%s", o->include_files));
+    if (o->exclude_functions)
+        push(rw, fmt("--exclude-functions=%s", o->exclude_functions));
+    if (o->exclude_files)
+        push(rw, fmt("--exclude-files=%s", o->exclude_files));
+    push(rw, in->path);
+    push(rw, copy);
+    push(rw, rewritten);
+}
+
 /* Compiles one source, profiled if possible.  Returns gcc's exit status. */
 static int compile_source(struct cmdline *c, const struct input *in, int n, const char *object)
 {
@@ -502,9 +558,10 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     mkdir(dir, 0700);
     char *pre = fmt("%s/%s", dir, base_name(in->path, ".i"));
     char *rewritten = fmt("%s/%s", dir, base_name(in->path, ".cprof.i"));
-    char *errors = fmt("%s/stderr", dir);
+    char *errors = fmt("%s/stderr", dir), *rw_errors = fmt("%s/rewrite.stderr", dir);
 
-    struct argv pp = { 0 };
+    /* gcc -E | cprof-rewrite: the rewriter loads libclang while gcc preprocesses. */
+    struct argv pp = { 0 }, rw = { 0 };
     push(&pp, gcc());
     common_flags(c, &pp, 1);
     if (c->dep_md)
@@ -517,20 +574,32 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     push(&pp, "-x");
     push(&pp, "c");
     push(&pp, in->path);
-    push(&pp, "-o");
-    push(&pp, pre);
-    int status = run(pp.v, NULL);
+    rewriter_args(c, in, pre, rewritten, &rw);
+    int fd[2];
+    if (pipe(fd) != 0) {
+        fprintf(stderr, "cprof-cc: pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    pid_t rewriter = spawn(rw.v, fd[0], -1, fd[1], rw_errors);
+    pid_t preprocessor = spawn(pp.v, -1, fd[1], fd[0], NULL);
+    close(fd[0]);
+    close(fd[1]);
+    int status = wait_for(preprocessor);
+    int rewrite_status = wait_for(rewriter);
     free(pp.v);
+    free(rw.v);
     if (status != 0)
         return status;
 
-    const char *clang_args[2];
-    int nclang = 0;
-    if (c->std)
-        clang_args[nclang++] = !strcmp(c->std, "-ansi") ? "-std=c90" : c->std;
-    char why[1024];
-    c->select.openmp = c->openmp;
-    int rewrote = cprof_rewrite(pre, rewritten, in->path, &c->select, clang_args, nclang, why, sizeof why) == 0;
+    char why[1100];
+    int rewrote = rewrite_status == 0;
+    if (rewrote)
+        copy_to_stderr(rw_errors);      /* its warnings about parts left unprofiled */
+    else if (rewrite_status == 1)
+        snprintf(why, sizeof why, "%s", line_of(rw_errors, NULL));
+    else
+        snprintf(why, sizeof why, "%s: warning: the rewriter failed (status %d: %s)", in->path,
+                 rewrite_status, line_of(rw_errors, NULL));
 
     struct argv cc = { 0 };
     push(&cc, gcc());
@@ -549,7 +618,7 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
             return 0;
         }
         snprintf(why, sizeof why, "%s: warning: the instrumented code did not compile (%s)", in->path,
-                 first_line(errors));
+                 line_of(errors, "error"));
         /* Back to the user's flags, preprocessing included. */
         cc.n = 0;
         push(&cc, gcc());
@@ -586,13 +655,13 @@ static int finish(struct cmdline *c, struct argv *final, const char **objects)
 
 /* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;
  * the environment gives the defaults. */
-static void take_cprof_options(struct argv *args, struct cprof_rewrite_options *o)
+static void take_cprof_options(struct argv *args, struct cprof_options *o)
 {
     static const struct { const char *option, *env; size_t field; } lists[] = {
-        { "-fcprof-include-function=", "CPROF_INCLUDE_FUNCTIONS", offsetof(struct cprof_rewrite_options, include_functions) },
-        { "-fcprof-include-file=", "CPROF_INCLUDE_FILES", offsetof(struct cprof_rewrite_options, include_files) },
-        { "-fcprof-exclude-function=", "CPROF_EXCLUDE_FUNCTIONS", offsetof(struct cprof_rewrite_options, exclude_functions) },
-        { "-fcprof-exclude-file=", "CPROF_EXCLUDE_FILES", offsetof(struct cprof_rewrite_options, exclude_files) },
+        { "-fcprof-include-function=", "CPROF_INCLUDE_FUNCTIONS", offsetof(struct cprof_options, include_functions) },
+        { "-fcprof-include-file=", "CPROF_INCLUDE_FILES", offsetof(struct cprof_options, include_files) },
+        { "-fcprof-exclude-function=", "CPROF_EXCLUDE_FUNCTIONS", offsetof(struct cprof_options, exclude_functions) },
+        { "-fcprof-exclude-file=", "CPROF_EXCLUDE_FILES", offsetof(struct cprof_options, exclude_files) },
     };
     enum { NLISTS = sizeof lists / sizeof *lists };
     for (int k = 0; k < NLISTS; k++) {
@@ -630,7 +699,7 @@ int main(int argc, char **argv)
     push(&args, argv[0]);
     for (int i = 1; i < argc; i++)
         add_arg(&args, argv[i], 0);
-    struct cprof_rewrite_options select;
+    struct cprof_options select;
     take_cprof_options(&args, &select);
     struct cmdline c;
     parse(&c, args.n, (char **)args.v);

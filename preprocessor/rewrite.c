@@ -895,29 +895,6 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
                u->nroutines, u->nsites);
 }
 
-static int read_file(const char *path, char **text, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    struct str s = { 0 };
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        str_add(&s, buf, n);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(s.p);
-        return -1;
-    }
-    if (!s.p)
-        str_add(&s, "", 0);
-    *text = s.p;
-    *size = s.len;
-    return 0;
-}
-
 /* An error outside system headers means libclang did not understand the user's code:
  * rewriting it could change its meaning. */
 static int check_diagnostics(CXTranslationUnit tu, char *why, size_t why_size)
@@ -942,17 +919,11 @@ static int check_diagnostics(CXTranslationUnit tu, char *why, size_t why_size)
     return 0;
 }
 
-int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file,
-                  const struct cprof_rewrite_options *options,
+int cprof_rewrite(const char *text, size_t size, const char *text_name, const char *out_path,
+                  const char *unit_file, const struct cprof_rewrite_options *options,
                   const char *const *clang_args, int nclang_args,
                   char *why, size_t why_size)
 {
-    char *text;
-    size_t size;
-    if (read_file(in_path, &text, &size) != 0) {
-        snprintf(why, why_size, "%s: warning: cannot read the preprocessed text", in_path);
-        return -1;
-    }
     /* gcc's system headers use two things clang 14 does not know. */
     const char *fixed[] = { "-x", "c", "-D__malloc__(...)=__malloc__", "-D_Float128=__float128",
                             "-ferror-limit=0", "-Wno-everything" };
@@ -964,8 +935,9 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
 
     CXIndex index = clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
-    enum CXErrorCode rc = clang_parseTranslationUnit2(index, in_path, args, nfixed + nclang_args,
-                                                      NULL, 0, CXTranslationUnit_KeepGoing, &tu);
+    struct CXUnsavedFile unsaved = { text_name, text, (unsigned long)size };
+    enum CXErrorCode rc = clang_parseTranslationUnit2(index, text_name, args, nfixed + nclang_args,
+                                                      &unsaved, 1, CXTranslationUnit_KeepGoing, &tu);
     free(args);
     int result = -1;
     struct unit u = { 0 };
@@ -982,7 +954,7 @@ int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_fi
         find_parallel_pragmas(&u);
     u.tu = tu;
     u.options = options;
-    u.file = clang_getFile(tu, in_path);
+    u.file = clang_getFile(tu, text_name);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_functions, &u);
     qsort(u.functions, (size_t)u.nfunctions, sizeof *u.functions, by_name);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
@@ -1056,6 +1028,5 @@ done:
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);
-    free(text);
     return result;
 }

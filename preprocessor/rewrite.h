@@ -15,16 +15,17 @@ struct cprof_rewrite_options {
     int libcalls;                   /* calls to library functions profiled as leaves */
 };
 
-/* Rewrites the gcc-preprocessed C source in_path (of unit_file, as the user named it)
- * into out_path: every selected function defined outside system headers gets an entry
- * hook, every call that may reach one gets a facade (docs/rewriting.md).  A function
- * not selected, or marked __attribute__((no_instrument_function)), is left as if cprof
- * had not compiled it.  clang_args are extra arguments for libclang (-std=...).
+/* Rewrites the gcc-preprocessed C source text[0..size) (of unit_file, as the user
+ * named it; text_name is the name libclang gives the text) into out_path: every
+ * selected function defined outside system headers gets an entry hook, every call
+ * that may reach one gets a facade (docs/rewriting.md).  A function not selected, or
+ * marked __attribute__((no_instrument_function)), is left as if cprof had not compiled
+ * it.  clang_args are extra arguments for libclang (-std=...).
  * Returns 0 on success.  On a construct it cannot handle, writes nothing and returns -1
  * with "file:line: warning: reason" in why.  Warnings about parts left uninstrumented
  * go to stderr, one per construct. */
-int cprof_rewrite(const char *in_path, const char *out_path, const char *unit_file,
-                  const struct cprof_rewrite_options *options,
+int cprof_rewrite(const char *text, size_t size, const char *text_name, const char *out_path,
+                  const char *unit_file, const struct cprof_rewrite_options *options,
                   const char *const *clang_args, int nclang_args,
                   char *why, size_t why_size);
 

@@ -1,0 +1,104 @@
+/* rewriter.c: cprof-rewrite, the libclang half of cprof-cc, in a process of its own.
+ *
+ *   cprof-rewrite [OPTION...] UNIT_FILE INPUT_COPY OUTPUT  < preprocessed-text
+ *
+ * cprof-cc starts it at the same time as gcc -E and pipes the preprocessed text in:
+ * loading libclang (about 20 ms) then overlaps preprocessing, and a cprof-cc that only
+ * answers a probe (--version, -E...) never loads it.  A crash in libclang is a failed
+ * rewrite, not a failed build.
+ *
+ * Writes INPUT_COPY (the text as read) and OUTPUT (the rewritten text).  Exit status 0
+ * on success; 1 with one last stderr line "file:line: warning: reason" when the unit
+ * cannot be instrumented; 2 for a usage error.
+ *
+ * Options: --openmp, --libcalls, --std=STD, --include-functions=LIST,
+ * --include-files=LIST, --exclude-functions=LIST, --exclude-files=LIST (rewrite.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rewrite.h"
+
+static char *read_all(FILE *f, size_t *size)
+{
+    size_t cap = 1 << 16, n = 0, got;
+    char *p = malloc(cap);
+    while (p && (got = fread(p + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *q = realloc(p, cap *= 2);
+            if (!q)
+                free(p);
+            p = q;
+        }
+    }
+    if (!p || ferror(f)) {
+        free(p);
+        return NULL;
+    }
+    *size = n;
+    return p;
+}
+
+static int write_all(const char *path, const char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct cprof_rewrite_options o = { 0 };
+    const struct { const char *name; const char **value; } lists[] = {
+        { "--include-functions=", &o.include_functions }, { "--include-files=", &o.include_files },
+        { "--exclude-functions=", &o.exclude_functions }, { "--exclude-files=", &o.exclude_files },
+    };
+    const char *clang_args[1];
+    int nclang = 0, i = 1;
+    for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
+        const char *a = argv[i];
+        int known = 0;
+        for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+            size_t n = strlen(lists[k].name);
+            if (!strncmp(a, lists[k].name, n)) {
+                *lists[k].value = a + n;
+                known = 1;
+            }
+        }
+        if (!strcmp(a, "--openmp"))
+            o.openmp = known = 1;
+        else if (!strcmp(a, "--libcalls"))
+            o.libcalls = known = 1;
+        else if (!strncmp(a, "--std=", 6)) {
+            clang_args[0] = a + 1;      /* -std=... */
+            nclang = known = 1;
+        }
+        if (!known) {
+            fprintf(stderr, "cprof-rewrite: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (argc - i != 3) {
+        fputs("usage: cprof-rewrite [OPTION...] UNIT_FILE INPUT_COPY OUTPUT < preprocessed\n", stderr);
+        return 2;
+    }
+    const char *unit = argv[i], *copy = argv[i + 1], *out = argv[i + 2];
+    size_t size;
+    char *text = read_all(stdin, &size);
+    if (!text || write_all(copy, text, size) != 0) {
+        fprintf(stderr, "%s: warning: cannot read the preprocessed text\n", unit);
+        free(text);
+        return 1;
+    }
+    char why[1024];
+    int rc = cprof_rewrite(text, size, copy, out, unit, &o, clang_args, nclang, why, sizeof why);
+    free(text);
+    if (rc != 0) {
+        fprintf(stderr, "%s\n", why);
+        return 1;
+    }
+    return 0;
+}
