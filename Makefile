@@ -2,6 +2,7 @@
 #   make deps            install the Debian packages cprof needs (as root)
 #   make                 build everything into build/
 #   make demo            profile examples/jacobi and print the report
+#   make examples        build every examples/*/ with cprof-cc, run it, read its profile
 #   make check           run the test suite (tests/run)
 #   make install PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
@@ -14,7 +15,7 @@ CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir)
 CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir)
 
 # Build and test dependencies, all from Debian.
-DEBIAN_PACKAGES := gcc make libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config \
+DEBIAN_PACKAGES := gcc g++ make cmake autoconf libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config \
                    clang-14 libclang-rt-14-dev
 
 B := build
@@ -25,12 +26,13 @@ endif
 
 RT_SRC  := $(wildcard runtime/*.c)
 RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
-PP_SRC  := $(wildcard preprocessor/*.c)
-PP_OBJ  := $(PP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/cprof_h.o
+# cprof-cc (the driver) does not load libclang; cprof-rewrite does.
+CC_OBJ  := $(B)/obj/preprocessor/driver.o
+RW_OBJ  := $(B)/obj/preprocessor/rewriter.o $(B)/obj/preprocessor/rewrite.o $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)
 
-all: $(B)/bin/cprof-cc $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h
+all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h
@@ -65,7 +67,11 @@ $(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) -I$(CLANG_INC) -c $< -o $@
 
-$(B)/bin/cprof-cc: $(PP_OBJ)
+$(B)/bin/cprof-cc: $(CC_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_SAN) $^ -o $@
+
+$(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
@@ -102,12 +108,27 @@ demo: all
 	cd examples/jacobi && OMP_NUM_THREADS=2 ./jacobi
 	$(B)/bin/cprof-report --json examples/jacobi/cprof.out
 
+# Every example: a clean build with cprof-cc, a run (OMP_NUM_THREADS=2, which writes
+# DIR/cprof.out), and cprof-report reading the profile; the first failure stops it.
+EXAMPLE_DIRS := $(sort $(dir $(wildcard examples/*/Makefile)))
+
+examples: all
+	@set -e; for d in $(EXAMPLE_DIRS); do \
+	    echo "== $$d"; \
+	    $(MAKE) -C $$d clean; \
+	    $(MAKE) -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc; \
+	    $(MAKE) -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc run; \
+	    $(B)/bin/cprof-report --json $$d/cprof.out > /dev/null; \
+	done
+
 check: all
 	tests/run
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/libexec/cprof
+	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(DESTDIR)$(PREFIX)/libexec/cprof/
 	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
@@ -115,4 +136,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo check install clean fuzz
+.PHONY: all deps demo examples check install clean fuzz
