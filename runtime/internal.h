@@ -35,6 +35,7 @@ struct cprof_routine_rec {
     uint64_t time[2];          /* outermost activations only (paper 4.4.1), ticks */
     uint64_t ext[2];           /* entries from code cprof did not compile */
     uint64_t ext_time[2];
+    uint64_t self_time[2];     /* all activations, minus their callees on the same thread */
     int depth;                 /* concurrent activations open on this worker */
     int max_depth;
 };
@@ -53,6 +54,7 @@ struct cprof_call_rec {
 /* One open activation, on its worker's shadow stack. */
 struct cprof_frame {
     uint64_t t0;
+    uint64_t children;              /* elapsed time of activations nested in this one */
     uint64_t *time_slot;            /* call record (or external) time to add the elapsed time to */
     struct cprof_routine_rec *rec;
     struct cprof_routine *routine;
@@ -82,7 +84,10 @@ struct cprof_worker {
 
 extern __thread struct cprof_worker *cprof_self;
 
-struct cprof_worker *cprof_worker_create(void);
+/* A listed worker is the calling thread's shard for good; an unlisted one is scratch
+ * (start-up measurement), released with cprof_worker_destroy(). */
+struct cprof_worker *cprof_worker_create(int listed);
+void cprof_worker_destroy(struct cprof_worker *w);
 struct cprof_worker *cprof_workers(void);        /* list head, newest first */
 struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int routine);
 struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int callee);
@@ -101,6 +106,8 @@ void cprof_tables_unlock(void);
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);
+/* Measures what one cprof_enter + cprof_leave pair costs, in ticks, on scratch data. */
+double cprof_facade_cost_ticks(void);
 
 /* ---- profile.c ---- */
 

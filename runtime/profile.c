@@ -17,6 +17,7 @@
 #include "internal.h"
 
 static pid_t start_pid;
+static double facade_cost_ticks;
 
 static void at_exit(void)
 {
@@ -27,6 +28,7 @@ static void at_exit(void)
 void cprof_runtime_start(void)
 {
     cprof_clock_start();
+    facade_cost_ticks = cprof_facade_cost_ticks();
     start_pid = getpid();
     atexit(at_exit);
 }
@@ -100,11 +102,12 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
         struct cprof_routine_rec *r = w->routines[i];
         if (!r || !(r->entries[0] | r->entries[1]))
             continue;
-        json_array_append_new(routines, json_pack("[i I o I o i I o I o]", i,
+        json_array_append_new(routines, json_pack("[i I o I o i I o I o o o]", i,
             (json_int_t)r->entries[0], ns(r->time[0], npt),
             (json_int_t)r->entries[1], ns(r->time[1], npt), r->max_depth,
             (json_int_t)r->ext[0], ns(r->ext_time[0], npt),
-            (json_int_t)r->ext[1], ns(r->ext_time[1], npt)));
+            (json_int_t)r->ext[1], ns(r->ext_time[1], npt),
+            ns(r->self_time[0], npt), ns(r->self_time[1], npt)));
     }
     for (int i = 0; i < w->sites_cap; i++) {
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
@@ -132,11 +135,12 @@ static json_t *profile_json(void)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
 
-    json_t *root = json_pack("{s:s s:i s:s s:I s:I s:I s:s s:{s:i s:i s:i}}",
+    json_t *root = json_pack("{s:s s:i s:s s:I s:I s:I s:s s:f s:{s:i s:i s:i}}",
         "format", "cprof-profile", "version", 1, "program", exe,
         "pid", (json_int_t)getpid(), "start_unix_ns", (json_int_t)cprof_start_unix_ns(),
         "elapsed_ns", (json_int_t)cprof_elapsed_ns(),
         "clock", cprof_clock_is_tsc ? "tsc" : "monotonic",
+        "call_cost_ns", facade_cost_ticks * npt,
         "machine", "pus", topology_count(&topo, HWLOC_OBJ_PU),
         "cores", topology_count(&topo, HWLOC_OBJ_CORE),
         "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));

@@ -40,7 +40,7 @@ struct cprof_worker *cprof_workers(void)
     return w;
 }
 
-struct cprof_worker *cprof_worker_create(void)
+struct cprof_worker *cprof_worker_create(int listed)
 {
     struct cprof_worker *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
     if (!w)
@@ -58,6 +58,8 @@ struct cprof_worker *cprof_worker_create(void)
     w->stack = w->top = stack;
     w->stack_end = w->stack + STACK_FRAMES;
 
+    if (!listed)
+        return w;
     pthread_mutex_lock(&list_lock);
     w->id = nworkers++;
     w->next = list;
@@ -65,6 +67,19 @@ struct cprof_worker *cprof_worker_create(void)
     pthread_mutex_unlock(&list_lock);
     cprof_self = w;
     return w;
+}
+
+/* Only for unlisted workers: arena chunks other than the current one are not tracked,
+ * and scratch use never needs more than one. */
+void cprof_worker_destroy(struct cprof_worker *w)
+{
+    munmap(w->stack, STACK_FRAMES * sizeof(struct cprof_frame));
+    if (w->arena_end)
+        free(w->arena_end - ARENA_CHUNK);
+    free(w->routines);
+    free(w->sites);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
 }
 
 /* Called with w->lock held. */
