@@ -4,6 +4,7 @@
 #   make demo            profile examples/jacobi and print the report
 #   make examples        build every examples/*/ with cprof-cc, run it, read its profile
 #   make check           run the test suite (tests/run)
+#   make bench           benchmarks: compile time of cprof-cc against gcc per example
 #   make install PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -124,6 +125,10 @@ examples: all
 check: all
 	tests/run
 
+# Benchmarks print ratios against baselines measured in the same run, never assert.
+bench: all
+	bench/compile.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
@@ -132,8 +137,10 @@ install: all
 	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 reports/cprof-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo examples check install clean fuzz
+.PHONY: all deps demo examples check bench install clean fuzz

@@ -37,7 +37,7 @@ static json_t *per_worker(const cprof_profile *p, const cprof_prof_routine *r, s
 static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
 {
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o,"
-                     " s:o, s:o, s:I}",
+                     " s:o, s:o, s:I, s:I, s:o}",
                      "name", r->name, "file", r->file, "line", (json_int_t)r->line,
                      "s_caller", (json_int_t)r->s_caller.n,
                      "s_caller_t", (json_int_t)r->s_caller.t,
@@ -49,7 +49,8 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
                      "cs_callee_t", PER_WORKER(cs_callee.t),
                      "cc_callee", PER_WORKER(cc_callee.n),
                      "cc_callee_t", PER_WORKER(cc_callee.t),
-                     "max_depth", (json_int_t)r->max_depth);
+                     "max_depth", (json_int_t)r->max_depth,
+                     "s_self_t", (json_int_t)r->s_self_t, "c_self_t", PER_WORKER(c_self_t));
 }
 
 static json_t *site(const cprof_prof_site *s)
@@ -94,9 +95,12 @@ char *cprof_report_json(const cprof_profile *p)
         routines = append(routines, routine(p, &p->routines[i]));
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
-    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:{s:I, s:I, s:I}, s:I, s:o, s:o, s:o}",
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:I, s:f, s:{s:I, s:I, s:I}, s:I,"
+                            " s:o, s:o, s:o}",
                             "format", "cprof", "version", 1, "program", p->program,
                             "elapsed_ns", (json_int_t)p->elapsed_ns, "clock", p->clock,
+                            "start_unix_ns", (json_int_t)p->start_unix_ns,
+                            "call_cost_ns", p->call_cost_ns,
                             "machine", "pus", (json_int_t)p->pus,
                             "cores", (json_int_t)p->cores, "packages", (json_int_t)p->packages,
                             "files", (json_int_t)p->nfiles,

@@ -3,22 +3,47 @@
  * Exit status: 0 done, 1 a profile file could not be used (or output failed), 2 usage.
  * Errors are one line on stderr, and stdout stays empty unless the report is complete.
  */
+#define _GNU_SOURCE
 #include "profile.h"
 #include "report.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: cprof-report --json FILE...\n"
+    "usage: cprof-report [-b] [--sort KEY] [--threshold PCT] [--routine NAME] FILE...\n"
+    "       cprof-report --csv SECTION [--sort KEY] [--threshold PCT] [--routine NAME] FILE...\n"
+    "       cprof-report --json FILE...\n"
     "       cprof-report --help\n"
-    "Sum the cprof profile files FILE... (written by programs built with cprof-cc).\n"
-    "  --json   print the summed profile as one JSON document (docs/report-json.md)\n"
-    "  --help   print this help and exit\n";
+    "Sum the cprof profile files FILE... (written by programs built with cprof-cc) and\n"
+    "print the report: summary, flat profile, concurrency cases, call arcs, call graph,\n"
+    "per-thread concurrency (see cprof-report(1) and docs/report.md).\n"
+    "  -b, --brief       leave out the explanations under each section\n"
+    "  --sort KEY        order of the flat profile: self (default), inclusive, calls, name\n"
+    "  --threshold PCT   hide flat profile and call graph entries below PCT % time\n"
+    "  --routine NAME    only the entries that involve the routine(s) named NAME\n"
+    "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
+    "                    arcs, callgraph, threads, spread\n"
+    "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
+    "  --help            print this help and exit\n";
+
+typedef cprof_table *section_fn(const cprof_view *v);
+
+/* Report order. */
+static section_fn *const sections[] = {
+    cprof_section_summary, cprof_section_flat,      cprof_section_cases,
+    cprof_section_arcs,    cprof_section_callgraph, cprof_section_threads,
+    cprof_section_spread,
+};
+static const char *const csv_names[] = {
+    "summary", "flat", "cases", "arcs", "callgraph", "threads", "spread",
+};
+#define NSECTIONS (sizeof sections / sizeof *sections)
 
 /* One line on stderr, whatever the file names and keys quoted in msg contain. */
 static void error_line(const char *msg)
@@ -37,21 +62,65 @@ static int usage_error(const char *msg)
     return 2;
 }
 
+/* Index of s in names[0..n-1], or -1. */
+static int lookup(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+/* The text report, or the CSV of section csv (>= 0), in memory; NULL if out of memory. */
+static char *render(const cprof_view *v, int csv)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return NULL;
+    for (size_t s = 0; s < NSECTIONS; s++) {
+        if (csv >= 0 && (size_t)csv != s)
+            continue;
+        cprof_table *t = sections[s](v);
+        if (csv >= 0)
+            cprof_table_print_csv(m, t);
+        else {
+            fputs(s ? "\n\n" : "", m);
+            cprof_table_print_text(m, t, v->o->brief);
+        }
+        cprof_table_free(t);
+    }
+    if (fclose(m)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 int main(int argc, char **argv)
 {
-    /* Long options only; their values are outside char range so that optopt tells an
-     * unknown short option from a misused long one. */
-    enum { OPT_JSON = 256, OPT_HELP };
+    /* Long options only, but -b; their values are outside char range so that optopt
+     * tells an unknown short option from a misused long one. */
+    enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"help", no_argument, NULL, OPT_HELP},
+        {"brief", no_argument, NULL, 'b'},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"sort", required_argument, NULL, OPT_SORT},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"routine", required_argument, NULL, OPT_ROUTINE},
         {NULL, 0, NULL, 0},
     };
-    bool json = false;
-    int opt;
+    static const char *const sort_keys[] = {"self", "inclusive", "calls", "name"};
+    cprof_opts o = {0};
+    bool json = false, text_opts = false;
+    int csv = -1, opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        char msg[256];
+    while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
+        char msg[256], *end;
+        text_opts |= opt != OPT_JSON && opt != OPT_HELP;
         switch (opt) {
         case OPT_JSON:
             json = true;
@@ -59,6 +128,37 @@ int main(int argc, char **argv)
         case OPT_HELP:
             fputs(usage_text, stdout);
             return 0;
+        case 'b':
+            o.brief = true;
+            break;
+        case OPT_CSV:
+            if ((csv = lookup(optarg, csv_names, NSECTIONS)) < 0) {
+                snprintf(msg, sizeof msg, "unknown section '%s' for --csv", optarg);
+                return usage_error(msg);
+            }
+            break;
+        case OPT_SORT: {
+            int k = lookup(optarg, sort_keys, 4);
+            if (k < 0) {
+                snprintf(msg, sizeof msg, "unknown key '%s' for --sort", optarg);
+                return usage_error(msg);
+            }
+            o.sort = (cprof_sort)k;
+            break;
+        }
+        case OPT_THRESHOLD:
+            errno = 0;
+            o.threshold = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(o.threshold >= 0 && o.threshold <= 100)) {
+                snprintf(msg, sizeof msg, "--threshold wants a percentage from 0 to 100,"
+                         " not '%s'", optarg);
+                return usage_error(msg);
+            }
+            o.has_threshold = true;
+            break;
+        case OPT_ROUTINE:
+            o.routine = optarg;
+            break;
         default:
             if (optopt > 0 && optopt < 256)
                 snprintf(msg, sizeof msg, "invalid option '-%c'", optopt);
@@ -69,10 +169,8 @@ int main(int argc, char **argv)
     }
     if (optind == argc)
         return usage_error(NULL);
-    if (!json) {
-        error_line("text report not implemented yet; use --json");
-        return 2;
-    }
+    if (json && text_opts)
+        return usage_error("--json takes no other option");
 
     cprof_profile p;
     char err[1024];
@@ -80,8 +178,25 @@ int main(int argc, char **argv)
         error_line(err);
         return 1;
     }
-    char *text = cprof_report_json(&p);
+    char *text = NULL;
+    int rc = 0;
+    if (json) {
+        text = cprof_report_json(&p);
+    } else {
+        cprof_view v;
+        if (cprof_view_init(&v, &p, &o)) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "no routine named '%s' in the profile", o.routine);
+            error_line(msg);
+            rc = 1;
+        } else {
+            text = render(&v, csv);
+        }
+        cprof_view_free(&v);
+    }
     cprof_profile_free(&p);
+    if (rc)
+        return rc;
     if (!text) {
         error_line("out of memory");
         return 1;

@@ -5,6 +5,7 @@
  * out to be bad.  The raw images are then summed into a cprof_profile.
  */
 #include "profile.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -16,7 +17,8 @@
 
 const char cprof_external_name[] = "<external>";
 
-enum { NCOLS = 10 };  /* columns of a worker's "routines" and "calls" rows */
+/* Columns of a worker's "routines" and "calls" rows; both are stored MAX_COLS wide. */
+enum { ROUTINE_COLS = 12, CALL_COLS = 10, MAX_COLS = 12 };
 
 struct raw_routine {
     const char *name, *file;
@@ -32,14 +34,15 @@ struct raw_site {
 
 struct raw_worker {
     int64_t tid, omp_thread, pu, core;
-    int64_t (*routine_rows)[NCOLS], (*call_rows)[NCOLS];
+    int64_t (*routine_rows)[MAX_COLS], (*call_rows)[MAX_COLS];
     size_t nroutine_rows, ncall_rows;
 };
 
 struct raw_file {
     json_t *root;  /* owns the strings below */
     const char *program, *clock;
-    int64_t elapsed_ns, pus, cores, packages;
+    int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
+    double call_cost_ns;
     struct raw_routine *routines;
     struct raw_site *sites;
     struct raw_worker *workers;  /* by id */
@@ -68,28 +71,6 @@ static int fail(struct loader *l, const char *fmt, ...)
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
-/* Sizes come from input that was read whole, so running out of memory here is the
- * machine's problem, not the file's: say so and stop. */
-static void *check_alloc(void *p)
-{
-    if (!p) {
-        fputs("cprof-report: out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    return check_alloc(calloc(n ? n : 1, size));
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xcalloc(n, 1), s, n);
-}
-
 /* ---- reading one file ---- */
 
 static char *read_whole(struct loader *l, size_t *len)
@@ -100,11 +81,11 @@ static char *read_whole(struct loader *l, size_t *len)
         return NULL;
     }
     size_t cap = 1 << 16, n = 0, got;
-    char *buf = xcalloc(cap, 1);
+    char *buf = cprof_xcalloc(cap, 1);
     while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
         n += got;
         if (n == cap)
-            buf = check_alloc(realloc(buf, cap *= 2));
+            buf = cprof_xrealloc(buf, cap *= 2);
     }
     int rd_errno = ferror(f) ? errno : 0;
     fclose(f);
@@ -121,7 +102,8 @@ static char *read_whole(struct loader *l, size_t *len)
 }
 
 /* One key of an object: a string (out is const char **), an integer not below min
- * (out is int64_t *), or an array or object (out is json_t **). */
+ * (out is int64_t *), a real not below min (out is double *), or an array or object
+ * (out is json_t **). */
 struct field {
     const char *key;
     json_type type;
@@ -131,7 +113,7 @@ struct field {
 
 static const char *const type_name[] = {
     [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
-    [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer",
+    [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer", [JSON_REAL] = "a number",
 };
 
 /* Fill f[0..n-1] from obj, which must have exactly these keys.  where_fmt names obj in
@@ -152,7 +134,9 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
         json_t *v = json_object_get(obj, f[i].key);
         if (!v)
             return fail(l, "invalid profile: %s has no \"%s\"", where, f[i].key);
-        if (json_typeof(v) != f[i].type)
+        /* A real-valued field may be written as an integer: 19 is 19.0. */
+        int same = json_typeof(v) == f[i].type || (f[i].type == JSON_REAL && json_is_number(v));
+        if (!same)
             return fail(l, "invalid profile: %s: \"%s\" is not %s", where, f[i].key,
                         type_name[f[i].type]);
         switch (f[i].type) {
@@ -165,6 +149,12 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
                             ", below %lld", where, f[i].key, json_integer_value(v),
                             (long long)f[i].min);
             *(int64_t *)f[i].out = json_integer_value(v);
+            break;
+        case JSON_REAL:
+            if (json_number_value(v) < (double)f[i].min)
+                return fail(l, "invalid profile: %s: \"%s\" is below %lld", where, f[i].key,
+                            (long long)f[i].min);
+            *(double *)f[i].out = json_number_value(v);
             break;
         default:
             *(json_t **)f[i].out = v;
@@ -192,20 +182,20 @@ struct index_col {
     const char *table;
 };
 
-/* Copy the array arr, worker w's table `name` (rows of NCOLS integers): the first nidx
+/* Copy the array arr, worker w's table `name` (rows of ncols integers): the first nidx
  * columns are indexes described by idx, the others counts and times, never negative. */
-static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name,
+static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, size_t ncols,
                     const struct index_col *idx, size_t nidx,
-                    int64_t (**rows)[NCOLS], size_t *nrows)
+                    int64_t (**rows)[MAX_COLS], size_t *nrows)
 {
     *nrows = json_array_size(arr);
-    *rows = xcalloc(*nrows, sizeof **rows);
+    *rows = cprof_xcalloc(*nrows, sizeof **rows);
     for (size_t i = 0; i < *nrows; i++) {
         json_t *row = json_array_get(arr, i);
-        if (!json_is_array(row) || json_array_size(row) != NCOLS)
-            return fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %d"
-                        " integers", w, name, i, NCOLS);
-        for (size_t c = 0; c < NCOLS; c++) {
+        if (!json_is_array(row) || json_array_size(row) != ncols)
+            return fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
+                        " integers", w, name, i, ncols);
+        for (size_t c = 0; c < ncols; c++) {
             json_t *v = json_array_get(row, c);
             if (!json_is_integer(v))
                 return fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is not"
@@ -227,8 +217,8 @@ static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name,
 static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
 {
     rf->nworkers = json_array_size(arr);
-    rf->workers = xcalloc(rf->nworkers, sizeof *rf->workers);
-    bool *seen = xcalloc(rf->nworkers, sizeof *seen);
+    rf->workers = cprof_xcalloc(rf->nworkers, sizeof *rf->workers);
+    bool *seen = cprof_xcalloc(rf->nworkers, sizeof *seen);
     int rc = 0;
     for (size_t i = 0; i < rf->nworkers && !rc; i++) {
         int64_t id;
@@ -263,10 +253,11 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
         const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
         const struct index_col call_idx[] = {{rf->nsites, "sites"},
                                              {rf->nroutines, "routines"}};
-        rc = get_rows(l, routines, i, "routines", routine_idx, 1, &w->routine_rows,
-                      &w->nroutine_rows);
+        rc = get_rows(l, routines, i, "routines", ROUTINE_COLS, routine_idx, 1,
+                      &w->routine_rows, &w->nroutine_rows);
         if (!rc)
-            rc = get_rows(l, calls, i, "calls", call_idx, 2, &w->call_rows, &w->ncall_rows);
+            rc = get_rows(l, calls, i, "calls", CALL_COLS, call_idx, 2, &w->call_rows,
+                          &w->ncall_rows);
     }
     free(seen);
     return rc;
@@ -316,16 +307,17 @@ static int read_raw(struct loader *l, struct raw_file *rf)
         return -1;
 
     const char *format;
-    int64_t version, pid, start;
+    int64_t version;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     const struct field top[] = {
         {"format", JSON_STRING, &format, 0},
         {"version", JSON_INTEGER, &version, 0},
         {"program", JSON_STRING, &rf->program, 0},
-        {"pid", JSON_INTEGER, &pid, 0},
-        {"start_unix_ns", JSON_INTEGER, &start, 0},
+        {"pid", JSON_INTEGER, &rf->pid, 0},
+        {"start_unix_ns", JSON_INTEGER, &rf->start_unix_ns, 0},
         {"elapsed_ns", JSON_INTEGER, &rf->elapsed_ns, 0},
         {"clock", JSON_STRING, &rf->clock, 0},
+        {"call_cost_ns", JSON_REAL, &rf->call_cost_ns, 0},
         {"machine", JSON_OBJECT, &machine, 0},
         {"routines", JSON_ARRAY, &routines, 0},
         {"sites", JSON_ARRAY, &sites, 0},
@@ -341,7 +333,7 @@ static int read_raw(struct loader *l, struct raw_file *rf)
         return -1;
 
     rf->nroutines = json_array_size(routines);
-    rf->routines = xcalloc(rf->nroutines, sizeof *rf->routines);
+    rf->routines = cprof_xcalloc(rf->nroutines, sizeof *rf->routines);
     for (size_t i = 0; i < rf->nroutines; i++) {
         struct raw_routine *r = &rf->routines[i];
         const struct field f[] = {
@@ -354,7 +346,7 @@ static int read_raw(struct loader *l, struct raw_file *rf)
     }
 
     rf->nsites = json_array_size(sites);
-    rf->sites = xcalloc(rf->nsites, sizeof *rf->sites);
+    rf->sites = cprof_xcalloc(rf->nsites, sizeof *rf->sites);
     for (size_t i = 0; i < rf->nsites; i++) {
         struct raw_site *s = &rf->sites[i];
         const struct field f[] = {
@@ -404,22 +396,22 @@ static void merge_routines(cprof_profile *p, struct raw_file *files, size_t nfil
     size_t n = 0, k = 0;
     for (size_t i = 0; i < nfiles; i++)
         n += files[i].nroutines;
-    struct raw_routine **refs = xcalloc(n, sizeof *refs);
+    struct raw_routine **refs = cprof_xcalloc(n, sizeof *refs);
     for (size_t i = 0; i < nfiles; i++)
         for (size_t j = 0; j < files[i].nroutines; j++)
             refs[k++] = &files[i].routines[j];
     qsort(refs, n, sizeof *refs, cmp_raw_routine);
 
-    p->routines = xcalloc(n, sizeof *p->routines);
+    p->routines = cprof_xcalloc(n, sizeof *p->routines);
     for (k = 0; k < n; k++) {
         struct raw_routine *r = refs[k];
         cprof_prof_routine *last = p->nroutines ? &p->routines[p->nroutines - 1] : NULL;
         if (!last || strcmp(last->name, r->name) || strcmp(last->file, r->file)) {
             last = &p->routines[p->nroutines++];
-            last->name = xstrdup(r->name);
-            last->file = xstrdup(r->file);
+            last->name = cprof_xstrdup(r->name);
+            last->file = cprof_xstrdup(r->file);
             last->line = r->line;
-            last->worker = xcalloc(p->nworkers, sizeof *last->worker);
+            last->worker = cprof_xcalloc(p->nworkers, sizeof *last->worker);
         }
         r->global = p->nroutines - 1;
     }
@@ -467,7 +459,7 @@ static bool same_site(const struct contrib *a, const struct contrib *b)
 static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *in, size_t n,
                      char *const *paths)
 {
-    p->arcs = xcalloc(n, sizeof *p->arcs);
+    p->arcs = cprof_xcalloc(n, sizeof *p->arcs);
     for (size_t i = 0, end; i < n; i = end) {
         cprof_prof_arc *arc = &p->arcs[p->narcs++];
         arc->caller = in[i].caller;
@@ -481,7 +473,7 @@ static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *i
                 last = in[end].from;
         }
         l->path = paths[last];
-        arc->sites = xcalloc(arc->nsites, sizeof *arc->sites);
+        arc->sites = cprof_xcalloc(arc->nsites, sizeof *arc->sites);
         cprof_prof_site *site = NULL;
         for (size_t k = i; k < end; k++) {
             const struct contrib *x = &in[k];
@@ -491,7 +483,7 @@ static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *i
                 continue;
             if (!site || !same_site(x, x - 1)) {
                 site = site ? site + 1 : arc->sites;
-                site->file = xstrdup(x->file);
+                site->file = cprof_xstrdup(x->file);
                 site->line = x->line;
             }
             if (!tally_add(&site->s, x->s.n, x->s.t) || !tally_add(&site->c, x->c.n, x->c.t))
@@ -517,8 +509,12 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             size_t g = rf->routines[v[0]].global;
             cprof_prof_routine *r = &p->routines[g];
             if (!tally_add(&r->s_caller, v[1], v[2]) ||
-                !tally_add(&r->worker[w].c_caller, v[3], v[4]))
+                !tally_add(&r->worker[w].c_caller, v[3], v[4]) ||
+                __builtin_add_overflow(r->s_self_t, v[10], &r->s_self_t) ||
+                __builtin_add_overflow(r->worker[w].c_self_t, v[11], &r->worker[w].c_self_t))
                 return overflow(l);
+            /* Every entry, external or not, went through one profiled call's facade. */
+            p->overhead_ns += rf->call_cost_ns * ((double)v[1] + (double)v[3]);
             if (v[5] > r->max_depth)
                 r->max_depth = v[5];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
@@ -550,8 +546,11 @@ static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
                  char *const *paths, size_t nfiles)
 {
     p->nfiles = nfiles;
-    p->program = xstrdup(files[0].program);
-    p->clock = xstrdup(files[0].clock);
+    p->program = cprof_xstrdup(files[0].program);
+    p->clock = cprof_xstrdup(files[0].clock);
+    p->pid = files[0].pid;
+    p->start_unix_ns = files[0].start_unix_ns;
+    p->call_cost_ns = files[0].call_cost_ns;
     p->pus = files[0].pus;
     p->cores = files[0].cores;
     p->packages = files[0].packages;
@@ -568,7 +567,7 @@ static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
 
     /* Ids are dense in every file, so worker w is described by the first file with more
      * than w workers. */
-    p->workers = xcalloc(p->nworkers, sizeof *p->workers);
+    p->workers = cprof_xcalloc(p->nworkers, sizeof *p->workers);
     for (size_t i = 0, have = 0; i < nfiles; i++)
         for (; have < files[i].nworkers; have++) {
             const struct raw_worker *w = &files[i].workers[have];
@@ -577,7 +576,7 @@ static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
 
     merge_routines(p, files, nfiles);
 
-    struct contrib *c = xcalloc(ncontrib, sizeof *c);
+    struct contrib *c = cprof_xcalloc(ncontrib, sizeof *c);
     size_t n = 0;
     int rc = 0;
     for (size_t i = 0; i < nfiles && !rc; i++) {
@@ -596,7 +595,7 @@ int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, char
                        size_t errlen)
 {
     struct loader l = {NULL, err, errlen};
-    struct raw_file *files = xcalloc(npaths, sizeof *files);
+    struct raw_file *files = cprof_xcalloc(npaths, sizeof *files);
     int rc = 0;
     memset(p, 0, sizeof *p);
     for (size_t i = 0; i < npaths && !rc; i++) {

@@ -28,6 +28,7 @@ typedef struct {
     cprof_tally c_callee;   /* S-C calls made by B */
     cprof_tally cs_callee;  /* C-S calls made by B */
     cprof_tally cc_callee;  /* C-C calls made by B */
+    int64_t c_self_t;       /* self time of B's concurrent activations on this worker */
 } cprof_prof_routine_worker;
 
 /* A routine, identified by (name, file); every routine the files declare is here,
@@ -38,6 +39,7 @@ typedef struct {
     cprof_tally s_caller;               /* sequential entries, outermost time */
     cprof_tally s_callee;               /* S-S calls made by B */
     int64_t max_depth;                  /* over all workers and files */
+    int64_t s_self_t;                   /* self time of the sequential activations */
     cprof_prof_routine_worker *worker;  /* [nworkers] */
 } cprof_prof_routine;
 
@@ -62,6 +64,9 @@ typedef struct {
 typedef struct {
     size_t nfiles;
     char *program, *clock;           /* from the first file */
+    int64_t pid, start_unix_ns;      /* from the first file */
+    double call_cost_ns;             /* from the first file: one profiled call's cost */
+    double overhead_ns;              /* sum over files of call_cost_ns x entries */
     int64_t pus, cores, packages;    /* "machine" of the first file */
     int64_t elapsed_ns;              /* sum over the files */
     cprof_prof_worker *workers;      /* [nworkers], by id */

@@ -1,12 +1,23 @@
-/* report.h: the report writers.  Each renders a merged profile as one text, in memory,
- * so that nothing reaches stdout unless the whole report could be made. */
+/* report.h: the report writers.  Each renders a merged profile in memory, so that
+ * nothing reaches stdout unless the whole report could be made. */
 #ifndef CPROF_REPORT_REPORT_H
 #define CPROF_REPORT_REPORT_H
 
 #include "profile.h"
+#include "table.h"
+#include "view.h"
 
 /* The --json document (docs/report-json.md), newline-terminated; malloc'd, NULL if out
  * of memory. */
 char *cprof_report_json(const cprof_profile *p);
+
+/* The sections of the text report, in report order (docs/report.md), each one table. */
+cprof_table *cprof_section_summary(const cprof_view *v);    /* summary.c */
+cprof_table *cprof_section_flat(const cprof_view *v);       /* flat.c */
+cprof_table *cprof_section_cases(const cprof_view *v);      /* cases.c */
+cprof_table *cprof_section_arcs(const cprof_view *v);       /* arcs.c */
+cprof_table *cprof_section_callgraph(const cprof_view *v);  /* callgraph.c */
+cprof_table *cprof_section_threads(const cprof_view *v);    /* threads.c: per worker */
+cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per region */
 
 #endif

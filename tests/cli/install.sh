@@ -9,7 +9,7 @@ tar -C "$root" --exclude=./build --exclude=./.git --exclude=./tests -cf - . | ta
 make -C "$tmp/src" -j2 install PREFIX="$tmp/inst" > "$tmp/make.log" 2>&1; st=$?
 check "make install PREFIX=\$tmp/inst (from a copy of the sources)" "status $st" "$(tail -n 5 "$tmp/make.log" | sed 's/^/  | /')" -- [ $st = 0 ]
 rm -rf "$tmp/src"
-for f in bin/cprof-cc bin/cprof-report lib/libcprof.a include/cprof.h; do
+for f in bin/cprof-cc bin/cprof-report lib/libcprof.a include/cprof.h share/man/man1/cprof-report.1; do
     check "installed $f" -- test -s "$tmp/inst/$f"
 done
 

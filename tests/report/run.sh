@@ -53,7 +53,7 @@ doubled() {
     run --json "$1" "$1" && cp "$tmp/out" "$tmp/twice" && run --json "$1" || return 1
     jq -S '
       def keep: IN("line", "max_depth", "version", "files", "id", "tid", "omp_thread",
-                   "pu", "core", "pus", "cores", "packages");
+                   "pu", "core", "pus", "cores", "packages", "start_unix_ns", "call_cost_ns");
       reduce (paths(numbers) | select(map(strings) | last | keep | not)) as $p
         (.; setpath($p; getpath($p) * 2))
       | .files = 2' "$tmp/out" >"$tmp/want" && [ -s "$tmp/want" ] &&
@@ -112,8 +112,23 @@ check "bad: call site index out of range" bad "$(variant site-idx '.workers[1].c
 check "bad: callee index out of range" bad "$(variant callee-idx '.workers[1].calls[0][1] = 99')"
 check "bad: site caller out of range" bad "$(variant site-caller '.sites[2].caller = 7')" \
     "invalid profile: sites[2]: caller index 7 out of range (7 routines)"
-check "bad: row with 9 columns" bad "$(variant short-row '.workers[0].calls[2] |= .[1:]')"
-check "bad: row with 11 columns" bad "$(variant long-row '.workers[0].routines[0] += [0]')"
+check "bad: calls row with 9 columns" bad "$(variant short-row '.workers[0].calls[2] |= .[1:]')"
+check "bad: calls row with 12 columns" bad "$(variant long-call '.workers[0].calls[0] += [0, 0]')" \
+    "invalid profile: workers[0].calls[0] is not an array of 10 integers"
+check "bad: routines row with 13 columns" bad "$(variant long-row '.workers[0].routines[0] += [0]')"
+check "bad: routines row with 10 columns (older layout)" bad "$(variant old-row '.workers[0].routines[0] |= .[:10]')" \
+    "invalid profile: workers[0].routines[0] is not an array of 12 integers"
+check "bad: negative self time" bad "$(variant negative-self '.workers[1].routines[0][11] = -1')" \
+    "invalid profile: workers[1].routines[0]: column 11 is negative"
+check "bad: no call_cost_ns" bad "$(variant no-cost 'del(.call_cost_ns)')" \
+    'invalid profile: the profile has no "call_cost_ns"'
+check "bad: string call_cost_ns" bad "$(variant str-cost '.call_cost_ns = "19"')" \
+    'invalid profile: the profile: "call_cost_ns" is not a number'
+int_cost=$(variant int-cost '.call_cost_ns = 19')
+check "an integer call_cost_ns is a number (19 is 19.0)" \
+    eval 'run --json "$int_cost" && [ "$rc" = 0 ] && [ "$(jq .call_cost_ns "$tmp/out")" = 19 ]'
+check "bad: negative call_cost_ns" bad "$(variant neg-cost '.call_cost_ns = -1.5')" \
+    'invalid profile: the profile: "call_cost_ns" is below 0'
 check "bad: negative count" bad "$(variant negative '.workers[0].calls[1][4] = -3')" \
     "invalid profile: workers[0].calls[1]: column 4 is negative"
 check "bad: real where an integer must be" bad "$(variant real '.workers[1].routines[0][2] = 1.5')"
@@ -136,19 +151,36 @@ sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/
 check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
     "counts or times overflow 64 bits when summed" "$fx/basic.json"
 
+# Bad input gets the same treatment from the text report and from --csv.
+badtext() {
+    run "$@"
+    [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+        grep -q '^cprof-report: ' "$tmp/err"
+}
+check "text report: missing file" badtext "$tmp/missing.json"
+check "text report: empty file" badtext "$tmp/empty.json"
+check "text report: truncated file" badtext "$tmp/truncated.json"
+check "text report: garbage" badtext "$tmp/garbage.json"
+check "text report: wrong version" badtext "$tmp/version.json"
+check "--csv flat: garbage" badtext --csv flat "$tmp/garbage.json"
+check "--routine naming no routine" badtext --routine nosuch "$fx/loop.json"
+[ "$(cat "$tmp/err")" = "cprof-report: no routine named 'nosuch' in the profile" ]
+check "--routine naming no routine: the message" test $? = 0
+
 # Command line.
 usage() { run "$@"; [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -q '^usage: cprof-report' "$tmp/err"; }
 help() { run --help; [ "$rc" = 0 ] && grep -q '^usage: cprof-report' "$tmp/out" && [ ! -s "$tmp/err" ]; }
-no_text() {
-    run "$fx/basic.json"
-    [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
-        [ "$(cat "$tmp/err")" = "cprof-report: text report not implemented yet; use --json" ]
-}
 check "--help" help
 check "no files: usage" usage --json
 check "unknown option: usage" usage --jsn "$fx/basic.json"
 check "option with an argument: usage" usage --json=yes "$fx/basic.json"
-check "without --json: not implemented yet" no_text
+check "--json with a text option: usage" usage --json -b "$fx/basic.json"
+check "unknown --csv section: usage" usage --csv flats "$fx/loop.json"
+check "unknown --sort key: usage" usage --sort time "$fx/loop.json"
+check "--threshold above 100: usage" usage --threshold 101 "$fx/loop.json"
+check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
+
+. "$here/text.sh"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,0 +1,139 @@
+/* cases.c: section 3, per routine the four cases of its calls (S-S, S-C, C-S, C-C) and
+ * its two kinds of entries, with the spread of the per-worker numbers. */
+#include "report.h"
+#include "alloc.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+static const char explain[] =
+    "For each routine that ran concurrently or made concurrent calls:\n"
+    "S entries  its sequential entries and the time of their outermost activations\n"
+    "C entries  its concurrent entries (inside an active parallel region), same time\n"
+    "S-S        calls it made while entered sequentially, outside its own parallel\n"
+    "           regions, and the elapsed time of those callees\n"
+    "S-C        calls it made from inside its own active parallel region\n"
+    "C-S        calls it made while entered concurrently, outside regions of its own\n"
+    "C-C        calls it made while entered concurrently, inside a nested active region\n"
+    "           of its own\n"
+    "min, mean, max   over all workers of the per-worker times (concurrent rows only)\n"
+    "imbalance        max / mean: 1.00 is a perfectly even spread over the workers\n"
+    "Times are in milliseconds.  Routines that were only entered and only called\n"
+    "sequentially are folded into one S-S line.\n";
+
+static const cprof_column cols[] = {
+    {"name", "name", true},
+    {NULL, "file", false},
+    {"case", "case", true},
+    {"calls", "calls", false},
+    {"time", "time_ns", false},
+    {"min", "min_ns", false},
+    {"mean", "mean_ns", false},
+    {"max", "max_ns", false},
+    {"imbalance", "imbalance", false},
+};
+
+/* The per-worker tally at byte offset off of routine r's worker entries. */
+static cprof_tally tally(const cprof_prof_routine *r, size_t w, size_t off)
+{
+    return *(const cprof_tally *)((const char *)&r->worker[w] + off);
+}
+
+static void start(cprof_table *t, const cprof_view *v, size_t i, bool first, const char *c)
+{
+    cprof_table_row(t);
+    cprof_cell_str2(t, first ? v->r[i].label : "", v->p->routines[i].name);
+    cprof_cell_str(t, v->p->routines[i].file);
+    cprof_cell_str(t, c);
+}
+
+static void single(cprof_table *t, cprof_tally x)
+{
+    cprof_cell_int(t, x.n);
+    cprof_cell_time(t, x.t);
+    for (int k = 0; k < 4; k++)
+        cprof_cell_empty(t);
+}
+
+static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off)
+{
+    const cprof_prof_routine *r = &v->p->routines[i];
+    size_t nw = v->p->nworkers;
+    cprof_tally sum = {0};
+    int64_t min = INT64_MAX, max = 0;
+    for (size_t w = 0; w < nw; w++) {
+        cprof_tally x = tally(r, w, off);
+        sum.n = cprof_add(sum.n, x.n);
+        sum.t = cprof_add(sum.t, x.t);
+        min = x.t < min ? x.t : min;
+        max = x.t > max ? x.t : max;
+    }
+    cprof_cell_int(t, sum.n);
+    cprof_cell_time(t, sum.t);
+    if (!sum.n && !sum.t) {
+        for (int k = 0; k < 4; k++)
+            cprof_cell_empty(t);
+        return;
+    }
+    cprof_cell_time(t, min);
+    cprof_cell_time(t, sum.t / (int64_t)nw + (sum.t % (int64_t)nw * 2 >= (int64_t)nw));
+    cprof_cell_time(t, max);
+    if (sum.t)
+        cprof_cell_real(t, (double)max * (double)nw / (double)sum.t);
+    else
+        cprof_cell_empty(t);
+}
+
+static bool concurrent(const cprof_view *v, size_t i)
+{
+    const cprof_prof_routine *r = &v->p->routines[i];
+    for (size_t w = 0; w < v->p->nworkers; w++) {
+        const cprof_prof_routine_worker *x = &r->worker[w];
+        if (x->c_caller.n || x->c_callee.n || x->cs_callee.n || x->cc_callee.n)
+            return true;
+    }
+    return false;
+}
+
+cprof_table *cprof_section_cases(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Concurrency cases", explain, cols,
+                                     sizeof cols / sizeof *cols);
+    size_t nseq = 0;
+    cprof_tally seq = {0};
+    for (size_t i = 0; i < p->nroutines; i++) {
+        const cprof_prof_routine *r = &p->routines[i];
+        if (!v->r[i].ran || !v->r[i].match)
+            continue;
+        if (!concurrent(v, i)) {
+            nseq++;
+            seq.n = cprof_add(seq.n, r->s_callee.n);
+            seq.t = cprof_add(seq.t, r->s_callee.t);
+            continue;
+        }
+        start(t, v, i, true, "S entries");
+        single(t, r->s_caller);
+        start(t, v, i, false, "C entries");
+        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller));
+        start(t, v, i, false, "S-S");
+        single(t, r->s_callee);
+        start(t, v, i, false, "S-C");
+        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_callee));
+        start(t, v, i, false, "C-S");
+        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, cs_callee));
+        start(t, v, i, false, "C-C");
+        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, cc_callee));
+    }
+    if (nseq) {
+        char *label = cprof_xasprintf("(%zu sequential-only routine%s)", nseq,
+                                      nseq == 1 ? "" : "s");
+        cprof_table_row(t);
+        cprof_cell_str2(t, label, "(sequential only)");
+        cprof_cell_empty(t);
+        cprof_cell_str(t, "S-S");
+        single(t, seq);
+        free(label);
+    }
+    return t;
+}

@@ -1,0 +1,111 @@
+/* flat.c: section 2, the flat profile: one row per routine that ran. */
+#define _GNU_SOURCE
+#include "report.h"
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char explain[] =
+    "%time     the routine's self time as a share of all routines' self time (the\n"
+    "          column adds up to 100)\n"
+    "self      time spent in the routine itself, on all workers: the elapsed time of\n"
+    "          its activations minus that of the activations nested in them on the\n"
+    "          same thread, as the runtime measured it per thread\n"
+    "inclusive time of its outermost activations, on all workers: with its callees,\n"
+    "          recursive activations counted once\n"
+    "s calls   entries while no parallel region was active (sequential)\n"
+    "c calls   entries inside an active parallel region (concurrent), all workers\n"
+    "self/call self time per call, in microseconds\n"
+    "incl/call inclusive time per call, in microseconds\n"
+    "name      the routine; (file) when two routines have the same name\n"
+    "Times are in milliseconds.  A callee that ran on another worker is not subtracted\n"
+    "from its caller's self time (it overlaps the caller), so self times add up to the\n"
+    "time all workers spent in routines, which may exceed the elapsed time.\n";
+
+static const cprof_column cols[] = {
+    {"%time", "pct_time", false},
+    {"self", "self_ns", false},
+    {"inclusive", "inclusive_ns", false},
+    {"s calls", "s_calls", false},
+    {"c calls", "c_calls", false},
+    {"self/call", "self_ns_per_call", false},
+    {"incl/call", "inclusive_ns_per_call", false},
+    {"name", "name", true},
+    {NULL, "file", false},
+};
+
+static int by_key(const void *x, const void *y, void *view)
+{
+    const cprof_view *v = view;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    const cprof_rview *ra = &v->r[a], *rb = &v->r[b];
+    int64_t ka = 0, kb = 0;
+    switch (v->o->sort) {
+    case CPROF_SORT_SELF:
+        ka = ra->self, kb = rb->self;
+        break;
+    case CPROF_SORT_INCLUSIVE:
+        ka = ra->inclusive, kb = rb->inclusive;
+        break;
+    case CPROF_SORT_CALLS:
+        ka = cprof_add(ra->s_calls, ra->c_calls), kb = cprof_add(rb->s_calls, rb->c_calls);
+        break;
+    case CPROF_SORT_NAME:
+        break;
+    }
+    if (ka != kb)
+        return ka < kb ? 1 : -1;
+    /* Routines are in (name, file) order already. */
+    return (a > b) - (a < b);
+}
+
+cprof_table *cprof_section_flat(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Flat profile", explain, cols,
+                                     sizeof cols / sizeof *cols);
+    size_t *order = cprof_xcalloc(p->nroutines, sizeof *order), n = 0, hidden = 0;
+    for (size_t i = 0; i < p->nroutines; i++)
+        if (v->r[i].ran && v->r[i].match)
+            order[n++] = i;
+    qsort_r(order, n, sizeof *order, by_key, (void *)v);
+    for (size_t k = 0; k < n; k++) {
+        const cprof_rview *r = &v->r[order[k]];
+        double pct = v->total_self ? 100.0 * (double)r->self / (double)v->total_self : 0.0;
+        if (v->o->has_threshold && pct < v->o->threshold) {
+            hidden++;
+            continue;
+        }
+        int64_t calls = cprof_add(r->s_calls, r->c_calls);
+        cprof_table_row(t);
+        cprof_cell_pct(t, pct);
+        cprof_cell_time(t, r->self);
+        cprof_cell_time(t, r->inclusive);
+        cprof_cell_int(t, r->s_calls);
+        cprof_cell_int(t, r->c_calls);
+        cprof_cell_per_call(t, r->self, calls);
+        cprof_cell_per_call(t, r->inclusive, calls);
+        cprof_cell_str2(t, r->label, p->routines[order[k]].name);
+        cprof_cell_str(t, p->routines[order[k]].file);
+    }
+    if (v->o->has_threshold)
+        cprof_table_note(t, "%zu entries below %g%% hidden", hidden, v->o->threshold);
+
+    /* gprof lists the routines that never ran, to show that nothing is missing. */
+    char *never = NULL;
+    size_t nnever = 0;
+    for (size_t i = 0; i < p->nroutines; i++)
+        if (!v->r[i].ran && v->r[i].match) {
+            char *s = cprof_xasprintf("%s%s%s", never ? never : "", never ? ", " : "",
+                                      v->r[i].label);
+            free(never);
+            never = s;
+            nnever++;
+        }
+    if (nnever)
+        cprof_table_note(t, "never called (%zu): %s", nnever, never);
+    free(never);
+    free(order);
+    return t;
+}

@@ -1,0 +1,75 @@
+/* summary.c: section 1, what ran, where, for how long, and what profiling it cost. */
+#include "report.h"
+
+#include <math.h>
+
+static const char explain[] =
+    "program and started come from the (first) profile file; elapsed is summed over\n"
+    "the files.  Workers are the threads that ran profiled code; packages, cores and\n"
+    "processing units are the machine's, as hwloc saw them.  Calls profiled counts\n"
+    "every entry of a routine, sequential or concurrent.  The overhead is an estimate:\n"
+    "the cost of one profiled call, measured by the runtime at start-up, times the\n"
+    "calls profiled, also shown as a share of the time the workers had (elapsed\n"
+    "times workers).  Most of it falls outside the routines' measured times, but the\n"
+    "calls a routine makes still cost it about that much each.\n";
+
+static const cprof_column cols[] = {
+    {"item", NULL, true},
+    {NULL, "key", false},
+    {"value", "value", true},
+};
+
+/* One row; the caller adds the value cell. */
+static void row(cprof_table *t, const char *label, const char *key)
+{
+    cprof_table_row(t);
+    cprof_cell_str(t, label);
+    cprof_cell_str(t, key);
+}
+
+static void int_row(cprof_table *t, const char *label, const char *key, int64_t v)
+{
+    row(t, label, key);
+    cprof_cell_int(t, v);
+}
+
+cprof_table *cprof_section_summary(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Summary", explain, cols, 3);
+    cprof_table_no_header(t);
+    int64_t s_calls = 0, c_calls = 0;
+    for (size_t i = 0; i < p->nroutines; i++) {
+        s_calls = cprof_add(s_calls, v->r[i].s_calls);
+        c_calls = cprof_add(c_calls, v->r[i].c_calls);
+    }
+    row(t, "program", "program");
+    cprof_cell_str(t, p->program);
+    row(t, "started", "start_unix_ns");
+    cprof_cell_date(t, p->start_unix_ns);
+    int_row(t, "pid", "pid", p->pid);
+    int_row(t, "profile files", "files", (int64_t)p->nfiles);
+    int_row(t, "workers", "workers", (int64_t)p->nworkers);
+    int_row(t, "packages", "packages", p->packages);
+    int_row(t, "cores", "cores", p->cores);
+    int_row(t, "processing units", "pus", p->pus);
+    row(t, "clock", "clock");
+    cprof_cell_str(t, p->clock);
+    row(t, "elapsed (ms)", "elapsed_ns");
+    cprof_cell_time(t, p->elapsed_ns);
+    int_row(t, "calls profiled", "calls", cprof_add(s_calls, c_calls));
+    int_row(t, "  sequential", "s_calls", s_calls);
+    int_row(t, "  concurrent", "c_calls", c_calls);
+    row(t, "cost of one call (ns)", "call_cost_ns");
+    cprof_cell_real(t, p->call_cost_ns);
+    row(t, "overhead, estimated (ms)", "overhead_ns");
+    cprof_cell_time(t, (int64_t)llround(fmin(p->overhead_ns, 9e18)));
+    row(t, "  % of elapsed x workers", "overhead_pct");
+    double capacity = (double)p->elapsed_ns * (double)p->nworkers;
+    cprof_cell_pct(t, capacity > 0 ? 100.0 * p->overhead_ns / capacity : 0.0);
+    if (v->o->routine) {
+        row(t, "restricted to routine", "routine");
+        cprof_cell_str(t, v->o->routine);
+    }
+    return t;
+}

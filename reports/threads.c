@@ -1,0 +1,121 @@
+/* threads.c: section 6, per-thread concurrency: what each worker did in parallel
+ * regions, then, for each routine that opened parallel regions, how the time of its
+ * concurrent calls is spread over the workers. */
+#include "report.h"
+#include "alloc.h"
+
+#include <stdlib.h>
+
+static const char workers_explain[] =
+    "worker      cprof's worker number (0 is the initial thread)\n"
+    "tid         the Linux thread id\n"
+    "omp         the OpenMP thread number when it first ran profiled code\n"
+    "pu, core    the processing unit it ran on then, and hwloc's index of its core\n"
+    "c entries   entries of routines on this worker inside active parallel regions\n"
+    "c time      time in those concurrent activations (their self times added up, so\n"
+    "            nested activations count once), in milliseconds\n"
+    "%elapsed    c time as a share of the program's elapsed time\n"
+    "vs mean     c time's deviation from the mean over the workers\n"
+    "Time a worker spent in a region outside any profiled routine (the loop of the\n"
+    "region's own body, waiting at barriers) is not c time: the region's routine\n"
+    "shows it only on the thread that opened the region.\n";
+
+static const char spread_explain[] =
+    "For each routine that made calls from inside its own parallel regions (S-C and\n"
+    "C-C calls), the calls and the callees' elapsed time on each worker (ms), its share\n"
+    "of the routine's total, and its deviation from the mean over the workers.  An even\n"
+    "spread shows every worker near 0%; the imbalance (max / mean) is in the\n"
+    "concurrency cases above.\n";
+
+static const cprof_column worker_cols[] = {
+    {"worker", "worker", false},
+    {"tid", "tid", false},
+    {"omp", "omp_thread", false},
+    {"pu", "pu", false},
+    {"core", "core", false},
+    {"c entries", "c_entries", false},
+    {"c time", "c_ns", false},
+    {"%elapsed", "pct_elapsed", false},
+    {"vs mean", "pct_vs_mean", false},
+};
+
+static const cprof_column spread_cols[] = {
+    {"name", "name", true},
+    {NULL, "file", false},
+    {"worker", "worker", false},
+    {"calls", "calls", false},
+    {"time", "time_ns", false},
+    {"%routine", "pct_routine", false},
+    {"vs mean", "pct_vs_mean", false},
+};
+
+/* (x - mean) / mean in %, mean = sum / n. */
+static double deviation(int64_t x, int64_t sum, size_t n)
+{
+    return sum ? 100.0 * ((double)x * (double)n - (double)sum) / (double)sum : 0.0;
+}
+
+cprof_table *cprof_section_threads(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Per-thread concurrency", workers_explain,
+                                     worker_cols, sizeof worker_cols / sizeof *worker_cols);
+    cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
+    int64_t sum = 0;
+    for (size_t w = 0; w < p->nworkers; w++) {
+        for (size_t i = 0; i < p->nroutines; i++)
+            if (v->r[i].match) {
+                c[w].n = cprof_add(c[w].n, p->routines[i].worker[w].c_caller.n);
+                c[w].t = cprof_add(c[w].t, p->routines[i].worker[w].c_self_t);
+            }
+        sum = cprof_add(sum, c[w].t);
+    }
+    for (size_t w = 0; w < p->nworkers; w++) {
+        const cprof_prof_worker *x = &p->workers[w];
+        cprof_table_row(t);
+        cprof_cell_int(t, (int64_t)w);
+        cprof_cell_int(t, x->tid);
+        cprof_cell_int(t, x->omp_thread);
+        cprof_cell_int(t, x->pu);
+        cprof_cell_int(t, x->core);
+        cprof_cell_int(t, c[w].n);
+        cprof_cell_time(t, c[w].t);
+        cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)c[w].t / (double)p->elapsed_ns : 0.0);
+        cprof_cell_pct(t, deviation(c[w].t, sum, p->nworkers));
+    }
+    free(c);
+    return t;
+}
+
+cprof_table *cprof_section_spread(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Concurrent callee time per worker", spread_explain,
+                                     spread_cols,
+                                     sizeof spread_cols / sizeof *spread_cols);
+    for (size_t i = 0; i < p->nroutines; i++) {
+        const cprof_prof_routine *r = &p->routines[i];
+        if (!v->r[i].match)
+            continue;
+        cprof_tally sum = {0};
+        for (size_t w = 0; w < p->nworkers; w++) {
+            sum.n = cprof_add(sum.n, cprof_add(r->worker[w].c_callee.n, r->worker[w].cc_callee.n));
+            sum.t = cprof_add(sum.t, cprof_add(r->worker[w].c_callee.t, r->worker[w].cc_callee.t));
+        }
+        if (!sum.n)
+            continue;
+        for (size_t w = 0; w < p->nworkers; w++) {
+            int64_t n = cprof_add(r->worker[w].c_callee.n, r->worker[w].cc_callee.n);
+            int64_t ns = cprof_add(r->worker[w].c_callee.t, r->worker[w].cc_callee.t);
+            cprof_table_row(t);
+            cprof_cell_str2(t, w ? "" : v->r[i].label, r->name);
+            cprof_cell_str(t, r->file);
+            cprof_cell_int(t, (int64_t)w);
+            cprof_cell_int(t, n);
+            cprof_cell_time(t, ns);
+            cprof_cell_pct(t, sum.t ? 100.0 * (double)ns / (double)sum.t : 0.0);
+            cprof_cell_pct(t, deviation(ns, sum.t, p->nworkers));
+        }
+    }
+    return t;
+}

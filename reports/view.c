@@ -1,0 +1,58 @@
+/* view.c: per-routine numbers shared by the text sections (see view.h). */
+#include "view.h"
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t cprof_add(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
+
+int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
+{
+    *v = (cprof_view){p, o, cprof_xcalloc(p->nroutines, sizeof *v->r), 0};
+    bool any = false;
+    for (size_t i = 0; i < p->nroutines; i++) {
+        const cprof_prof_routine *r = &p->routines[i];
+        cprof_rview *rv = &v->r[i];
+        /* Routines are sorted by name, so routines sharing a name are neighbours. */
+        bool shared = (i > 0 && !strcmp(r[-1].name, r->name)) ||
+                      (i + 1 < p->nroutines && !strcmp(r[1].name, r->name));
+        rv->label = shared ? cprof_xasprintf("%s (%s)", r->name, r->file)
+                           : cprof_xstrdup(r->name);
+        rv->s_calls = r->s_caller.n;
+        rv->self = r->s_self_t;
+        rv->inclusive = r->s_caller.t;
+        for (size_t w = 0; w < p->nworkers; w++) {
+            rv->c_calls = cprof_add(rv->c_calls, r->worker[w].c_caller.n);
+            rv->self = cprof_add(rv->self, r->worker[w].c_self_t);
+            rv->inclusive = cprof_add(rv->inclusive, r->worker[w].c_caller.t);
+        }
+        rv->ran = rv->s_calls || rv->c_calls;
+        rv->match = !o->routine || !strcmp(o->routine, r->name);
+        any |= rv->match;
+        v->total_self = cprof_add(v->total_self, rv->self);
+    }
+    for (size_t i = 0; i < p->narcs; i++) {
+        const cprof_prof_arc *a = &p->arcs[i];
+        if (a->caller == a->callee)
+            v->r[a->callee].self_calls = cprof_add(a->s.n, a->c.n);
+    }
+    return any ? 0 : -1;
+}
+
+void cprof_view_free(cprof_view *v)
+{
+    for (size_t i = 0; v->r && i < v->p->nroutines; i++)
+        free(v->r[i].label);
+    free(v->r);
+    v->r = NULL;
+}
+
+bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)
+{
+    return v->r[a->callee].match || (a->caller != CPROF_EXTERNAL && v->r[a->caller].match);
+}

@@ -1,0 +1,52 @@
+/* view.h: what the sections of the text report compute from the merged profile, once:
+ * the command-line options, and per routine its label, calls, self and inclusive time
+ * (docs/report.md says how each is derived). */
+#ifndef CPROF_REPORT_VIEW_H
+#define CPROF_REPORT_VIEW_H
+
+#include "profile.h"
+
+#include <stdbool.h>
+
+typedef enum {
+    CPROF_SORT_SELF, CPROF_SORT_INCLUSIVE, CPROF_SORT_CALLS, CPROF_SORT_NAME
+} cprof_sort;
+
+typedef struct {
+    bool brief;            /* -b: no explanations */
+    cprof_sort sort;       /* --sort: order of the flat profile */
+    double threshold;      /* --threshold: hide flat and call graph entries below (%) */
+    bool has_threshold;
+    const char *routine;   /* --routine: only entries that involve routines of this name */
+} cprof_opts;
+
+typedef struct {
+    char *label;          /* name, or "name (file)" if another routine has the same name */
+    int64_t s_calls;      /* sequential entries */
+    int64_t c_calls;      /* concurrent entries, all workers */
+    int64_t self;         /* self time, sequential + concurrent on all workers (ns) */
+    int64_t inclusive;    /* time of the outermost activations, all workers (ns) */
+    int64_t self_calls;   /* calls of the routine by itself (its self-arc) */
+    bool ran;             /* entered at least once */
+    bool match;           /* named by --routine (every routine if there is none) */
+} cprof_rview;
+
+typedef struct {
+    const cprof_profile *p;
+    const cprof_opts *o;
+    cprof_rview *r;       /* [p->nroutines] */
+    int64_t total_self;   /* sum of every routine's self: all time spent in routines */
+} cprof_view;
+
+/* Fill v from p and o; -1 if o->routine names no routine of p. */
+int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);
+void cprof_view_free(cprof_view *v);
+
+/* a + b, saturating: sums of valid counts can still exceed 64 bits. */
+int64_t cprof_add(int64_t a, int64_t b);
+
+/* Whether the routine or the caller/callee of an arc is named by --routine (an
+ * external caller never is). */
+bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a);
+
+#endif
