@@ -1,0 +1,195 @@
+/* profile_fuzz.c: libFuzzer target for cprof-report's profile reader and JSON writer.
+ *
+ * Each input is one profile file (docs/profile-format.md).  It is written to a memfd
+ * and read through its /proc/self/fd path, then:
+ *   1. cprof_profile_load(file); on success cprof_report_json() too;
+ *   2. cprof_profile_load(file, file): the merge of a file with itself;
+ *   3. if the input holds a NUL byte (never valid JSON), the bytes before and after the
+ *      first one are two files A and B, and cprof_profile_load(A, B) is run as well,
+ *      to merge files that differ (other routines, other numbers of workers).
+ * Besides the sanitizers (ASan, UBSan, LeakSanitizer), the target aborts on a broken
+ * contract of profile.h / report.h:
+ *   - a failed load leaves *p empty and says "PATH: problem" in err;
+ *   - a successful load yields a report (the JSON writer does not return NULL);
+ *   - summing a file with itself fails only if it overflows, and otherwise doubles
+ *     every count and time and keeps everything else (tests/report/run.sh checks the
+ *     same on the fixtures).
+ * Build and run: make fuzz (FUZZ_SECONDS=N), or tests/cli/fuzz.sh.
+ */
+#define _GNU_SOURCE
+#include "profile.h"
+#include "report.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct tmpfile {
+    int fd;
+    char path[64];
+};
+
+static struct tmpfile files[2];
+
+/* An anonymous file, reachable by path: nothing is left behind, whatever happens. */
+static void open_tmp(struct tmpfile *t, const char *name)
+{
+    t->fd = memfd_create(name, 0);
+    if (t->fd < 0) {
+        perror("profile_fuzz: memfd_create");
+        abort();
+    }
+    snprintf(t->path, sizeof t->path, "/proc/self/fd/%d", t->fd);
+}
+
+static void put(struct tmpfile *t, const uint8_t *data, size_t size)
+{
+    if (ftruncate(t->fd, 0) != 0 ||
+        (size && pwrite(t->fd, data, size, 0) != (ssize_t)size)) {
+        perror("profile_fuzz: writing the input");
+        abort();
+    }
+}
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "profile_fuzz: contract broken: %s (%s:%d)\n", #cond, \
+                    __FILE__, __LINE__);                                         \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
+
+static int is_empty(const cprof_profile *p)
+{
+    static const cprof_profile zero;
+    return !memcmp(p, &zero, sizeof zero);
+}
+
+/* Load paths; on failure check the error contract.  Returns the load's status. */
+static int load(cprof_profile *p, char *const *paths, size_t n, char *err, size_t errlen)
+{
+    memset(err, 0, errlen);
+    int rc = cprof_profile_load(p, paths, n, err, errlen);
+    CHECK(rc == 0 || rc == -1);
+    if (rc) {
+        CHECK(is_empty(p));
+        CHECK(memchr(err, 0, errlen) != NULL);
+        int blamed = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(paths[i]);
+            blamed |= !strncmp(err, paths[i], len) && !strncmp(err + len, ": ", 2) &&
+                      err[len + 2] != 0;
+        }
+        CHECK(blamed);
+    }
+    return rc;
+}
+
+static void report(const cprof_profile *p)
+{
+    char *text = cprof_report_json(p);
+    CHECK(text != NULL);
+    size_t n = strlen(text);
+    CHECK(n > 0 && text[n - 1] == '\n');
+    free(text);
+}
+
+static int twice(const cprof_tally *once, const cprof_tally *two)
+{
+    return two->n == 2 * once->n && two->t == 2 * once->t;
+}
+
+/* p2 is p1's file summed with itself. */
+static void check_doubled(const cprof_profile *p1, const cprof_profile *p2)
+{
+    CHECK(p2->nfiles == 2 && p1->nfiles == 1);
+    CHECK(p2->elapsed_ns == 2 * p1->elapsed_ns);
+    CHECK(p2->nworkers == p1->nworkers);
+    CHECK(p2->nroutines == p1->nroutines);
+    CHECK(p2->narcs == p1->narcs);
+    CHECK(!strcmp(p2->program, p1->program) && !strcmp(p2->clock, p1->clock));
+    CHECK(p2->pid == p1->pid && p2->start_unix_ns == p1->start_unix_ns);
+    CHECK(p2->call_cost_ns == p1->call_cost_ns);
+    CHECK(p2->pus == p1->pus && p2->cores == p1->cores && p2->packages == p1->packages);
+    for (size_t w = 0; w < p1->nworkers; w++)
+        CHECK(!memcmp(&p1->workers[w], &p2->workers[w], sizeof p1->workers[w]));
+    for (size_t i = 0; i < p1->nroutines; i++) {
+        const cprof_prof_routine *a = &p1->routines[i], *b = &p2->routines[i];
+        CHECK(!strcmp(a->name, b->name) && !strcmp(a->file, b->file));
+        CHECK(a->line == b->line && a->max_depth == b->max_depth);
+        CHECK(twice(&a->s_caller, &b->s_caller) && twice(&a->s_callee, &b->s_callee));
+        CHECK(b->s_self_t == 2 * a->s_self_t);
+        for (size_t w = 0; w < p1->nworkers; w++) {
+            const cprof_prof_routine_worker *x = &a->worker[w], *y = &b->worker[w];
+            CHECK(twice(&x->c_caller, &y->c_caller) && twice(&x->c_callee, &y->c_callee) &&
+                  twice(&x->cs_callee, &y->cs_callee) && twice(&x->cc_callee, &y->cc_callee));
+            CHECK(y->c_self_t == 2 * x->c_self_t);
+        }
+    }
+    for (size_t i = 0; i < p1->narcs; i++) {
+        const cprof_prof_arc *a = &p1->arcs[i], *b = &p2->arcs[i];
+        CHECK(a->caller == b->caller && a->callee == b->callee && a->nsites == b->nsites);
+        CHECK(twice(&a->s, &b->s) && twice(&a->c, &b->c));
+        for (size_t k = 0; k < a->nsites; k++) {
+            CHECK(!strcmp(a->sites[k].file, b->sites[k].file));
+            CHECK(a->sites[k].line == b->sites[k].line);
+            CHECK(twice(&a->sites[k].s, &b->sites[k].s) && twice(&a->sites[k].c, &b->sites[k].c));
+        }
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    open_tmp(&files[0], "cprof-fuzz-a");
+    open_tmp(&files[1], "cprof-fuzz-b");
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[1024];
+    cprof_profile one, two;
+    char *paths[2] = {files[0].path, files[0].path};
+
+    /* 1. the file alone */
+    put(&files[0], data, size);
+    int rc1 = load(&one, paths, 1, err, sizeof err);
+    if (!rc1)
+        report(&one);
+
+    /* 2. the file twice */
+    int rc2 = load(&two, paths, 2, err, sizeof err);
+    if (rc1)
+        CHECK(rc2);  /* a bad file stays bad */
+    else if (rc2)
+        CHECK(strstr(err, "overflow") != NULL);  /* only summing can fail */
+    else {
+        check_doubled(&one, &two);
+        report(&two);
+    }
+    if (!rc1)
+        cprof_profile_free(&one);
+    if (!rc2)
+        cprof_profile_free(&two);
+
+    /* 3. two different files, if the input is a pair */
+    const uint8_t *nul = memchr(data, 0, size);
+    if (nul) {
+        size_t na = (size_t)(nul - data);
+        put(&files[0], data, na);
+        put(&files[1], nul + 1, size - na - 1);
+        paths[1] = files[1].path;
+        if (!load(&two, paths, 2, err, sizeof err)) {
+            CHECK(two.nfiles == 2);
+            report(&two);
+            cprof_profile_free(&two);
+        }
+    }
+    return 0;
+}
