@@ -116,9 +116,9 @@ EXAMPLE_DIRS := $(sort $(dir $(wildcard examples/*/Makefile)))
 examples: all
 	@set -e; for d in $(EXAMPLE_DIRS); do \
 	    echo "== $$d"; \
-	    $(MAKE) -C $$d clean; \
-	    $(MAKE) -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc; \
-	    $(MAKE) -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc run; \
+	    $(MAKE) --no-print-directory -C $$d clean; \
+	    $(MAKE) --no-print-directory -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc; \
+	    $(MAKE) --no-print-directory -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc run; \
 	    $(B)/bin/cprof-report --json $$d/cprof.out > /dev/null; \
 	done
 
