@@ -4,7 +4,8 @@
 #   make demo            profile examples/jacobi and print the report
 #   make examples        build every examples/*/ with cprof-cc, run it, read its profile
 #   make check           run the test suite (tests/run)
-#   make bench           benchmarks: compile time of cprof-cc against gcc per example
+#   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
+#                        examples' slowdown and memory; compile time against gcc
 #   make install PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -127,7 +128,9 @@ check: all
 
 # Benchmarks print ratios against baselines measured in the same run, never assert.
 bench: all
-	bench/compile.sh
+	@echo "== cost per call"; bench/calls.sh
+	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
+	@echo; echo "== compile time"; bench/compile.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

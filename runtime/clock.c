@@ -5,7 +5,8 @@
  * invariant (constant_tsc and nonstop_tsc); it costs a third of a vDSO clock_gettime.
  * Ticks are converted to nanoseconds with a rate measured against CLOCK_MONOTONIC over
  * the whole run, so no calibration delay is paid at start-up.
- * CPROF_CLOCK=monotonic forces clock_gettime.
+ * CPROF_CLOCK=monotonic forces clock_gettime; CPROF_MODE=count reads no clock at all
+ * (counts only, at the least cost per call).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include <time.h>
 #include "internal.h"
 
-int cprof_clock_is_tsc;
+enum cprof_clock_kind cprof_clock;
 
 static uint64_t start_ticks, start_mono, start_unix;
 
@@ -53,7 +54,11 @@ static int tsc_is_invariant(void)
 void cprof_clock_start(void)
 {
     struct timespec ts;
-    cprof_clock_is_tsc = tsc_is_invariant();
+    const char *mode = getenv("CPROF_MODE");
+    if (mode && strcmp(mode, "count") == 0)
+        cprof_clock = CPROF_CLOCK_NONE;
+    else
+        cprof_clock = tsc_is_invariant() ? CPROF_CLOCK_TSC : CPROF_CLOCK_MONOTONIC;
     clock_gettime(CLOCK_REALTIME, &ts);
     start_unix = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     start_mono = cprof_monotonic_ns();
@@ -62,7 +67,7 @@ void cprof_clock_start(void)
 
 double cprof_ns_per_tick(void)
 {
-    if (!cprof_clock_is_tsc)
+    if (cprof_clock != CPROF_CLOCK_TSC)
         return 1.0;
     uint64_t ticks = cprof_ticks() - start_ticks;
     uint64_t ns = cprof_monotonic_ns() - start_mono;
@@ -75,4 +80,10 @@ double cprof_ns_per_tick(void)
 }
 
 uint64_t cprof_start_unix_ns(void) { return start_unix; }
+
+const char *cprof_clock_name(void)
+{
+    static const char *const names[] = { "tsc", "monotonic", "none" };
+    return names[cprof_clock];
+}
 uint64_t cprof_elapsed_ns(void) { return cprof_monotonic_ns() - start_mono; }

@@ -9,14 +9,19 @@
 
 /* ---- clock.c: one monotonic tick source shared by all workers ---- */
 
-extern int cprof_clock_is_tsc;
+/* CPROF_CLOCK_NONE is the count-only mode (CPROF_MODE=count): no clock is read per
+ * call, every time is 0. */
+enum cprof_clock_kind { CPROF_CLOCK_TSC, CPROF_CLOCK_MONOTONIC, CPROF_CLOCK_NONE };
+extern enum cprof_clock_kind cprof_clock;
 
 static inline uint64_t cprof_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_expect(cprof_clock_is_tsc, 1))
+    if (__builtin_expect(cprof_clock == CPROF_CLOCK_TSC, 1))
         return __builtin_ia32_rdtsc();
 #endif
+    if (cprof_clock == CPROF_CLOCK_NONE)
+        return 0;
     extern uint64_t cprof_monotonic_ns(void);
     return cprof_monotonic_ns();
 }
@@ -26,6 +31,7 @@ uint64_t cprof_monotonic_ns(void);
 double cprof_ns_per_tick(void);       /* calibrated between start and now */
 uint64_t cprof_start_unix_ns(void);
 uint64_t cprof_elapsed_ns(void);
+const char *cprof_clock_name(void);
 
 /* ---- workers.c: per-worker shards; only the owner writes its shard ---- */
 
@@ -106,8 +112,8 @@ void cprof_tables_unlock(void);
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);
-/* Measures what one cprof_enter + cprof_leave pair costs, in ticks, on scratch data. */
-double cprof_facade_cost_ticks(void);
+/* Measures what one cprof_enter + cprof_leave pair costs, in ns, on scratch data. */
+double cprof_facade_cost_ns(void);
 
 /* ---- profile.c ---- */
 

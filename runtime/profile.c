@@ -17,7 +17,7 @@
 #include "internal.h"
 
 static pid_t start_pid;
-static double facade_cost_ticks;
+static double facade_cost_ns;
 
 static void at_exit(void)
 {
@@ -28,7 +28,7 @@ static void at_exit(void)
 void cprof_runtime_start(void)
 {
     cprof_clock_start();
-    facade_cost_ticks = cprof_facade_cost_ticks();
+    facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
     atexit(at_exit);
 }
@@ -139,8 +139,8 @@ static json_t *profile_json(void)
         "format", "cprof-profile", "version", 1, "program", exe,
         "pid", (json_int_t)getpid(), "start_unix_ns", (json_int_t)cprof_start_unix_ns(),
         "elapsed_ns", (json_int_t)cprof_elapsed_ns(),
-        "clock", cprof_clock_is_tsc ? "tsc" : "monotonic",
-        "call_cost_ns", facade_cost_ticks * npt,
+        "clock", cprof_clock_name(),
+        "call_cost_ns", facade_cost_ns,
         "machine", "pus", topology_count(&topo, HWLOC_OBJ_PU),
         "cores", topology_count(&topo, HWLOC_OBJ_CORE),
         "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));

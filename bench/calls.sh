@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Added cost per call of cprof against the floor (two TSC reads and a thread-local add
+# per call: the least any timing facade costs), gprof's -pg, -finstrument-functions
+# with empty hooks and uftrace, sequentially and in parallel loops of 1, 2 and 4
+# threads.  Every figure comes from this run: ROUNDS interleaved rounds, medians.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${CPROF_BIN:-$root/build/bin}
+rounds=${BENCH_ROUNDS:-5}
+n=${BENCH_CALLS:-20000000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+src=$root/bench/calls.c
+gcc -O2 -fopenmp "$src" -o plain
+gcc -O2 -fopenmp -DFLOOR "$src" -o floor
+gcc -O2 -fopenmp -pg "$src" -o pg
+gcc -O2 -fopenmp -finstrument-functions "$src" "$root/bench/hooks.c" -o finstr
+"$bin/cprof-cc" -O2 -fopenmp "$src" -o cprof
+if ! command -v uftrace > /dev/null && [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q uftrace > /dev/null 2>&1
+fi
+have_uftrace=$(command -v uftrace > /dev/null && echo 1 || echo 0)
+[ "$have_uftrace" = 1 ] || echo "uftrace is not installed (apt-get install uftrace): its row is skipped"
+
+variants="plain floor pg finstr cprof count"
+[ "$have_uftrace" = 1 ] && variants="$variants uftrace"
+modes="0 1 2 4"     # 0: sequential; T: parallel for on T threads
+
+# One measurement: ns per call per thread, printed by the program itself.
+measure() {
+    local v=$1 t=$2 arg=""
+    [ "$t" != 0 ] && arg=$t
+    case $v in
+        count)   CPROF_MODE=count CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
+        cprof)   CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
+        uftrace) uftrace record -d "$tmp/uft" ./pg $((n / 20)) $arg; rm -rf "$tmp/uft" ;;
+        pg)      ./pg "$n" $arg; rm -f gmon.out ;;
+        *)       ./"$v" "$n" $arg ;;
+    esac 2> /dev/null | awk 'NR == 1 { print $1 }'
+}
+for r in $(seq "$rounds"); do
+    for t in $modes; do
+        for v in $variants; do
+            echo "$v $t $(measure "$v" "$t")" >> raw
+        done
+    done
+done
+
+# median VARIANT T
+median() { awk -v v="$1" -v t="$2" '$1 == v && $2 == t { print $3 }' raw | sort -g |
+           awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+added() { awk -v a="$(median "$1" "$2")" -v b="$(median plain "$2")" 'BEGIN { if (a != "") printf "%.2f", a - b }'; }
+
+echo
+echo "Added cost per call (ns), median of $rounds interleaved rounds, $n calls a run"
+printf '%-28s %10s %10s %10s %10s\n' "" sequential "1 thread" "2 threads" "4 threads"
+label() { case $1 in
+    plain) echo "plain call (ns, not added)" ;; floor) echo "floor: 2 rdtsc + TLS add" ;;
+    pg) echo "gcc -pg (gprof, counts)" ;; finstr) echo "-finstrument-functions" ;;
+    cprof) echo "cprof (timed)" ;; count) echo "cprof CPROF_MODE=count" ;;
+    uftrace) echo "uftrace record (-pg build)" ;; esac; }
+for v in $variants; do
+    printf '%-28s' "$(label "$v")"
+    for t in $modes; do
+        if [ "$v" = plain ]; then printf ' %10s' "$(median plain "$t")"; else printf ' %10s' "$(added "$v" "$t")"; fi
+    done
+    echo
+done
+
+echo
+echo "Targets"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { awk -v r="$1" -v lim="$2" 'BEGIN { print (r != "n/a" && r <= lim) ? "met" : "NOT met" }'; }
+line() { printf '  %-52s %6s  (target <= %s)  %s\n' "$1" "$2" "$3" "$(verdict "$2" "$3")"; }
+for t in $modes; do
+    name="cprof / floor, sequential"; [ "$t" != 0 ] && name="cprof / floor, $t thread(s)"
+    line "$name" "$(ratio "$(added cprof "$t")" "$(added floor "$t")")" 1.40
+done
+if [ "$have_uftrace" = 1 ]; then
+    line "cprof / uftrace, sequential" "$(ratio "$(added cprof 0)" "$(added uftrace 0)")" 0.25
+fi
+line "cprof count-only / gcc -pg, sequential" "$(ratio "$(added count 0)" "$(added pg 0)")" 1.50
+
+# Memory grows with routines x workers and arcs, never with the number of calls.
+small=$( { CPROF_OUT=/dev/null /usr/bin/time -f %M ./cprof $((n / 20)) 2 > /dev/null; } 2>&1 | tail -1)
+large=$( { CPROF_OUT=/dev/null /usr/bin/time -f %M ./cprof "$n" 2 > /dev/null; } 2>&1 | tail -1)
+printf '  %-52s %6s  (target <= 1.05)  %s\n' \
+    "peak memory, $n calls / $((n / 20)) calls (${large}K / ${small}K)" \
+    "$(ratio "$large" "$small")" "$(verdict "$(ratio "$large" "$small")" 1.05)"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Each example in examples/: wall time profiled / plain (interleaved runs, medians),
+# the profiler's share of the run as the profile itself estimates it (calls x the
+# runtime's measured cost per call / (elapsed x workers)), the profile's size, and
+# peak memory profiled / plain.  Target: loop-parallel examples slowed by <= 10%;
+# call-heavy ones (the estimated share above 5%) are reported with that share.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${CPROF_BIN:-$root/build/bin}
+rounds=${BENCH_ROUNDS:-3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=2
+
+printf '%-10s %9s %9s %8s %8s %9s %9s %9s  %s\n' example "plain s" "cprof s" slowdown "share" \
+    "profile" "plain MB" "cprof MB" "target"
+for dir in "$root"/examples/*/; do
+    name=$(basename "$dir")
+    gcc -fopenmp -O2 "$dir$name.c" -o "$tmp/plain" -lm
+    "$bin/cprof-cc" -fopenmp -O2 "$dir$name.c" -o "$tmp/prof" -lm
+    : > "$tmp/p"; : > "$tmp/c"
+    for r in $(seq "$rounds"); do
+        /usr/bin/time -f '%e %M' -a -o "$tmp/p" "$tmp/plain" > /dev/null
+        CPROF_OUT=$tmp/prof.out /usr/bin/time -f '%e %M' -a -o "$tmp/c" "$tmp/prof" > /dev/null
+    done
+    med() { awk -v k="$2" '{ print $k }' "$1" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+    ps=$(med "$tmp/p" 1); cs=$(med "$tmp/c" 1)
+    pm=$(med "$tmp/p" 2); cm=$(med "$tmp/c" 2)
+    share=$(jq '.call_cost_ns * ([.workers[].routines[] | .[1] + .[3]] | add)
+                / (.elapsed_ns * (.workers | length)) * 100' "$tmp/prof.out")
+    size=$(stat -c %s "$tmp/prof.out")
+    read -r slow verdict < <(awk -v c="$cs" -v p="$ps" -v s="$share" 'BEGIN {
+        r = c / p; v = (s > 5) ? "call-heavy: profiler share reported" : (r <= 1.10 ? "<= 1.10x met" : "<= 1.10x NOT met")
+        printf "%.2f %s\n", r, v }')
+    printf '%-10s %9.2f %9.2f %7sx %7.1f%% %8.1fK %9.1f %9.1f  %s\n' "$name" "$ps" "$cs" "$slow" "$share" \
+        "$(awk -v b="$size" 'BEGIN { print b / 1024 }')" "$(awk -v k="$pm" 'BEGIN { print k / 1024 }')" \
+        "$(awk -v k="$cm" 'BEGIN { print k / 1024 }')" "$verdict"
+done
