@@ -89,3 +89,14 @@ large=$( { CPROF_OUT=/dev/null /usr/bin/time -f %M ./cprof "$n" 2 > /dev/null; }
 printf '  %-52s %6s  (target <= 1.05)  %s\n' \
     "peak memory, $n calls / $((n / 20)) calls (${large}K / ${small}K)" \
     "$(ratio "$large" "$small")" "$(verdict "$(ratio "$large" "$small")" 1.05)"
+
+# No system call per call: a run with 20 times the calls makes as many system calls.
+if command -v strace > /dev/null; then
+    syscalls() { CPROF_OUT=/dev/null strace -f -c -o "$tmp/strace" ./cprof "$1" 2 > /dev/null 2>&1
+                 awk '$NF == "total" { print $(NF - 2) }' "$tmp/strace"; }
+    few=$(syscalls $((n / 20))); many=$(syscalls "$n")
+    printf '  %-52s %6s  (target: equal)  %s\n' "system calls, $n calls / $((n / 20)) calls" \
+        "$many/$few" "$([ "$many" = "$few" ] && echo met || echo "NOT met")"
+else
+    echo "  strace is not installed: the system-call check is skipped"
+fi
