@@ -1,7 +1,8 @@
 /* profile.c: start-up, and writing the profile file (docs/profile-format.md).
  *
  * The file is built whole in memory (jansson), written to a temporary file beside the
- * target and renamed: a profile is complete or absent.  A forked child that did not
+ * target and renamed: a profile is complete or absent.  A target that is not a
+ * regular file (/dev/null, a FIFO) is written directly.  A forked child that did not
  * exec shares the parent's counters up to the fork; it writes a profile only when
  * CPROF_OUT holds %p, so it never overwrites the parent's.
  */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -184,14 +186,22 @@ int cprof_write(void)
     if (getpid() != start_pid && !has_pid)
         return 0;
     json_t *root = profile_json();
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    /* A device or a pipe (CPROF_OUT=/dev/null, a FIFO) is written to, never replaced:
+     * whole-or-nothing by rename only means something for a regular file. */
+    struct stat st;
+    int stream = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    if (stream)
+        snprintf(tmp, sizeof tmp, "%s", path);
+    else
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     int rc = json_dump_file(root, tmp, JSON_COMPACT);
     json_decref(root);
-    if (rc == 0 && rename(tmp, path) == 0)
+    if (rc == 0 && (stream || rename(tmp, path) == 0))
         return 0;
     int err = errno;
     fprintf(stderr, "cprof: cannot write profile %s: %s\n", path, strerror(err));
-    unlink(tmp);
+    if (!stream)
+        unlink(tmp);
     errno = err;
     return -1;
 }

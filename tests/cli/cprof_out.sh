@@ -118,4 +118,22 @@ check "cprof_write(): returns 0, program exits 0" "status $st" -- [ $st = 0 ]
 expect_jq "cprof_write(): profile on request holds the 3 calls so far" mid.json 'r("leaf").s_caller' '3'
 expect_jq "cprof_write(): profile at exit holds all 5" final.json 'r("leaf").s_caller' '5'
 
+# A target that is not a regular file is written to, never replaced (a rename over
+# /dev/null once turned the device into a plain file).
+mkfifo fifo
+(cat fifo > fifo.out &)
+CPROF_OUT=$tmp/fifo ./pidprog > /dev/null 2> fifo.err
+sleep 0.5
+check "CPROF_OUT=FIFO: the FIFO is still a FIFO" "$(ls -l fifo)" -- test -p fifo
+check "CPROF_OUT=FIFO: the whole profile came through it" "$(indent fifo.err)" -- \
+    bash -c "jq -e '.format == \"cprof-profile\"' fifo.out > /dev/null"
+mknod null c 1 3 2> /dev/null || cp -a /dev/null null 2> /dev/null
+if [ -c null ]; then
+    CPROF_OUT=$tmp/null ./pidprog > /dev/null 2> null.err
+    check "CPROF_OUT=a character device (a copy of /dev/null): still that device" "$(ls -l null)" "$(indent null.err)" -- \
+        bash -c "test -c null && test ! -s null.err"
+else
+    ok "CPROF_OUT=a character device # skipped: cannot make a device node here"
+fi
+
 finish
