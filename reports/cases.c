@@ -16,8 +16,13 @@ static const char explain[] =
     "C-S        calls it made while entered concurrently, outside regions of its own\n"
     "C-C        calls it made while entered concurrently, inside a nested active region\n"
     "           of its own\n"
-    "min, mean, max   over all workers of the per-worker times (concurrent rows only)\n"
-    "imbalance        max / mean: 1.00 is a perfectly even spread over the workers\n"
+    "workers          how many workers made such calls (concurrent rows only)\n"
+    "min, mean, max   of the per-worker times over those workers only\n"
+    "imbalance        max / mean: 1.00 is a perfectly even spread over those workers\n"
+    "A worker with no such call is left out (with nested parallelism most workers are\n"
+    "threads of other teams), so a team member that got no work at all is not seen:\n"
+    "workers lower than the team size is itself a sign of imbalance (1 worker: one\n"
+    "thread did everything, and the imbalance reads 1.00).\n"
     "Times are in milliseconds.  Routines that were only entered and only called\n"
     "sequentially are folded into one S-S line.\n";
 
@@ -27,6 +32,7 @@ static const cprof_column cols[] = {
     {"case", "case", true},
     {"calls", "calls", false},
     {"time", "time_ns", false},
+    {"workers", "workers", false},
     {"min", "min_ns", false},
     {"mean", "mean_ns", false},
     {"max", "max_ns", false},
@@ -51,35 +57,43 @@ static void single(cprof_table *t, cprof_tally x)
 {
     cprof_cell_int(t, x.n);
     cprof_cell_time(t, x.t);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         cprof_cell_empty(t);
 }
 
+/* The row's calls and time summed over all workers; then, over the workers that made
+ * at least one such call (k of them), k, the min, mean and max of their times and the
+ * imbalance max / mean.  A worker with no call is left out: with nested parallelism
+ * most workers are the short-lived threads of other teams. */
 static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off)
 {
     const cprof_prof_routine *r = &v->p->routines[i];
-    size_t nw = v->p->nworkers;
     cprof_tally sum = {0};
-    int64_t min = INT64_MAX, max = 0;
-    for (size_t w = 0; w < nw; w++) {
+    int64_t min = INT64_MAX, max = 0, busy = 0, k = 0;
+    for (size_t w = 0; w < v->p->nworkers; w++) {
         cprof_tally x = tally(r, w, off);
         sum.n = cprof_add(sum.n, x.n);
         sum.t = cprof_add(sum.t, x.t);
+        if (!x.n)
+            continue;
+        k++;
+        busy = cprof_add(busy, x.t);
         min = x.t < min ? x.t : min;
         max = x.t > max ? x.t : max;
     }
     cprof_cell_int(t, sum.n);
     cprof_cell_time(t, sum.t);
-    if (!sum.n && !sum.t) {
-        for (int k = 0; k < 4; k++)
+    if (!k) {
+        for (int c = 0; c < 5; c++)
             cprof_cell_empty(t);
         return;
     }
+    cprof_cell_int(t, k);
     cprof_cell_time(t, min);
-    cprof_cell_time(t, sum.t / (int64_t)nw + (sum.t % (int64_t)nw * 2 >= (int64_t)nw));
+    cprof_cell_time(t, busy / k + (busy % k * 2 >= k));
     cprof_cell_time(t, max);
-    if (sum.t)
-        cprof_cell_real(t, (double)max * (double)nw / (double)sum.t);
+    if (busy)
+        cprof_cell_real(t, (double)max * (double)k / (double)busy);
     else
         cprof_cell_empty(t);
 }

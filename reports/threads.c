@@ -4,6 +4,7 @@
 #include "report.h"
 #include "alloc.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 static const char workers_explain[] =
@@ -15,17 +16,23 @@ static const char workers_explain[] =
     "c time      time in those concurrent activations (their self times added up, so\n"
     "            nested activations count once), in milliseconds\n"
     "%elapsed    c time as a share of the program's elapsed time\n"
-    "vs mean     c time's deviation from the mean over the workers\n"
+    "vs mean     c time's deviation from the mean over the workers with concurrent\n"
+    "            entries (empty for a worker without any)\n"
     "Time a worker spent in a region outside any profiled routine (the loop of the\n"
     "region's own body, waiting at barriers) is not c time: the region's routine\n"
-    "shows it only on the thread that opened the region.\n";
+    "shows it only on the thread that opened the region.  With nested parallelism the\n"
+    "workers include the threads of inner teams, which live for one region each: vs\n"
+    "mean then compares threads of unequal lives, and the table below, per routine,\n"
+    "is the one to read for the balance of a team.\n";
 
 static const char spread_explain[] =
     "For each routine that made calls from inside its own parallel regions (S-C and\n"
-    "C-C calls), the calls and the callees' elapsed time on each worker (ms), its share\n"
-    "of the routine's total, and its deviation from the mean over the workers.  An even\n"
-    "spread shows every worker near 0%; the imbalance (max / mean) is in the\n"
-    "concurrency cases above.\n";
+    "C-C calls), the calls and the callees' elapsed time on each worker that made such\n"
+    "calls (ms), its share of the routine's total, and its deviation from the mean over\n"
+    "those workers.  Workers without such calls are not listed, so a team member that\n"
+    "got no work at all is not seen: fewer rows than the team has threads is itself an\n"
+    "imbalance.  An even spread shows every row near 0%; the imbalance (max / mean) is\n"
+    "in the concurrency cases above.\n";
 
 static const cprof_column worker_cols[] = {
     {"worker", "worker", false},
@@ -62,13 +69,17 @@ cprof_table *cprof_section_threads(const cprof_view *v)
                                      worker_cols, sizeof worker_cols / sizeof *worker_cols);
     cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
     int64_t sum = 0;
+    size_t busy = 0;  /* workers with concurrent entries: the mean is over them */
     for (size_t w = 0; w < p->nworkers; w++) {
         for (size_t i = 0; i < p->nroutines; i++)
             if (v->r[i].match) {
                 c[w].n = cprof_add(c[w].n, p->routines[i].worker[w].c_caller.n);
                 c[w].t = cprof_add(c[w].t, p->routines[i].worker[w].c_self_t);
             }
-        sum = cprof_add(sum, c[w].t);
+        if (c[w].n) {
+            sum = cprof_add(sum, c[w].t);
+            busy++;
+        }
     }
     for (size_t w = 0; w < p->nworkers; w++) {
         const cprof_prof_worker *x = &p->workers[w];
@@ -81,10 +92,20 @@ cprof_table *cprof_section_threads(const cprof_view *v)
         cprof_cell_int(t, c[w].n);
         cprof_cell_time(t, c[w].t);
         cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)c[w].t / (double)p->elapsed_ns : 0.0);
-        cprof_cell_pct(t, deviation(c[w].t, sum, p->nworkers));
+        if (c[w].n)
+            cprof_cell_pct(t, deviation(c[w].t, sum, busy));
+        else
+            cprof_cell_empty(t);
     }
     free(c);
     return t;
+}
+
+/* Calls and callee time of routine r's S-C and C-C calls on worker w. */
+static cprof_tally concurrent_calls(const cprof_prof_routine *r, size_t w)
+{
+    return (cprof_tally){cprof_add(r->worker[w].c_callee.n, r->worker[w].cc_callee.n),
+                         cprof_add(r->worker[w].c_callee.t, r->worker[w].cc_callee.t)};
 }
 
 cprof_table *cprof_section_spread(const cprof_view *v)
@@ -98,23 +119,31 @@ cprof_table *cprof_section_spread(const cprof_view *v)
         if (!v->r[i].match)
             continue;
         cprof_tally sum = {0};
+        size_t busy = 0;  /* workers with such calls: the rows, and the mean over them */
         for (size_t w = 0; w < p->nworkers; w++) {
-            sum.n = cprof_add(sum.n, cprof_add(r->worker[w].c_callee.n, r->worker[w].cc_callee.n));
-            sum.t = cprof_add(sum.t, cprof_add(r->worker[w].c_callee.t, r->worker[w].cc_callee.t));
+            cprof_tally x = concurrent_calls(r, w);
+            if (!x.n)
+                continue;
+            sum.n = cprof_add(sum.n, x.n);
+            sum.t = cprof_add(sum.t, x.t);
+            busy++;
         }
-        if (!sum.n)
+        if (!busy)
             continue;
+        bool first = true;
         for (size_t w = 0; w < p->nworkers; w++) {
-            int64_t n = cprof_add(r->worker[w].c_callee.n, r->worker[w].cc_callee.n);
-            int64_t ns = cprof_add(r->worker[w].c_callee.t, r->worker[w].cc_callee.t);
+            cprof_tally x = concurrent_calls(r, w);
+            if (!x.n)
+                continue;
             cprof_table_row(t);
-            cprof_cell_str2(t, w ? "" : v->r[i].label, r->name);
+            cprof_cell_str2(t, first ? v->r[i].label : "", r->name);
             cprof_cell_str(t, r->file);
             cprof_cell_int(t, (int64_t)w);
-            cprof_cell_int(t, n);
-            cprof_cell_time(t, ns);
-            cprof_cell_pct(t, sum.t ? 100.0 * (double)ns / (double)sum.t : 0.0);
-            cprof_cell_pct(t, deviation(ns, sum.t, p->nworkers));
+            cprof_cell_int(t, x.n);
+            cprof_cell_time(t, x.t);
+            cprof_cell_pct(t, sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);
+            cprof_cell_pct(t, deviation(x.t, sum.t, busy));
+            first = false;
         }
     }
     return t;

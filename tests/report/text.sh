@@ -9,7 +9,7 @@ text() {
     [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$want" "$tmp/out" ||
         { diff "$want" "$tmp/out" | head -20 >&2; return 1; }
 }
-for f in seq loop cycle nested tasks; do
+for f in seq loop cycle nested tasks teams; do
     check "text report of $f.json" text "$exp/$f.txt" "$fx/$f.json"
 done
 check "text report -b of basic.json + other.json" text "$exp/basic-other.txt" -b "$fx/basic.json" "$fx/other.json"
@@ -49,8 +49,37 @@ check "--csv flat: body c_calls" test "$(csv_value flat "$fx/loop.json" name bod
 check "--csv summary: elapsed_ns" test "$(csv_value summary "$fx/loop.json" key elapsed_ns value)" = 15000000
 check "--csv summary: overhead_ns (42 calls x 20 ns)" test "$(csv_value summary "$fx/loop.json" key overhead_ns value)" = 840
 check "--csv threads: worker 2 c_ns" test "$(csv_value threads "$fx/loop.json" worker 2 c_ns)" = 12000000
-check "--csv cases: work S-C max" test "$(csv cases "$fx/loop.json" && awk -F, '$1 == "work" && $3 == "S-C" { print $8 }' "$tmp/csv")" = 12000000
+check "--csv cases: work S-C max" test "$(csv cases "$fx/loop.json" && awk -F, '$1 == "work" && $3 == "S-C" { print $9 }' "$tmp/csv")" = 12000000
 check "--csv callgraph: cycle 1 as a whole has 1+3 calls" test "$(csv callgraph "$fx/cycle.json" && awk -F, '$2 == "primary" && $9 == "<cycle 1 as a whole>" { print $6 "+" $8 }' "$tmp/csv")" = "1+3"
+# Per-worker statistics are over the workers that made such calls (teams.json: narrow's
+# 8 calls of uneven ran on workers 0 and 1 of 4, 3 and 9 ms).
+cases_row() {  # cases_row FILE NAME CASE: workers,min_ns,mean_ns,max_ns,imbalance
+    csv cases "$1" && awk -F, -v n="$2" -v c="$3" '$1 == n && $3 == c { print $6 "," $7 "," $8 "," $9 "," $10 }' "$tmp/csv"
+}
+check "--csv cases: S-C over the 2 workers that made calls" \
+    test "$(cases_row "$fx/teams.json" narrow S-C)" = "2,3000000,6000000,9000000,1.5000"
+check "--csv cases: C entries over the 2 workers that ran it" \
+    test "$(cases_row "$fx/teams.json" uneven "C entries")" = "2,3000000,6000000,9000000,1.5000"
+check "--csv cases: all 4 workers when all made calls" \
+    test "$(cases_row "$fx/teams.json" wide S-C)" = "4,2000000,2000000,2000000,1.0000"
+check "--csv cases: one worker did everything: workers 1, imbalance 1" \
+    test "$(cases_row "$fx/tasks.json" par S-C)" = "1,8000000,8000000,8000000,1.0000"
+check "--csv cases: no calls, no statistics" \
+    test "$(cases_row "$fx/teams.json" narrow C-S)" = ",,,,"
+spread_rows() {  # spread_rows FILE NAME: worker:pct_vs_mean of the routine's rows
+    csv spread "$1" && awk -F, -v n="$2" '$1 == n { printf "%s:%s ", $3, $7 }' "$tmp/csv"
+}
+check "--csv spread: rows only for the workers with calls" \
+    test "$(spread_rows "$fx/teams.json" narrow)" = "0:-50.0000 1:50.0000 "
+check "--csv spread: a worker that did everything is at the mean" \
+    test "$(spread_rows "$fx/tasks.json" par)" = "0:0.0000 "
+threads_vs_mean() {  # threads_vs_mean ARGS...: worker:c_entries:pct_vs_mean per worker
+    csv threads "$@" && awk -F, 'NR > 1 { printf "%s:%s:%s ", $1, $6, $9 }' "$tmp/csv"
+}
+check "--csv threads: vs mean over the workers with concurrent entries" \
+    test "$(threads_vs_mean --routine uneven "$fx/teams.json")" = "0:4:-50.0000 1:4:50.0000 2:0: 3:0: "
+check "--csv threads: every worker counted when all have entries" \
+    test "$(threads_vs_mean "$fx/teams.json")" = "0:5:0.0000 1:5:120.0000 2:1:-60.0000 3:1:-60.0000 "
 check "--csv arcs: fib -> fib has two site rows" test "$(csv arcs "$fx/tasks.json" && grep -c '^site,' "$tmp/csv")" = 2
 
 # --sort
@@ -119,7 +148,7 @@ cases_match_arcs() {  # a routine's concurrent entries (cases) = concurrent arcs
     csv arcs "$1" && awk -F, '$1 == "arc" { c[$8] += $4 } END { for (k in c) if (c[k]) print k, c[k] }' "$tmp/csv" | sort >"$tmp/b" &&
     cmp -s "$tmp/a" "$tmp/b"
 }
-for f in seq loop cycle nested tasks; do
+for f in seq loop cycle nested tasks teams; do
     check "$f.json: arcs into a routine add up to its entries" arcs_add_up "$fx/$f.json"
     check "$f.json: flat %time adds up to 100" pct_100 "$fx/$f.json"
     check "$f.json: call graph calls = flat profile calls" graph_calls "$fx/$f.json"
@@ -137,7 +166,7 @@ doubled_csv() {  # doubled_csv SECTION FILE COLUMN...: these columns double, the
         { split(once[FNR], o, ","); for (i = 1; i <= n; i++) { j = at[c[i]]; if (o[j] != "" && $j != 2 * o[j]) bad = 1 } }
         END { exit bad || FNR < 2 }' "$tmp/once" "$tmp/twice"
 }
-for f in loop cycle nested tasks; do
+for f in loop cycle nested tasks teams; do
     check "$f.json twice: flat doubles" doubled_csv flat "$fx/$f.json" self_ns inclusive_ns s_calls c_calls
     check "$f.json twice: arcs double" doubled_csv arcs "$fx/$f.json" s_calls s_ns c_calls c_ns
     check "$f.json twice: cases double" doubled_csv cases "$fx/$f.json" calls time_ns min_ns max_ns
