@@ -108,7 +108,7 @@ demo: all
 	$(MAKE) -C examples/jacobi clean
 	$(MAKE) -C examples/jacobi CC=$(CURDIR)/$(B)/bin/cprof-cc
 	cd examples/jacobi && OMP_NUM_THREADS=2 ./jacobi
-	$(B)/bin/cprof-report --json examples/jacobi/cprof.out
+	$(B)/bin/cprof-report examples/jacobi/cprof.out
 
 # Every example: a clean build with cprof-cc, a run (OMP_NUM_THREADS=2, which writes
 # DIR/cprof.out), and cprof-report reading the profile; the first failure stops it.
