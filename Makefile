@@ -5,7 +5,8 @@
 #   make examples        build every examples/*/ with cprof-cc, run it, read its profile
 #   make check           run the test suite (tests/run)
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
-#                        examples' slowdown and memory; compile time against gcc
+#                        examples' slowdown and memory; compile time against gcc;
+#                        cprof-report --compensate against a program of known costs
 #   make install PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -131,6 +132,7 @@ bench: all
 	@echo "== cost per call"; bench/calls.sh
 	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
 	@echo; echo "== compile time"; bench/compile.sh
+	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

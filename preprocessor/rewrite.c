@@ -10,7 +10,7 @@
  * text keeps its newlines, in a new order), so every original line keeps its number.
  *
  *   function body   {           ->  { struct cprof_frame *__cprof_fr
- *                                       __attribute__((cleanup(cprof_leave))) = cprof_enter(&__cprof_r[3]);
+ *                                       __attribute__((cleanup(__cprof_leave))) = cprof_enter(&__cprof_r[3]);
  *   call            f(a, g(b))  ->  __extension__({ __auto_type __cprof_a7_1 = (<g(b) rewritten>);
  *                                       __cprof_call(7, (void (*)(void))f); f(a, __cprof_a7_1); })
  *
@@ -227,6 +227,27 @@ static int directive_is_parallel(const char *p, const char *end)
     return 0;
 }
 
+/* If [line, eol) is a "#pragma omp" line, where its directive starts; else NULL. */
+static const char *omp_directive(const char *line, const char *eol)
+{
+    const char *p = line;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == eol || *p != '#')
+        return NULL;
+    p++;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    if (eol - p <= 6 || memcmp(p, "pragma", 6) || is_word_char(p[6]))
+        return NULL;
+    p += 6;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    if (eol - p <= 3 || memcmp(p, "omp", 3) || is_word_char(p[3]))
+        return NULL;
+    return p + 3;
+}
+
 static void find_parallel_pragmas(struct unit *u)
 {
     int cap = 0;
@@ -235,23 +256,10 @@ static void find_parallel_pragmas(struct unit *u)
         const char *eol = memchr(line, '\n', (size_t)(end - line));
         if (!eol)
             eol = end;
-        const char *p = line;
-        while (p < eol && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < eol && *p == '#') {
-            p++;
-            while (p < eol && (*p == ' ' || *p == '\t'))
-                p++;
-            if (eol - p > 6 && !memcmp(p, "pragma", 6) && !is_word_char(p[6])) {
-                p += 6;
-                while (p < eol && (*p == ' ' || *p == '\t'))
-                    p++;
-                if (eol - p > 3 && !memcmp(p, "omp", 3) && !is_word_char(p[3])
-                    && directive_is_parallel(p + 3, eol)) {
-                    GROW(u->blocks, u->nblocks, cap);
-                    u->blocks[u->nblocks++] = (struct block){ (unsigned)(eol - t), 0, 0 };
-                }
-            }
+        const char *directive = omp_directive(line, eol);
+        if (directive && directive_is_parallel(directive, eol)) {
+            GROW(u->blocks, u->nblocks, cap);
+            u->blocks[u->nblocks++] = (struct block){ (unsigned)(eol - t), 0, 0 };
         }
         line = eol + 1;
     }
@@ -518,7 +526,8 @@ static int is_function(struct unit *u, const char *p, size_t n)
     memcpy(name, p, n);
     name[n] = 0;
     char *key = name;
-    return bsearch(&key, u->functions, (size_t)u->nfunctions, sizeof *u->functions, by_name) != NULL;
+    return u->nfunctions
+           && bsearch(&key, u->functions, (size_t)u->nfunctions, sizeof *u->functions, by_name);
 }
 
 /* Calls in OpenMP clause expressions (num_threads(nt()), if(...), schedule(...)) are
@@ -531,10 +540,8 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
     for (unsigned line = from; line < to;) {
         const char *eol = memchr(t + line, '\n', to - line);
         unsigned end = eol ? (unsigned)(eol - t) : to;
-        const char *p = t + line;
-        while (p < t + end && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < t + end && *p == '#' && strstr(p, "pragma") && memmem(p, (size_t)(t + end - p), "omp", 3)) {
+        const char *p = omp_directive(t + line, t + end);
+        if (p) {
             int depth = 0;
             for (const char *q = p; q < t + end; q++) {
                 if (*q == '(')
@@ -779,7 +786,7 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
 static void render_node(struct unit *u, struct str *out, struct node *n)
 {
     if (n->kind == N_HOOK) {
-        str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(cprof_leave), unused))"
+        str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
                         " = cprof_enter(&__cprof_r[%d]);", n->index);
         return;
     }
@@ -815,7 +822,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     }
     if (n->leaf >= 0) {
         /* No hook in a library function: the call site opens and closes its activation. */
-        str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(cprof_leave), unused))"
+        str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused))"
                         " = (__cprof_call(%d, (void (*)(void))%s), cprof_enter(&__cprof_r[%d])); ",
                    site, site, n->target, n->leaf);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
@@ -867,6 +874,8 @@ static void add_prelude(struct unit *u, struct str *out)
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_call(int i, void (*t)(void))"
                     " { cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t; }\n");
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_leave(struct cprof_frame **f) { cprof_leave(*f); }\n");
 }
 
 static void add_tables(struct unit *u, struct str *out, const char *unit_file)
@@ -956,9 +965,11 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     u.options = options;
     u.file = clang_getFile(tu, text_name);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_functions, &u);
-    qsort(u.functions, (size_t)u.nfunctions, sizeof *u.functions, by_name);
+    if (u.nfunctions)       /* qsort of a null array is undefined, even of none */
+        qsort(u.functions, (size_t)u.nfunctions, sizeof *u.functions, by_name);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
-    qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
+    if (u.nnodes)
+        qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */
     {
         struct site *sorted = malloc(((size_t)u.nsites + 1) * sizeof *sorted);

@@ -37,7 +37,7 @@ static json_t *per_worker(const cprof_profile *p, const cprof_prof_routine *r, s
 static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
 {
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o,"
-                     " s:o, s:o, s:I, s:I, s:o}",
+                     " s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:I, s:o}",
                      "name", r->name, "file", r->file, "line", (json_int_t)r->line,
                      "s_caller", (json_int_t)r->s_caller.n,
                      "s_caller_t", (json_int_t)r->s_caller.t,
@@ -50,15 +50,19 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
                      "cc_callee", PER_WORKER(cc_callee.n),
                      "cc_callee_t", PER_WORKER(cc_callee.t),
                      "max_depth", (json_int_t)r->max_depth,
-                     "s_self_t", (json_int_t)r->s_self_t, "c_self_t", PER_WORKER(c_self_t));
+                     "s_self_t", (json_int_t)r->s_self_t, "c_self_t", PER_WORKER(c_self_t),
+                     "s_nested", (json_int_t)r->s_caller.nested,
+                     "c_nested", PER_WORKER(c_caller.nested),
+                     "s_direct", (json_int_t)r->s_direct, "c_direct", PER_WORKER(c_direct));
 }
 
 static json_t *site(const cprof_prof_site *s)
 {
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "file", s->file,
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "file", s->file,
                      "line", (json_int_t)s->line,
                      "s_callarc", (json_int_t)s->s.n, "c_callarc", (json_int_t)s->c.n,
-                     "s_callarc_t", (json_int_t)s->s.t, "c_callarc_t", (json_int_t)s->c.t);
+                     "s_callarc_t", (json_int_t)s->s.t, "c_callarc_t", (json_int_t)s->c.t,
+                     "s_nested", (json_int_t)s->s.nested, "c_nested", (json_int_t)s->c.nested);
 }
 
 static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
@@ -69,12 +73,13 @@ static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
     json_t *sites = json_array();
     for (size_t i = 0; i < a->nsites; i++)
         sites = append(sites, site(&a->sites[i]));
-    return json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:I, s:I, s:o}",
+    return json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
                      "caller", caller ? caller->name : cprof_external_name,
                      "caller_file", caller ? caller->file : NULL,
                      "callee", callee->name, "callee_file", callee->file,
                      "s_callarc", (json_int_t)a->s.n, "c_callarc", (json_int_t)a->c.n,
                      "s_callarc_t", (json_int_t)a->s.t, "c_callarc_t", (json_int_t)a->c.t,
+                     "s_nested", (json_int_t)a->s.nested, "c_nested", (json_int_t)a->c.nested,
                      "sites", sites);
 }
 
@@ -95,12 +100,12 @@ char *cprof_report_json(const cprof_profile *p)
         routines = append(routines, routine(p, &p->routines[i]));
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
-    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:I, s:f, s:{s:I, s:I, s:I}, s:I,"
-                            " s:o, s:o, s:o}",
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:I, s:f, s:b, s:{s:I, s:I, s:I},"
+                            " s:I, s:o, s:o, s:o}",
                             "format", "cprof", "version", 1, "program", p->program,
                             "elapsed_ns", (json_int_t)p->elapsed_ns, "clock", p->clock,
                             "start_unix_ns", (json_int_t)p->start_unix_ns,
-                            "call_cost_ns", p->call_cost_ns,
+                            "call_cost_ns", p->call_cost_ns, "compensated", p->compensated,
                             "machine", "pus", (json_int_t)p->pus,
                             "cores", (json_int_t)p->cores, "packages", (json_int_t)p->packages,
                             "files", (json_int_t)p->nfiles,

@@ -16,13 +16,18 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: cprof-report [-b] [--sort KEY] [--threshold PCT] [--routine NAME] FILE...\n"
-    "       cprof-report --csv SECTION [--sort KEY] [--threshold PCT] [--routine NAME] FILE...\n"
-    "       cprof-report --json FILE...\n"
+    "usage: cprof-report [--compensate] [-b] [--sort KEY] [--threshold PCT] [--routine NAME]\n"
+    "                    FILE...\n"
+    "       cprof-report [--compensate] --csv SECTION [--sort KEY] [--threshold PCT]\n"
+    "                    [--routine NAME] FILE...\n"
+    "       cprof-report [--compensate] --json FILE...\n"
     "       cprof-report --help\n"
     "Sum the cprof profile files FILE... (written by programs built with cprof-cc) and\n"
     "print the report: summary, flat profile, concurrency cases, call arcs, call graph,\n"
     "per-thread concurrency (see cprof-report(1) and docs/report.md).\n"
+    "  --compensate      take the profiler's own estimated cost (call_cost_ns for each\n"
+    "                    profiled call made inside a time) out of every time, never\n"
+    "                    below 0; counts are unchanged (see docs/report.md)\n"
     "  -b, --brief       leave out the explanations under each section\n"
     "  --sort KEY        order of the flat profile: self (default), inclusive, calls, name\n"
     "  --threshold PCT   hide flat profile and call graph entries below PCT % time\n"
@@ -102,9 +107,11 @@ int main(int argc, char **argv)
 {
     /* Long options only, but -b; their values are outside char range so that optopt
      * tells an unknown short option from a misused long one. */
-    enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE };
+    enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
+           OPT_COMPENSATE };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"compensate", no_argument, NULL, OPT_COMPENSATE},
         {"help", no_argument, NULL, OPT_HELP},
         {"brief", no_argument, NULL, 'b'},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -115,15 +122,18 @@ int main(int argc, char **argv)
     };
     static const char *const sort_keys[] = {"self", "inclusive", "calls", "name"};
     cprof_opts o = {0};
-    bool json = false, text_opts = false;
+    bool json = false, text_opts = false, compensate = false;
     int csv = -1, opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
         char msg[256], *end;
-        text_opts |= opt != OPT_JSON && opt != OPT_HELP;
+        text_opts |= opt != OPT_JSON && opt != OPT_HELP && opt != OPT_COMPENSATE;
         switch (opt) {
         case OPT_JSON:
             json = true;
+            break;
+        case OPT_COMPENSATE:
+            compensate = true;
             break;
         case OPT_HELP:
             fputs(usage_text, stdout);
@@ -170,11 +180,11 @@ int main(int argc, char **argv)
     if (optind == argc)
         return usage_error(NULL);
     if (json && text_opts)
-        return usage_error("--json takes no other option");
+        return usage_error("--json takes no other option but --compensate");
 
     cprof_profile p;
     char err[1024];
-    if (cprof_profile_load(&p, argv + optind, argc - optind, err, sizeof err)) {
+    if (cprof_profile_load(&p, argv + optind, argc - optind, compensate, err, sizeof err)) {
         error_line(err);
         return 1;
     }

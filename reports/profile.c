@@ -2,13 +2,15 @@
  *
  * Each file is first checked completely and copied into a "raw" image (C arrays, with
  * strings still owned by the parsed JSON), so nothing is merged from a file that turns
- * out to be bad.  The raw images are then summed into a cprof_profile.
+ * out to be bad.  The raw images are then summed into a cprof_profile, after their
+ * times are compensated if asked.
  */
 #include "profile.h"
 #include "alloc.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@
 const char cprof_external_name[] = "<external>";
 
 /* Columns of a worker's "routines" and "calls" rows; both are stored MAX_COLS wide. */
-enum { ROUTINE_COLS = 12, CALL_COLS = 10, MAX_COLS = 12 };
+enum { ROUTINE_COLS = 18, CALL_COLS = 14, MAX_COLS = 18 };
 
 struct raw_routine {
     const char *name, *file;
@@ -365,11 +367,78 @@ static int read_raw(struct loader *l, struct raw_file *rf)
     return get_workers(l, rf, workers);
 }
 
+/* ---- compensating ---- */
+
+/* A time column of a row, and the column that counts the profiled calls whose facades
+ * ran inside that time (docs/profile-format.md). */
+struct comp_col {
+    int time, calls;
+    bool self;  /* a self time: summed into compensated_ns */
+};
+static const struct comp_col routine_comp[] = {
+    {2, 12, false}, {4, 13, false}, {7, 14, false}, {9, 15, false},
+    {10, 16, true}, {11, 17, true},
+};
+static const struct comp_col call_comp[] = {
+    {3, 10, false}, {5, 11, false}, {7, 12, false}, {9, 13, false},
+};
+
+/* t less `calls` calls of cost ns each, not below 0. */
+static int64_t less_calls(int64_t t, int64_t calls, double cost)
+{
+    double c = (double)calls * cost;
+    if (!(c < (double)t))
+        return 0;
+    int64_t r = llround(c);
+    return r < t ? t - r : 0;
+}
+
+/* Compensate the n columns cols of row v at cost ns a call; returns what came out of
+ * self times. */
+static double compensate_row(int64_t *v, const struct comp_col *cols, size_t n, double cost)
+{
+    double self = 0;
+    for (size_t k = 0; k < n; k++) {
+        int64_t less = less_calls(v[cols[k].time], v[cols[k].calls], cost);
+        if (cols[k].self)
+            self += (double)(v[cols[k].time] - less);
+        v[cols[k].time] = less;
+    }
+    return self;
+}
+
+/* Take the profiled calls' cost out of every time of file rf, row by row, with the
+ * file's own call_cost_ns: the sums are then the same whatever the files' order and
+ * costs, and a row whose estimate exceeds its time clamps alone.  Adds what came out
+ * of the self times to p->compensated_ns. */
+static void compensate_rows(cprof_profile *p, struct raw_file *rf)
+{
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        struct raw_worker *wk = &rf->workers[w];
+        for (size_t i = 0; i < wk->nroutine_rows; i++)
+            p->compensated_ns += compensate_row(wk->routine_rows[i], routine_comp,
+                                                NELEM(routine_comp), rf->call_cost_ns);
+        for (size_t i = 0; i < wk->ncall_rows; i++)
+            compensate_row(wk->call_rows[i], call_comp, NELEM(call_comp), rf->call_cost_ns);
+    }
+}
+
 /* ---- summing ---- */
 
-static bool tally_add(cprof_tally *a, int64_t n, int64_t t)
+static bool add(int64_t *a, int64_t b)
 {
-    return !__builtin_add_overflow(a->n, n, &a->n) && !__builtin_add_overflow(a->t, t, &a->t);
+    return !__builtin_add_overflow(*a, b, a);
+}
+
+static bool tally_add(cprof_tally *a, int64_t n, int64_t t, int64_t nested)
+{
+    return add(&a->n, n) && add(&a->t, t) && add(&a->nested, nested);
+}
+
+/* Sum b into a. */
+static bool tally_sum(cprof_tally *a, const cprof_tally *b)
+{
+    return tally_add(a, b->n, b->t, b->nested);
 }
 
 static int overflow(struct loader *l)
@@ -477,7 +546,7 @@ static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *i
         cprof_prof_site *site = NULL;
         for (size_t k = i; k < end; k++) {
             const struct contrib *x = &in[k];
-            if (!tally_add(&arc->s, x->s.n, x->s.t) || !tally_add(&arc->c, x->c.n, x->c.t))
+            if (!tally_sum(&arc->s, &x->s) || !tally_sum(&arc->c, &x->c))
                 return overflow(l);
             if (!x->file)
                 continue;
@@ -486,16 +555,17 @@ static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *i
                 site->file = cprof_xstrdup(x->file);
                 site->line = x->line;
             }
-            if (!tally_add(&site->s, x->s.n, x->s.t) || !tally_add(&site->c, x->c.n, x->c.t))
+            if (!tally_sum(&site->s, &x->s) || !tally_sum(&site->c, &x->c))
                 return overflow(l);
         }
     }
     return 0;
 }
 
+/* Nested counts too: compensation may zero a time, and must list the same arcs. */
 static bool nonzero(const struct contrib *c)
 {
-    return c->s.n || c->s.t || c->c.n || c->c.t;
+    return c->s.n || c->s.t || c->s.nested || c->c.n || c->c.t || c->c.nested;
 }
 
 /* Add file rf's rows to the routines of p and list what they add to arcs in c[*n...]. */
@@ -508,17 +578,18 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             const int64_t *v = wk->routine_rows[i];
             size_t g = rf->routines[v[0]].global;
             cprof_prof_routine *r = &p->routines[g];
-            if (!tally_add(&r->s_caller, v[1], v[2]) ||
-                !tally_add(&r->worker[w].c_caller, v[3], v[4]) ||
-                __builtin_add_overflow(r->s_self_t, v[10], &r->s_self_t) ||
-                __builtin_add_overflow(r->worker[w].c_self_t, v[11], &r->worker[w].c_self_t))
+            cprof_prof_routine_worker *rw = &r->worker[w];
+            if (!tally_add(&r->s_caller, v[1], v[2], v[12]) ||
+                !tally_add(&rw->c_caller, v[3], v[4], v[13]) || !add(&r->s_self_t, v[10]) ||
+                !add(&rw->c_self_t, v[11]) || !add(&r->s_direct, v[16]) ||
+                !add(&rw->c_direct, v[17]))
                 return overflow(l);
             /* Every entry, external or not, went through one profiled call's facade. */
             p->overhead_ns += rf->call_cost_ns * ((double)v[1] + (double)v[3]);
             if (v[5] > r->max_depth)
                 r->max_depth = v[5];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
-                                     {v[6], v[7]}, {v[8], v[9]}, from};
+                                     {v[6], v[7], v[14]}, {v[8], v[9], v[15]}, from};
             *n += nonzero(&c[*n]);
         }
         for (size_t i = 0; i < wk->ncall_rows; i++) {
@@ -528,14 +599,15 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             cprof_prof_routine *r = &p->routines[g];
             cprof_prof_routine_worker *rw = &r->worker[w];
             cprof_tally conc = {0};  /* S-C + C-S + C-C */
-            if (!tally_add(&r->s_callee, v[2], v[3]) ||
-                !tally_add(&rw->c_callee, v[4], v[5]) ||
-                !tally_add(&rw->cs_callee, v[6], v[7]) ||
-                !tally_add(&rw->cc_callee, v[8], v[9]) || !tally_add(&conc, v[4], v[5]) ||
-                !tally_add(&conc, v[6], v[7]) || !tally_add(&conc, v[8], v[9]))
+            if (!tally_add(&r->s_callee, v[2], v[3], v[10]) ||
+                !tally_add(&rw->c_callee, v[4], v[5], v[11]) ||
+                !tally_add(&rw->cs_callee, v[6], v[7], v[12]) ||
+                !tally_add(&rw->cc_callee, v[8], v[9], v[13]) ||
+                !tally_add(&conc, v[4], v[5], v[11]) ||
+                !tally_add(&conc, v[6], v[7], v[12]) || !tally_add(&conc, v[8], v[9], v[13]))
                 return overflow(l);
             c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[1]].global, s->file,
-                                     s->line, {v[2], v[3]}, conc, from};
+                                     s->line, {v[2], v[3], v[10]}, conc, from};
             *n += nonzero(&c[*n]);
         }
     }
@@ -543,9 +615,10 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
 }
 
 static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
-                 char *const *paths, size_t nfiles)
+                 char *const *paths, size_t nfiles, bool comp)
 {
     p->nfiles = nfiles;
+    p->compensated = comp;
     p->program = cprof_xstrdup(files[0].program);
     p->clock = cprof_xstrdup(files[0].clock);
     p->pid = files[0].pid;
@@ -581,6 +654,8 @@ static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
     int rc = 0;
     for (size_t i = 0; i < nfiles && !rc; i++) {
         l->path = paths[i];
+        if (comp)
+            compensate_rows(p, &files[i]);
         rc = merge_rows(l, p, &files[i], i, c, &n);
     }
     if (!rc) {
@@ -591,8 +666,8 @@ static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
     return rc;
 }
 
-int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, char *err,
-                       size_t errlen)
+int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, bool compensate,
+                       char *err, size_t errlen)
 {
     struct loader l = {NULL, err, errlen};
     struct raw_file *files = cprof_xcalloc(npaths, sizeof *files);
@@ -603,7 +678,7 @@ int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, char
         rc = read_raw(&l, &files[i]);
     }
     if (!rc)
-        rc = merge(&l, p, files, paths, npaths);
+        rc = merge(&l, p, files, paths, npaths, compensate);
     for (size_t i = 0; i < npaths; i++)
         raw_file_free(&files[i]);
     free(files);

@@ -2,18 +2,22 @@
  *
  * cprof_profile_load() reads one or more profile files (docs/profile-format.md),
  * validates them completely and sums them into the model below; the report writers
- * (json.c, and later the text sections) only read it.  Field names follow
+ * (json.c and the text sections) only read it.  Field names follow
  * ../shared/spec/semantics.md.  Counts and times (ns) are 64-bit and never negative.
+ * With compensation (--compensate) the times are built already compensated, so every
+ * writer shows the same numbers without knowing about it.
  */
 #ifndef CPROF_REPORT_PROFILE_H
 #define CPROF_REPORT_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* A number of events and their elapsed time in ns. */
+/* A number of events, their elapsed time in ns, and the profiled calls made inside
+ * those activations on their own thread (whose facades' cost is inside t). */
 typedef struct {
-    int64_t n, t;
+    int64_t n, t, nested;
 } cprof_tally;
 
 /* Worker w of the merged profile is workers[w]: ids are dense (docs/profile-format.md).
@@ -29,6 +33,7 @@ typedef struct {
     cprof_tally cs_callee;  /* C-S calls made by B */
     cprof_tally cc_callee;  /* C-C calls made by B */
     int64_t c_self_t;       /* self time of B's concurrent activations on this worker */
+    int64_t c_direct;       /* calls made directly by them (their facades are in c_self_t) */
 } cprof_prof_routine_worker;
 
 /* A routine, identified by (name, file); every routine the files declare is here,
@@ -40,6 +45,7 @@ typedef struct {
     cprof_tally s_callee;               /* S-S calls made by B */
     int64_t max_depth;                  /* over all workers and files */
     int64_t s_self_t;                   /* self time of the sequential activations */
+    int64_t s_direct;                   /* calls made directly by them, on their thread */
     cprof_prof_routine_worker *worker;  /* [nworkers] */
 } cprof_prof_routine;
 
@@ -67,6 +73,8 @@ typedef struct {
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
     double overhead_ns;              /* sum over files of call_cost_ns x entries */
+    bool compensated;                /* times have the profiler's cost taken out */
+    double compensated_ns;           /* what that took out of the self times, in all */
     int64_t pus, cores, packages;    /* "machine" of the first file */
     int64_t elapsed_ns;              /* sum over the files */
     cprof_prof_worker *workers;      /* [nworkers], by id */
@@ -80,9 +88,11 @@ typedef struct {
 /* Name under which an external caller is reported. */
 extern const char cprof_external_name[];
 
-/* Read, validate and sum the profile files paths[0..npaths-1] (npaths >= 1) into *p.
+/* Read, validate and sum the profile files paths[0..npaths-1] (npaths >= 1) into *p;
+ * with compensate, take out of every time the estimated cost of the profiled calls made
+ * inside it (docs/report.md, "Compensation").  Counts are the same either way.
  * Returns 0, or -1 with *p left empty and "FILE: problem" in err. */
-int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths,
+int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, bool compensate,
                        char *err, size_t errlen);
 
 void cprof_profile_free(cprof_profile *p);

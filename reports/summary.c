@@ -11,7 +11,9 @@ static const char explain[] =
     "the cost of one profiled call, measured by the runtime at start-up, times the\n"
     "calls profiled, also shown as a share of the time the workers had (elapsed\n"
     "times workers).  Most of it falls outside the routines' measured times, but the\n"
-    "calls a routine makes still cost it about that much each.\n";
+    "calls a routine makes still cost it about that much each: with --compensate,\n"
+    "that cost is taken out of every time (never below 0), and the summary says how\n"
+    "much came out of the self times in all.\n";
 
 static const cprof_column cols[] = {
     {"item", NULL, true},
@@ -31,6 +33,13 @@ static void int_row(cprof_table *t, const char *label, const char *key, int64_t 
 {
     row(t, label, key);
     cprof_cell_int(t, v);
+}
+
+/* An estimate in ns (a sum of costs), shown as a time. */
+static void estimate_row(cprof_table *t, const char *label, const char *key, double ns)
+{
+    row(t, label, key);
+    cprof_cell_time(t, (int64_t)llround(fmin(ns, 9e18)));
 }
 
 cprof_table *cprof_section_summary(const cprof_view *v)
@@ -62,11 +71,14 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     int_row(t, "  concurrent", "c_calls", c_calls);
     row(t, "cost of one call (ns)", "call_cost_ns");
     cprof_cell_real(t, p->call_cost_ns);
-    row(t, "overhead, estimated (ms)", "overhead_ns");
-    cprof_cell_time(t, (int64_t)llround(fmin(p->overhead_ns, 9e18)));
+    estimate_row(t, "overhead, estimated (ms)", "overhead_ns", p->overhead_ns);
     row(t, "  % of elapsed x workers", "overhead_pct");
     double capacity = (double)p->elapsed_ns * (double)p->nworkers;
     cprof_cell_pct(t, capacity > 0 ? 100.0 * p->overhead_ns / capacity : 0.0);
+    row(t, "times compensated", "compensated");
+    cprof_cell_str(t, p->compensated ? "yes" : "no");
+    if (p->compensated)
+        estimate_row(t, "  taken out of self (ms)", "compensated_ns", p->compensated_ns);
     if (v->o->routine) {
         row(t, "restricted to routine", "routine");
         cprof_cell_str(t, v->o->routine);

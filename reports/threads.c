@@ -104,8 +104,10 @@ cprof_table *cprof_section_threads(const cprof_view *v)
 /* Calls and callee time of routine r's S-C and C-C calls on worker w. */
 static cprof_tally concurrent_calls(const cprof_prof_routine *r, size_t w)
 {
-    return (cprof_tally){cprof_add(r->worker[w].c_callee.n, r->worker[w].cc_callee.n),
-                         cprof_add(r->worker[w].c_callee.t, r->worker[w].cc_callee.t)};
+    const cprof_prof_routine_worker *rw = &r->worker[w];
+    return (cprof_tally){cprof_add(rw->c_callee.n, rw->cc_callee.n),
+                         cprof_add(rw->c_callee.t, rw->cc_callee.t),
+                         cprof_add(rw->c_callee.nested, rw->cc_callee.nested)};
 }
 
 cprof_table *cprof_section_spread(const cprof_view *v)

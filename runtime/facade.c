@@ -45,8 +45,15 @@ static void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t 
      * in it on this thread.  A callee running on another worker (a parallel region's
      * team) has no frame below it there: it is not subtracted, it overlaps. */
     f->rec->self_time[f->concurrent] += dt - f->children;
-    if (f > w->stack)
+    uint64_t nested = w->calls - f->calls0;
+    *f->nested_slot += nested;
+    f->rec->direct[f->concurrent] += f->direct;
+    if (f->outermost)
+        f->rec->nested[f->concurrent] += nested;
+    if (f > w->stack) {
         f[-1].children += dt;
+        f[-1].direct++;
+    }
     if (f->outermost)
         f->rec->time[f->concurrent] += dt;
     if (f->concurrent)
@@ -93,7 +100,7 @@ struct cprof_frame *cprof_enter(struct cprof_routine *r)
 
     int al = omp_get_active_level();
     int concurrent = al > 0;
-    uint64_t *slot;
+    uint64_t *slot, *nested_slot;
     if (from_site) {
         int k = site->d ? active_levels_within(site->d) : 0;
         int kase = (al - k > 0) * 2 + (k > 0);
@@ -107,10 +114,13 @@ struct cprof_frame *cprof_enter(struct cprof_routine *r)
             c = cprof_call_rec_slow(w, sid, id);
         c->count[kase]++;
         slot = &c->time[kase];
+        nested_slot = &c->nested[kase];
     } else {
         rec->ext[concurrent]++;
         slot = &rec->ext_time[concurrent];
+        nested_slot = &rec->ext_nested[concurrent];
     }
+    w->calls++;
     rec->entries[concurrent]++;
 
     /* A sequential entry counts on every worker (paper 4.4.1): the depth that decides
@@ -135,15 +145,17 @@ struct cprof_frame *cprof_enter(struct cprof_routine *r)
     f->sp = sp;
     f->concurrent = concurrent;
     f->outermost = depth == 1;
+    f->nested_slot = nested_slot;
     f->children = 0;
+    f->calls0 = w->calls;
+    f->direct = 0;
     f->t0 = cprof_ticks();
     return f;
 }
 
-void cprof_leave(struct cprof_frame **frame)
+void cprof_leave(struct cprof_frame *f)
 {
     uint64_t now = cprof_ticks();
-    struct cprof_frame *f = *frame;
     struct cprof_worker *w = cprof_self;
     if (!f || f < w->stack || f >= w->top)
         return;     /* no frame kept, or already closed by an unwind */
@@ -204,8 +216,7 @@ double cprof_facade_cost_ns(void)
     for (int round = 0; round < ROUNDS; round++) {
         uint64_t t0 = cprof_monotonic_ns();
         for (int i = 0; i < CALLS; i++) {
-            struct cprof_frame *f = cprof_enter(&probe);
-            cprof_leave(&f);
+            cprof_leave(cprof_enter(&probe));
         }
         uint64_t t = cprof_monotonic_ns() - t0;
         if (t < best)

@@ -42,6 +42,12 @@ struct cprof_routine_rec {
     uint64_t ext[2];           /* entries from code cprof did not compile */
     uint64_t ext_time[2];
     uint64_t self_time[2];     /* all activations, minus their callees on the same thread */
+    /* For compensating the profiler's own cost in reports: profiled calls made on this
+     * thread inside the outermost activations (their times include those calls'
+     * facades), inside external entries, and directly by any activation (self). */
+    uint64_t nested[2];
+    uint64_t ext_nested[2];
+    uint64_t direct[2];
     int depth;                 /* concurrent activations open on this worker */
     int max_depth;
 };
@@ -55,12 +61,16 @@ struct cprof_call_rec {
     int callee;                     /* routine id */
     uint64_t count[CPROF_NCASES];
     uint64_t time[CPROF_NCASES];    /* ticks */
+    uint64_t nested[CPROF_NCASES];  /* profiled calls inside these activations, same thread */
 };
 
 /* One open activation, on its worker's shadow stack. */
 struct cprof_frame {
     uint64_t t0;
     uint64_t children;              /* elapsed time of activations nested in this one */
+    uint64_t calls0;                /* the worker's call count at entry */
+    uint64_t *nested_slot;          /* call record (or external) nested-calls counter */
+    uint32_t direct;                /* activations nested directly in this one */
     uint64_t *time_slot;            /* call record (or external) time to add the elapsed time to */
     struct cprof_routine_rec *rec;
     struct cprof_routine *routine;
@@ -83,6 +93,7 @@ struct cprof_worker {
     int sites_cap;
     char *arena, *arena_end;                /* records are carved from here: they never move */
     struct cprof_frame *stack, *top, *stack_end;
+    uint64_t calls;                         /* entries on this worker so far */
     struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
     int jmp_next;
     struct cprof_worker *next;

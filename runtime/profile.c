@@ -104,12 +104,15 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
         struct cprof_routine_rec *r = w->routines[i];
         if (!r || !(r->entries[0] | r->entries[1]))
             continue;
-        json_array_append_new(routines, json_pack("[i I o I o i I o I o o o]", i,
+        json_array_append_new(routines, json_pack("[i I o I o i I o I o o o I I I I I I]", i,
             (json_int_t)r->entries[0], ns(r->time[0], npt),
             (json_int_t)r->entries[1], ns(r->time[1], npt), r->max_depth,
             (json_int_t)r->ext[0], ns(r->ext_time[0], npt),
             (json_int_t)r->ext[1], ns(r->ext_time[1], npt),
-            ns(r->self_time[0], npt), ns(r->self_time[1], npt)));
+            ns(r->self_time[0], npt), ns(r->self_time[1], npt),
+            (json_int_t)r->nested[0], (json_int_t)r->nested[1],
+            (json_int_t)r->ext_nested[0], (json_int_t)r->ext_nested[1],
+            (json_int_t)r->direct[0], (json_int_t)r->direct[1]));
     }
     for (int i = 0; i < w->sites_cap; i++) {
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
@@ -118,6 +121,8 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
                 json_array_append_new(row, json_integer((json_int_t)c->count[k]));
                 json_array_append_new(row, ns(c->time[k], npt));
             }
+            for (int k = 0; k < CPROF_NCASES; k++)
+                json_array_append_new(row, json_integer((json_int_t)c->nested[k]));
             json_array_append_new(calls, row);
         }
     }

@@ -34,6 +34,13 @@ printf 'int answer = 42;\nint get(void) { return answer; }\n' > "$tmp/nocall.c"
 check "cprof-cc on a unit with no call: no sanitizer report" "$(indent "$tmp/nocall.err")" -- \
     test ! -s "$tmp/nocall.err"
 
+# A unit that defines no function (only data): empty tables everywhere, the case
+# that once passed null arrays to qsort.
+printf 'int table[3] = { 1, 2, 3 };\n' > "$tmp/data.c"
+"$san/cprof-cc" -c "$tmp/data.c" -o "$tmp/data.o" > "$tmp/data.err" 2>&1
+check "cprof-cc on a unit that defines no function: no sanitizer report" "$(indent "$tmp/data.err")" -- \
+    test ! -s "$tmp/data.err"
+
 w=$tmp/01_sequential
 if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && [ -f "$w/prof.out" ]; then
     "$san/cprof-report" --json "$w/prof.out" "$w/prof.out" > "$w/report.json" 2> "$w/report.err"

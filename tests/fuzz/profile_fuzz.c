@@ -2,24 +2,30 @@
  *
  * Each input is one profile file (docs/profile-format.md).  It is written to a memfd
  * and read through its /proc/self/fd path, then:
- *   1. cprof_profile_load(file); on success cprof_report_json() too;
+ *   1. cprof_profile_load(file), plain and compensated; on success cprof_report_json()
+ *      of both too;
  *   2. cprof_profile_load(file, file): the merge of a file with itself;
  *   3. if the input holds a NUL byte (never valid JSON), the bytes before and after the
  *      first one are two files A and B, and cprof_profile_load(A, B) is run as well,
- *      to merge files that differ (other routines, other numbers of workers).
+ *      compensated, to merge files that differ (other routines, other numbers of
+ *      workers, other call costs).
  * Besides the sanitizers (ASan, UBSan, LeakSanitizer), the target aborts on a broken
  * contract of profile.h / report.h:
  *   - a failed load leaves *p empty and says "PATH: problem" in err;
  *   - a successful load yields a report (the JSON writer does not return NULL);
  *   - summing a file with itself fails only if it overflows, and otherwise doubles
  *     every count and time and keeps everything else (tests/report/run.sh checks the
- *     same on the fixtures).
+ *     same on the fixtures);
+ *   - a compensated load succeeds wherever the plain one does (and may where that
+ *     overflowed), changes no count, and leaves every time between 0 and its plain
+ *     value (tests/report/compensate.sh checks the same on the fixtures).
  * Build and run: make fuzz (FUZZ_SECONDS=N), or tests/cli/fuzz.sh.
  */
 #define _GNU_SOURCE
 #include "profile.h"
 #include "report.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +76,11 @@ static int is_empty(const cprof_profile *p)
 }
 
 /* Load paths; on failure check the error contract.  Returns the load's status. */
-static int load(cprof_profile *p, char *const *paths, size_t n, char *err, size_t errlen)
+static int load(cprof_profile *p, char *const *paths, size_t n, bool compensate, char *err,
+                size_t errlen)
 {
     memset(err, 0, errlen);
-    int rc = cprof_profile_load(p, paths, n, err, errlen);
+    int rc = cprof_profile_load(p, paths, n, compensate, err, errlen);
     CHECK(rc == 0 || rc == -1);
     if (rc) {
         CHECK(is_empty(p));
@@ -100,7 +107,7 @@ static void report(const cprof_profile *p)
 
 static int twice(const cprof_tally *once, const cprof_tally *two)
 {
-    return two->n == 2 * once->n && two->t == 2 * once->t;
+    return two->n == 2 * once->n && two->t == 2 * once->t && two->nested == 2 * once->nested;
 }
 
 /* p2 is p1's file summed with itself. */
@@ -122,12 +129,12 @@ static void check_doubled(const cprof_profile *p1, const cprof_profile *p2)
         CHECK(!strcmp(a->name, b->name) && !strcmp(a->file, b->file));
         CHECK(a->line == b->line && a->max_depth == b->max_depth);
         CHECK(twice(&a->s_caller, &b->s_caller) && twice(&a->s_callee, &b->s_callee));
-        CHECK(b->s_self_t == 2 * a->s_self_t);
+        CHECK(b->s_self_t == 2 * a->s_self_t && b->s_direct == 2 * a->s_direct);
         for (size_t w = 0; w < p1->nworkers; w++) {
             const cprof_prof_routine_worker *x = &a->worker[w], *y = &b->worker[w];
             CHECK(twice(&x->c_caller, &y->c_caller) && twice(&x->c_callee, &y->c_callee) &&
                   twice(&x->cs_callee, &y->cs_callee) && twice(&x->cc_callee, &y->cc_callee));
-            CHECK(y->c_self_t == 2 * x->c_self_t);
+            CHECK(y->c_self_t == 2 * x->c_self_t && y->c_direct == 2 * x->c_direct);
         }
     }
     for (size_t i = 0; i < p1->narcs; i++) {
@@ -138,6 +145,45 @@ static void check_doubled(const cprof_profile *p1, const cprof_profile *p2)
             CHECK(!strcmp(a->sites[k].file, b->sites[k].file));
             CHECK(a->sites[k].line == b->sites[k].line);
             CHECK(twice(&a->sites[k].s, &b->sites[k].s) && twice(&a->sites[k].c, &b->sites[k].c));
+        }
+    }
+}
+
+/* c is p's file compensated: the same counts, and times between 0 and p's. */
+static int within(const cprof_tally *plain, const cprof_tally *comp)
+{
+    return comp->n == plain->n && comp->nested == plain->nested && comp->t >= 0 &&
+           comp->t <= plain->t;
+}
+
+static int self_within(int64_t plain, int64_t comp)
+{
+    return comp >= 0 && comp <= plain;
+}
+
+static void check_compensated(const cprof_profile *p, const cprof_profile *c)
+{
+    CHECK(!p->compensated && c->compensated);
+    CHECK(c->compensated_ns >= 0 && c->overhead_ns == p->overhead_ns);
+    CHECK(c->nroutines == p->nroutines && c->narcs == p->narcs && c->nworkers == p->nworkers);
+    for (size_t i = 0; i < p->nroutines; i++) {
+        const cprof_prof_routine *a = &p->routines[i], *b = &c->routines[i];
+        CHECK(within(&a->s_caller, &b->s_caller) && within(&a->s_callee, &b->s_callee));
+        CHECK(self_within(a->s_self_t, b->s_self_t) && b->s_direct == a->s_direct);
+        for (size_t w = 0; w < p->nworkers; w++) {
+            const cprof_prof_routine_worker *x = &a->worker[w], *y = &b->worker[w];
+            CHECK(within(&x->c_caller, &y->c_caller) && within(&x->c_callee, &y->c_callee) &&
+                  within(&x->cs_callee, &y->cs_callee) && within(&x->cc_callee, &y->cc_callee));
+            CHECK(self_within(x->c_self_t, y->c_self_t) && y->c_direct == x->c_direct);
+        }
+    }
+    for (size_t i = 0; i < p->narcs; i++) {
+        const cprof_prof_arc *a = &p->arcs[i], *b = &c->arcs[i];
+        CHECK(a->caller == b->caller && a->callee == b->callee && a->nsites == b->nsites);
+        CHECK(within(&a->s, &b->s) && within(&a->c, &b->c));
+        for (size_t k = 0; k < a->nsites; k++) {
+            const cprof_prof_site *x = &a->sites[k], *y = &b->sites[k];
+            CHECK(within(&x->s, &y->s) && within(&x->c, &y->c));
         }
     }
 }
@@ -154,17 +200,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[1024];
-    cprof_profile one, two;
+    cprof_profile one, comp, two;
     char *paths[2] = {files[0].path, files[0].path};
 
-    /* 1. the file alone */
+    /* 1. the file alone, plain and compensated */
     put(&files[0], data, size);
-    int rc1 = load(&one, paths, 1, err, sizeof err);
+    int rc1 = load(&one, paths, 1, false, err, sizeof err);
+    bool overflowed = rc1 && strstr(err, "overflow");
     if (!rc1)
         report(&one);
+    /* Compensation only lowers times: it fails where the plain load fails, except that
+     * times whose sum overflowed may fit once lowered. */
+    int rcc = load(&comp, paths, 1, true, err, sizeof err);
+    if (!rc1) {
+        CHECK(!rcc);
+        check_compensated(&one, &comp);
+    } else {
+        CHECK(rcc || overflowed);
+    }
+    if (!rcc) {
+        report(&comp);
+        cprof_profile_free(&comp);
+    }
 
     /* 2. the file twice */
-    int rc2 = load(&two, paths, 2, err, sizeof err);
+    int rc2 = load(&two, paths, 2, false, err, sizeof err);
     if (rc1)
         CHECK(rc2);  /* a bad file stays bad */
     else if (rc2)
@@ -185,7 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         put(&files[0], data, na);
         put(&files[1], nul + 1, size - na - 1);
         paths[1] = files[1].path;
-        if (!load(&two, paths, 2, err, sizeof err)) {
+        if (!load(&two, paths, 2, true, err, sizeof err)) {
             CHECK(two.nfiles == 2);
             report(&two);
             cprof_profile_free(&two);

@@ -112,12 +112,17 @@ check "bad: call site index out of range" bad "$(variant site-idx '.workers[1].c
 check "bad: callee index out of range" bad "$(variant callee-idx '.workers[1].calls[0][1] = 99')"
 check "bad: site caller out of range" bad "$(variant site-caller '.sites[2].caller = 7')" \
     "invalid profile: sites[2]: caller index 7 out of range (7 routines)"
-check "bad: calls row with 9 columns" bad "$(variant short-row '.workers[0].calls[2] |= .[1:]')"
-check "bad: calls row with 12 columns" bad "$(variant long-call '.workers[0].calls[0] += [0, 0]')" \
-    "invalid profile: workers[0].calls[0] is not an array of 10 integers"
-check "bad: routines row with 13 columns" bad "$(variant long-row '.workers[0].routines[0] += [0]')"
-check "bad: routines row with 10 columns (older layout)" bad "$(variant old-row '.workers[0].routines[0] |= .[:10]')" \
-    "invalid profile: workers[0].routines[0] is not an array of 12 integers"
+check "bad: calls row with 13 columns" bad "$(variant short-row '.workers[0].calls[2] |= .[1:]')"
+check "bad: calls row with 16 columns" bad "$(variant long-call '.workers[0].calls[0] += [0, 0]')" \
+    "invalid profile: workers[0].calls[0] is not an array of 14 integers"
+check "bad: calls row with 10 columns (older layout)" bad "$(variant old-call '.workers[0].calls[0] |= .[:10]')" \
+    "invalid profile: workers[0].calls[0] is not an array of 14 integers"
+check "bad: routines row with 19 columns" bad "$(variant long-row '.workers[0].routines[0] += [0]')"
+check "bad: routines row with 12 columns (older layout)" bad "$(variant old-row '.workers[0].routines[0] |= .[:12]')" \
+    "invalid profile: workers[0].routines[0] is not an array of 18 integers"
+check "bad: routines row with 10 columns (oldest layout)" bad "$(variant older-row '.workers[0].routines[0] |= .[:10]')"
+check "bad: negative nested-call count" bad "$(variant negative-nested '.workers[0].calls[1][11] = -1')" \
+    "invalid profile: workers[0].calls[1]: column 11 is negative"
 check "bad: negative self time" bad "$(variant negative-self '.workers[1].routines[0][11] = -1')" \
     "invalid profile: workers[1].routines[0]: column 11 is negative"
 check "bad: no call_cost_ns" bad "$(variant no-cost 'del(.call_cost_ns)')" \
@@ -175,12 +180,14 @@ check "no files: usage" usage --json
 check "unknown option: usage" usage --jsn "$fx/basic.json"
 check "option with an argument: usage" usage --json=yes "$fx/basic.json"
 check "--json with a text option: usage" usage --json -b "$fx/basic.json"
+check "--json with --compensate: no usage error" eval 'run --json --compensate "$fx/basic.json" && [ "$rc" = 0 ]'
 check "unknown --csv section: usage" usage --csv flats "$fx/loop.json"
 check "unknown --sort key: usage" usage --sort time "$fx/loop.json"
 check "--threshold above 100: usage" usage --threshold 101 "$fx/loop.json"
 check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
 
 . "$here/text.sh"
+. "$here/compensate.sh"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

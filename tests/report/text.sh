@@ -38,8 +38,8 @@ same_width() { awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }'
 for s in summary flat cases arcs callgraph threads spread; do
     check "--csv $s: CRLF lines, header, rectangular" eval 'csv '"$s"' "$fx/nested.json" && same_width'
 done
-csv_value() {  # csv_value SECTION FILE KEYCOL KEY COL: the value of column COL in the row whose KEYCOL is KEY
-    csv "$1" "$2" && awk -F, -v kc="$3" -v k="$4" -v c="$5" '
+csv_value() {  # csv_value SECTION FILE KEYCOL KEY COL [OPTION...]: the value of column COL in the row whose KEYCOL is KEY
+    csv "$1" "${@:6}" "$2" && awk -F, -v kc="$3" -v k="$4" -v c="$5" '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col[kc] == k { print $col[c]; exit }' "$tmp/csv"
 }
