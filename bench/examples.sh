@@ -3,7 +3,7 @@
 # the profiler's share of the run as the profile itself estimates it (calls x the
 # runtime's measured cost per call / (elapsed x workers)), the profile's size, and
 # peak memory profiled / plain.  Target: loop-parallel examples slowed by <= 10%;
-# call-heavy ones (the estimated share above 5%) are reported with that share.
+# call-heavy ones (the estimated share above 3%) are reported with that share.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CPROF_BIN:-$root/build/bin}
@@ -30,7 +30,7 @@ for dir in "$root"/examples/*/; do
                 / (.elapsed_ns * (.workers | length)) * 100' "$tmp/prof.out")
     size=$(stat -c %s "$tmp/prof.out")
     read -r slow verdict < <(awk -v c="$cs" -v p="$ps" -v s="$share" 'BEGIN {
-        r = c / p; v = (s > 5) ? "call-heavy: profiler share reported" : (r <= 1.10 ? "<= 1.10x met" : "<= 1.10x NOT met")
+        r = c / p; v = (s > 3) ? "call-heavy: profiler share reported" : (r <= 1.10 ? "<= 1.10x met" : "<= 1.10x NOT met")
         printf "%.2f %s\n", r, v }')
     printf '%-10s %9.2f %9.2f %7sx %7.1f%% %8.1fK %9.1f %9.1f  %s\n' "$name" "$ps" "$cs" "$slow" "$share" \
         "$(awk -v b="$size" 'BEGIN { print b / 1024 }')" "$(awk -v k="$pm" 'BEGIN { print k / 1024 }')" \
