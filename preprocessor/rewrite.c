@@ -437,11 +437,12 @@ static struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offs
 
 /* With libcalls: the routine standing for a library function, one per name in the
  * unit, named as called and filed under <library>.  Declared in a system header,
- * never glibc's internals (__...). */
+ * never glibc's internals (__...).  An extern inline wrapper in a system header
+ * (printf under _FORTIFY_SOURCE) counts too: the library has the symbol. */
 static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
 {
     CXSourceLocation loc = clang_getCursorLocation(fn);
-    if (!clang_Location_isInSystemHeader(loc) || !strncmp(name, "__", 2) || is_external_inline(fn))
+    if (!clang_Location_isInSystemHeader(loc) || !strncmp(name, "__", 2))
         return -1;
     for (int i = 0; i < u->nroutines; i++)
         if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))

@@ -52,6 +52,9 @@ expect_jq "-fcprof-libcalls: printf and sqrt as leaf routines under <library>" l
     '[.routines[] | select(.file == "<library>") | [.name, .line, .s_caller]]' '[["printf",0,1],["sqrt",0,1]]'
 expect_jq "-fcprof-libcalls: arcs from main" libcalls.json \
     '[arc("main"; "printf").s_callarc, arc("main"; "sqrt").s_callarc]' '[1, 1]'
+profile fortify -- -fcprof-libcalls -D_FORTIFY_SOURCE=2
+expect_jq "-fcprof-libcalls with _FORTIFY_SOURCE: printf (an extern inline wrapper) still a leaf" fortify.json \
+    '[.routines[] | select(.file == "<library>") | [.name, .s_caller]]' '[["printf",1],["sqrt",1]]'
 profile libcalls_env CPROF_LIBCALLS=1 --
 expect_jq "CPROF_LIBCALLS=1" libcalls_env.json '[.routines[] | select(.file == "<library>") | .name]' '["printf","sqrt"]'
 finish
