@@ -37,19 +37,6 @@ static const char usage_text[] =
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
     "  --help            print this help and exit\n";
 
-typedef cprof_table *section_fn(const cprof_view *v);
-
-/* Report order. */
-static section_fn *const sections[] = {
-    cprof_section_summary, cprof_section_flat,      cprof_section_cases,
-    cprof_section_arcs,    cprof_section_callgraph, cprof_section_threads,
-    cprof_section_spread,
-};
-static const char *const csv_names[] = {
-    "summary", "flat", "cases", "arcs", "callgraph", "threads", "spread",
-};
-#define NSECTIONS (sizeof sections / sizeof *sections)
-
 /* One line on stderr, whatever the file names and keys quoted in msg contain. */
 static void error_line(const char *msg)
 {
@@ -74,33 +61,6 @@ static int lookup(const char *s, const char *const *names, int n)
         if (!strcmp(s, names[i]))
             return i;
     return -1;
-}
-
-/* The text report, or the CSV of section csv (>= 0), in memory; NULL if out of memory. */
-static char *render(const cprof_view *v, int csv)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (!m)
-        return NULL;
-    for (size_t s = 0; s < NSECTIONS; s++) {
-        if (csv >= 0 && (size_t)csv != s)
-            continue;
-        cprof_table *t = sections[s](v);
-        if (csv >= 0)
-            cprof_table_print_csv(m, t);
-        else {
-            fputs(s ? "\n\n" : "", m);
-            cprof_table_print_text(m, t, v->o->brief);
-        }
-        cprof_table_free(t);
-    }
-    if (fclose(m)) {
-        free(text);
-        return NULL;
-    }
-    return text;
 }
 
 int main(int argc, char **argv)
@@ -142,7 +102,7 @@ int main(int argc, char **argv)
             o.brief = true;
             break;
         case OPT_CSV:
-            if ((csv = lookup(optarg, csv_names, NSECTIONS)) < 0) {
+            if ((csv = cprof_report_section(optarg)) < 0) {
                 snprintf(msg, sizeof msg, "unknown section '%s' for --csv", optarg);
                 return usage_error(msg);
             }
@@ -200,7 +160,7 @@ int main(int argc, char **argv)
             error_line(msg);
             rc = 1;
         } else {
-            text = render(&v, csv);
+            text = cprof_report_text(&v, csv);
         }
         cprof_view_free(&v);
     }

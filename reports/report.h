@@ -20,4 +20,10 @@ cprof_table *cprof_section_callgraph(const cprof_view *v);  /* callgraph.c */
 cprof_table *cprof_section_threads(const cprof_view *v);    /* threads.c: per worker */
 cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per region */
 
+/* The text report (every section in order), or with csv >= 0 that section as CSV;
+ * malloc'd, NULL if out of memory. */
+char *cprof_report_text(const cprof_view *v, int csv);
+/* The index of the section named name (summary, flat, ... spread) for csv, or -1. */
+int cprof_report_section(const char *name);
+
 #endif

@@ -41,7 +41,12 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         if (a->caller == a->callee)
             v->r[a->callee].self_calls = cprof_add(a->s.n, a->c.n);
     }
-    return any ? 0 : -1;
+    /* Only a --routine that names nothing is an error: an empty profile is a report. */
+    if (o->routine && !any) {
+        cprof_view_free(v);
+        return -1;
+    }
+    return 0;
 }
 
 void cprof_view_free(cprof_view *v)

@@ -38,7 +38,7 @@ typedef struct {
     int64_t total_self;   /* sum of every routine's self: all time spent in routines */
 } cprof_view;
 
-/* Fill v from p and o; -1 if o->routine names no routine of p. */
+/* Fill v from p and o; -1 (and nothing to free) if o->routine names no routine of p. */
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);
 void cprof_view_free(cprof_view *v);
 

@@ -3,6 +3,7 @@
  * Each input is one profile file (docs/profile-format.md).  It is written to a memfd
  * and read through its /proc/self/fd path, then:
  *   1. cprof_profile_load(file), plain and compensated; on success cprof_report_json()
+ *      and every text section and CSV, plainly and filtered (--routine, --threshold)
  *      of both too;
  *   2. cprof_profile_load(file, file): the merge of a file with itself;
  *   3. if the input holds a NUL byte (never valid JSON), the bytes before and after the
@@ -96,6 +97,20 @@ static int load(cprof_profile *p, char *const *paths, size_t n, bool compensate,
     return rc;
 }
 
+/* The text report under o and every section as CSV. */
+static void render_all(const cprof_profile *p, const cprof_opts *o)
+{
+    cprof_view v;
+    if (cprof_view_init(&v, p, o))
+        return;     /* out of memory */
+    for (int csv = -1; csv < 7; csv++) {
+        char *text = cprof_report_text(&v, csv);
+        CHECK(text != NULL);
+        free(text);
+    }
+    cprof_view_free(&v);
+}
+
 static void report(const cprof_profile *p)
 {
     char *text = cprof_report_json(p);
@@ -103,6 +118,13 @@ static void report(const cprof_profile *p)
     size_t n = strlen(text);
     CHECK(n > 0 && text[n - 1] == '\n');
     free(text);
+    /* The text sections too: plainly, and filtered as --routine and --threshold do. */
+    cprof_opts plain = { 0 };
+    render_all(p, &plain);
+    cprof_opts filtered = { .brief = true, .sort = CPROF_SORT_NAME, .threshold = 1.0,
+                            .has_threshold = true,
+                            .routine = p->nroutines ? p->routines[0].name : "none" };
+    render_all(p, &filtered);
 }
 
 static int twice(const cprof_tally *once, const cprof_tally *two)

@@ -179,3 +179,12 @@ text_doubled() {  # the text flat profile's calls columns double
     [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && grep -qE '^profile files +2$' "$tmp/out"
 }
 check "loop.json twice: text flat profile calls double" text_doubled
+
+# A profile with no routine at all (a program whose profiled code never ran) is a
+# report, not an error; it once failed with "no routine named '(null)'".
+empty_profile() {
+    jq -c '.routines = [] | .sites = [] | .workers = []' "$fx/basic.json" > "$tmp/empty.json" &&
+    run -b "$tmp/empty.json" && [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+    grep -qE '^calls profiled +0$' "$tmp/out" && grep -q '^Call graph' "$tmp/out"
+}
+check "an empty profile: the report, exit 0, nothing on stderr" empty_profile
