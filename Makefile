@@ -14,8 +14,9 @@
 PREFIX     ?= /usr/local
 CC         ?= gcc
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/lib/llvm-14/bin/llvm-config /usr/bin/llvm-config))
-CLANG_INC  := $(shell $(LLVM_CONFIG) --includedir)
-CLANG_LIB  := $(shell $(LLVM_CONFIG) --libdir)
+# Empty before libclang-dev is installed (make deps, make print-deps still work).
+CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
+CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config \
@@ -105,6 +106,10 @@ fuzz: $(B)/fuzz/profile_fuzz
 deps:
 	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEBIAN_PACKAGES)
 
+# The list alone, for .ci/run.
+print-deps:
+	@echo $(DEBIAN_PACKAGES)
+
 demo: all
 	$(MAKE) -C examples/jacobi clean
 	$(MAKE) -C examples/jacobi CC=$(CURDIR)/$(B)/bin/cprof-cc
@@ -148,4 +153,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps demo examples check bench install clean fuzz
+.PHONY: all deps print-deps demo examples check bench install clean fuzz
