@@ -67,6 +67,15 @@ printf 'int obj_two(void) { return 2; }\n' > two.c && gcc -c two.c -o two.o
 runs "C + assembly + object" mixed 3
 "$cc" -c m.c one.s 2> e; check "-c m.c one.s: both compiled" "$(indent e)" -- test -s m.o -a -s one.o
 
+printf 'int twice(int x) { return 2 * x; }\n' > lto1.c
+printf '#include <stdio.h>\nint twice(int);\nint main(void) { printf("%%d\\n", twice(21)); return 0; }\n' > lto2.c
+"$cc" -O2 -flto -c lto1.c -o lto1.o 2> e && "$cc" -O2 -flto lto2.c lto1.o -o lto 2>> e
+check "-flto (compile and link): builds silently" "$(indent e)" -- test ! -s e
+runs "-flto" lto 42
+"$bin/cprof-report" --json lto.prof > lto.json
+expect_jq "-flto: the call across units is profiled" lto.json '[.arcs[] | [.caller, .callee, .s_callarc]]' \
+    '[["<external>","main",1],["main","twice",1]]'
+
 printf '#include <cstdio>\nextern "C" int cfun(void);\nint main(){ std::printf("%%d\\n", cfun()); return 0; }\n' > x.cpp
 printf 'int cfun(void) { return 7; }\n' > c.c
 "$cc" -O2 x.cpp c.c -o cxx 2> e
