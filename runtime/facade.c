@@ -48,14 +48,14 @@ static void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t 
     uint64_t nested = w->calls - f->calls0;
     *f->nested_slot += nested;
     f->rec->direct[f->concurrent] += f->direct;
-    if (f->outermost)
+    if (f->outermost) {
+        f->rec->time[f->concurrent] += dt;
         f->rec->nested[f->concurrent] += nested;
+    }
     if (f > w->stack) {
         f[-1].children += dt;
         f[-1].direct++;
     }
-    if (f->outermost)
-        f->rec->time[f->concurrent] += dt;
     if (f->concurrent)
         f->rec->depth--;
     else

@@ -262,6 +262,8 @@ static int check_frame(int frame)
             return 0;
         }
     }
+    /* band_energy's formula again, not a call of it: calls from here would add
+     * sequential entries to the routine whose imbalance docs/tutorial.md reads. */
     for (int b = 0; b < BANDS; b++) {
         int64_t sum = 0;
         for (int lag = 0; lag <= b; lag++) {
