@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "server.h"
 
 /* ---- argument vectors ---- */
 
@@ -570,7 +571,9 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
     char *rewritten = fmt("%s/%s", dir, base_name(in->path, ".cprof.i"));
     char *errors = fmt("%s/stderr", dir), *rw_errors = fmt("%s/rewrite.stderr", dir);
 
-    /* gcc -E | cprof-rewrite: the rewriter loads libclang while gcc preprocesses. */
+    /* gcc -E | cprof-rewrite, the rewriter a worker of the rewrite server if one can
+     * be had (server.h).  Starting a server, or loading libclang in a rewriter of its
+     * own, overlaps preprocessing. */
     struct argv pp = { 0 }, rw = { 0 };
     push(&pp, gcc());
     common_flags(c, &pp, 1);
@@ -590,12 +593,18 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
         fprintf(stderr, "cprof-cc: pipe: %s\n", strerror(errno));
         return 1;
     }
-    pid_t rewriter = spawn(rw.v, fd[0], -1, fd[1], rw_errors);
     pid_t preprocessor = spawn(pp.v, -1, fd[1], fd[0], NULL);
-    close(fd[0]);
     close(fd[1]);
+    int rewrite_status = -1;
+    int err_fd = open(rw_errors, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (err_fd >= 0) {
+        rewrite_status = cprof_server_rewrite(rw.v, fd[0], err_fd);
+        close(err_fd);
+    }
+    if (rewrite_status < 0)
+        rewrite_status = wait_for(spawn(rw.v, fd[0], -1, -1, rw_errors));
+    close(fd[0]);
     int status = wait_for(preprocessor);
-    int rewrite_status = wait_for(rewriter);
     free(pp.v);
     free(rw.v);
     if (status != 0)
@@ -607,6 +616,9 @@ static int compile_source(struct cmdline *c, const struct input *in, int n, cons
         copy_to_stderr(rw_errors);      /* its warnings about parts left unprofiled */
     else if (rewrite_status == 1)
         snprintf(why, sizeof why, "%s", line_of(rw_errors, NULL));
+    else if (rewrite_status == CPROF_SERVER_LOST)
+        snprintf(why, sizeof why, "%s: warning: the rewriter stopped without an exit status (%s)",
+                 in->path, line_of(rw_errors, NULL));
     else
         snprintf(why, sizeof why, "%s: warning: the rewriter failed (status %d: %s)", in->path,
                  rewrite_status, line_of(rw_errors, NULL));

@@ -1,11 +1,12 @@
 /* rewriter.c: cprof-rewrite, the libclang half of cprof-cc, in a process of its own.
  *
  *   cprof-rewrite [OPTION...] UNIT_FILE INPUT_COPY OUTPUT  < preprocessed-text
+ *   cprof-rewrite --server SOCKET READY_FD IDLE_SECONDS     (server.h)
  *
- * cprof-cc starts it at the same time as gcc -E and pipes the preprocessed text in:
- * loading libclang (about 20 ms) then overlaps preprocessing, and a cprof-cc that only
- * answers a probe (--version, -E...) never loads it.  A crash in libclang is a failed
- * rewrite, not a failed build.
+ * cprof-cc pipes gcc -E's output in, through a worker of the rewrite server (which
+ * keeps libclang loaded, server.h) or, without one, a process of its own.  A cprof-cc
+ * that only answers a probe (--version, -E...) never loads libclang.  A crash in
+ * libclang is a failed rewrite, not a failed build.
  *
  * Writes INPUT_COPY (the text as read) and OUTPUT (the rewritten text).  Exit status 0
  * on success; 1 with one last stderr line "file:line: warning: reason" when the unit
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rewrite.h"
+#include "server.h"
 
 static char *read_all(FILE *f, size_t *size)
 {
@@ -49,7 +51,7 @@ static int write_all(const char *path, const char *p, size_t n)
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+static int rewrite_main(int argc, char **argv)
 {
     struct cprof_rewrite_options o = { 0 };
     const struct { const char *name; const char **value; } lists[] = {
@@ -101,4 +103,11 @@ int main(int argc, char **argv)
         return 1;
     }
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && !strcmp(argv[1], "--server"))
+        return cprof_server_run(argv[2], atoi(argv[3]), atoi(argv[4]), rewrite_main);
+    return rewrite_main(argc, argv);
 }
