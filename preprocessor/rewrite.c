@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <clang-c/Index.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,11 +109,14 @@ struct node {
 
 struct routine {
     char *name, *file;
-    unsigned line;
+    unsigned line;                  /* 0: a library function (libcalls) */
+    int internal;                   /* static */
+    int address_taken;              /* static, and the unit may take its address */
 };
 
 struct site {
     int routine;
+    int callee;                     /* a direct call of a routine defined here, or -1 */
     char *file;
     unsigned line;
     int d;
@@ -139,6 +143,8 @@ struct unit {
     int nblocks;
     char **functions;               /* names of the functions calls may profile, sorted */
     int nfunctions, functions_cap;
+    int *defined;                   /* routines defined here, by name */
+    int ndefined;
     /* while visiting one function body */
     int routine;
     unsigned body_start, body_end;
@@ -304,7 +310,9 @@ static CXCursor strip(CXCursor c)
 
 /* The function a call names, through (f), (*f) and (&f); null for a pointer.  Only the
  * designator tells: libclang's referenced cursor of a call of pick(1)(3) is pick. */
-static CXCursor direct_callee(CXCursor designator)
+/* The name a call's designator calls directly (f, (f), (*f), (&f)), as the
+ * expression that mentions it; a null cursor for a call through a pointer. */
+static CXCursor callee_reference(CXCursor designator)
 {
     CXCursor c = strip(designator);
     while (clang_getCursorKind(c) == CXCursor_UnaryOperator) {
@@ -314,12 +322,17 @@ static CXCursor direct_callee(CXCursor designator)
             break;
         c = strip(child);
     }
-    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
-        CXCursor ref = clang_getCursorReferenced(c);
-        if (clang_getCursorKind(ref) == CXCursor_FunctionDecl)
-            return ref;
-    }
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr
+        && clang_getCursorKind(clang_getCursorReferenced(c)) == CXCursor_FunctionDecl)
+        return c;
     return clang_getNullCursor();
+}
+
+/* The function a call's designator calls directly, or a null cursor. */
+static CXCursor direct_callee(CXCursor designator)
+{
+    CXCursor ref = callee_reference(designator);
+    return clang_Cursor_isNull(ref) ? ref : clang_getCursorReferenced(ref);
 }
 
 /* Does name match one of the comma-separated globs in list? */
@@ -429,6 +442,7 @@ static struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offs
     GROW(u->sites, u->nsites, u->sites_cap);
     struct site *s = &u->sites[u->nsites];
     s->routine = u->routine;
+    s->callee = -1;
     s->file = presumed(clang_getLocationForOffset(tu, u->file, offset), &s->line);
     s->d = 0;
     *index = u->nsites++;
@@ -448,7 +462,7 @@ static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
         if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
             return i;
     GROW(u->routines, u->nroutines, u->routines_cap);
-    u->routines[u->nroutines] = (struct routine){ xstrdup(name), xstrdup("<library>"), 0 };
+    u->routines[u->nroutines] = (struct routine){ xstrdup(name), xstrdup("<library>"), 0, 0, 0 };
     return u->nroutines++;
 }
 
@@ -664,7 +678,8 @@ static void add_function(struct unit *u, CXCursor fn)
 
     GROW(u->routines, u->nroutines, u->routines_cap);
     u->routine = u->nroutines;
-    u->routines[u->nroutines++] = (struct routine){ name, file, line };
+    u->routines[u->nroutines++] = (struct routine){ name, file, line,
+                                                    clang_getCursorLinkage(fn) == CXLinkage_Internal, 0 };
     new_node(u, N_HOOK, bstart + 1, bstart + 1)->index = u->routine;
 
     int first = 0;
@@ -714,6 +729,170 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
         && !clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
         add_function(data, c);
     return CXChildVisit_Continue;
+}
+
+/* ---- which static routines may be called through a pointer ----
+ *
+ * A direct call of a routine defined in this unit names the routine's descriptor
+ * (site->callee), so neither the call nor the routine's table entry needs its address
+ * unless something may call it through a pointer.  Taking the address of a static
+ * function that gcc inlines costs an out-of-line copy it would not otherwise compile:
+ * about a tenth of the compile time of a typical unit.  The test is conservative:
+ * every mention of the name outside system headers, less the mentions known not to
+ * take its address (its declarations, direct calls, calls in OpenMP clauses); any
+ * mention left over may take it. */
+
+static int by_routine_name(const void *a, const void *b, void *data)
+{
+    const struct unit *u = data;
+    return strcmp(u->routines[*(const int *)a].name, u->routines[*(const int *)b].name);
+}
+
+static void index_routines(struct unit *u)
+{
+    u->defined = malloc(((size_t)u->nroutines + 1) * sizeof *u->defined);
+    for (int i = 0; i < u->nroutines; i++)
+        if (u->routines[i].line)
+            u->defined[u->ndefined++] = i;
+    qsort_r(u->defined, (size_t)u->ndefined, sizeof *u->defined, by_routine_name, u);
+}
+
+/* The routine defined in this unit named p[0..n), or -1. */
+static int defined_routine(const struct unit *u, const char *p, size_t n)
+{
+    int lo = 0, hi = u->ndefined;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        const char *name = u->routines[u->defined[mid]].name;
+        int c = strncmp(name, p, n);
+        if (c == 0 && name[n])
+            c = 1;
+        if (c == 0)
+            return u->defined[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* Mentions of static routines' names in the text outside system headers (gcc's line
+ * markers say where those are), but for calls in OpenMP clauses: libclang does not
+ * see those, and they are calls. */
+static void count_mentions(const struct unit *u, int *mentions)
+{
+    const char *t = u->text, *end = t + u->size;
+    int system = 0;
+    for (const char *line = t; line < end;) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            eol = end;
+        if (eol - line > 2 && line[0] == '#' && line[1] == ' ' && line[2] >= '0' && line[2] <= '9') {
+            /* # LINE "FILE" FLAGS: flag 3, a system header */
+            const char *q = eol;
+            while (q > line && q[-1] != '"')
+                q--;
+            system = 0;
+            for (; q + 1 < eol; q++)
+                if (q[0] == ' ' && q[1] == '3' && (q + 2 == eol || q[2] == ' '))
+                    system = 1;
+        } else if (!system) {
+            int clause_line = omp_directive(line, eol) != NULL;
+            int asm_line = 0;
+            for (const char *q = line; q + 3 <= eol && !asm_line; q++)
+                asm_line = !memcmp(q, "asm", 3) && (q == line || !is_word_char(q[-1]) || q[-1] == '_');
+            char quote = 0;         /* in a string or character literal... */
+            const char *literal = NULL;     /* ...whose text starts here */
+            for (const char *q = line; q < eol;) {
+                if (!quote && (*q == '"' || *q == '\'')) {
+                    quote = *q++;
+                    literal = q;
+                    continue;
+                }
+                if (quote && *q == '\\') {
+                    q += 2;         /* an escape */
+                    continue;
+                }
+                if (quote && *q == quote) {
+                    quote = 0;
+                    q++;
+                    continue;
+                }
+                if (!is_word_char(*q)) {
+                    q++;
+                    continue;
+                }
+                const char *w = q;
+                while (q < eol && is_word_char(*q))
+                    q++;
+                int r = *w >= '0' && *w <= '9' ? -1 : defined_routine(u, w, (size_t)(q - w));
+                if (r < 0 || !u->routines[r].internal)
+                    continue;
+                /* In a literal, only asm text or a literal that is just the name (an
+                 * alias attribute) can refer to the function; a message cannot. */
+                if (quote && !asm_line && !(w == literal && q < eol && *q == quote))
+                    continue;
+                const char *a = q;
+                while (a < eol && (*a == ' ' || *a == '\t'))
+                    a++;
+                if (!(clause_line && a < eol && *a == '('))
+                    mentions[r]++;
+            }
+        }
+        line = eol + 1;
+    }
+}
+
+struct known_mentions {
+    const struct unit *u;
+    int *known;
+    unsigned callee_at;             /* where the last call's direct callee is named */
+};
+
+/* Declarations and direct calls: mentions that do not take an address.  Pre-order:
+ * a call comes just before the name its designator calls. */
+static enum CXChildVisitResult count_known(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    struct known_mentions *k = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_CallExpr) {
+        CXCursor designator = clang_getNullCursor();
+        clang_visitChildren(c, first_child, &designator);
+        CXCursor ref = clang_Cursor_isNull(designator) ? designator : callee_reference(designator);
+        k->callee_at = clang_Cursor_isNull(ref) ? UINT_MAX : offset_of(clang_getCursorLocation(ref));
+    } else if (kind == CXCursor_FunctionDecl
+               || (kind == CXCursor_DeclRefExpr && offset_of(clang_getCursorLocation(c)) == k->callee_at)) {
+        CXCursor fn = kind == CXCursor_FunctionDecl ? c : clang_getCursorReferenced(c);
+        char *name = cx_take(clang_getCursorSpelling(fn));
+        int r = defined_routine(k->u, name, strlen(name));
+        if (r >= 0)
+            k->known[r]++;
+        free(name);
+    }
+    return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult count_known_top(CXCursor c, CXCursor parent, CXClientData data)
+{
+    if (!clang_Location_isInSystemHeader(clang_getCursorLocation(c))) {
+        count_known(c, parent, data);
+        clang_visitChildren(c, count_known, data);
+    }
+    return CXChildVisit_Continue;
+}
+
+static void find_addresses_taken(struct unit *u)
+{
+    int *mentions = calloc((size_t)u->nroutines + 1, sizeof *mentions);
+    struct known_mentions k = { u, calloc((size_t)u->nroutines + 1, sizeof *k.known), UINT_MAX };
+    count_mentions(u, mentions);
+    clang_visitChildren(clang_getTranslationUnitCursor(u->tu), count_known_top, &k);
+    for (int i = 0; i < u->nroutines; i++)
+        u->routines[i].address_taken = u->routines[i].internal && mentions[i] > k.known[i];
+    free(mentions);
+    free(k.known);
 }
 
 /* ---- rendering ---- */
@@ -832,7 +1011,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
     } else {
-        if (n->implicit)
+        int callee = defined_routine(u, n->target, strlen(n->target));
+        if (callee >= 0)
+            u->sites[site].callee = callee;     /* named by the site's descriptor */
+        if (callee >= 0 || n->implicit)
             str_printf(out, "__cprof_call(%d, 0); ", site);
         else
             str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
@@ -868,7 +1050,7 @@ static void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit", 19))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v2", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -889,19 +1071,26 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
         str_literal(out, r->name);
         str_add(out, ", ", 2);
         str_literal(out, r->file);
-        str_printf(out, ", %u, -1, 0, (void (*)(void))%s },", r->line, r->name);
+        if (r->line && r->internal && !r->address_taken)
+            str_printf(out, ", %u, -1, 0, 0 },", r->line);
+        else
+            str_printf(out, ", %u, -1, 0, (void (*)(void))%s },", r->line, r->name);
     }
     str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
     for (int i = 0; i < u->nsites; i++) {
         struct site *s = &u->sites[i];
         str_printf(out, "\n  { &__cprof_r[%d], ", s->routine);
+        if (s->callee >= 0)
+            str_printf(out, "&__cprof_r[%d], ", s->callee);
+        else
+            str_add(out, "0, ", 3);
         str_literal(out, s->file);
         str_printf(out, ", %u, %d, -1 },", s->line, s->d);
     }
     str_printf(out, "\n};\nstatic void __attribute__((constructor)) __cprof_unit_init(void)\n{\n"
                     "  static struct cprof_unit unit = { ");
     str_literal(out, unit_file);
-    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n  cprof_register_unit(&unit);\n}\n",
+    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n  cprof_register_unit_v2(&unit);\n}\n",
                u->nroutines, u->nsites);
 }
 
@@ -969,6 +1158,8 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     if (u.nfunctions)       /* qsort of a null array is undefined, even of none */
         qsort(u.functions, (size_t)u.nfunctions, sizeof *u.functions, by_name);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
+    index_routines(&u);
+    find_addresses_taken(&u);
     if (u.nnodes)
         qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */
@@ -1030,6 +1221,7 @@ done:
         free(u.routines[i].file);
     }
     free(u.routines);
+    free(u.defined);
     for (int i = 0; i < u.nsites; i++)
         free(u.sites[i].file);
     free(u.sites);

@@ -23,18 +23,22 @@ struct cprof_routine {
     const char *name;
     const char *file;      /* where the definition is spelled, as gcc named it */
     int line;
-    int id;                /* global id, assigned by cprof_register_unit() */
+    int id;                /* global id, assigned when its unit registers */
     int seq_depth;         /* sequential activations open on any worker (paper 4.4.1) */
-    void (*self)(void);    /* the function's address: matched against cprof_pending */
+    void (*self)(void);    /* the function's address, matched against cprof_pending.target;
+                              null for a static function whose address its unit never
+                              takes: only its unit's direct calls reach it, and they name
+                              it by site->callee */
 };
 
 /* One per call site in instrumented code. */
 struct cprof_site {
     struct cprof_routine *caller;  /* lexically enclosing routine */
+    struct cprof_routine *callee;  /* a direct call of a routine of the same unit, else null */
     const char *file;
     int line;
     int d;                 /* parallel constructs of the caller's own body enclosing the site */
-    int id;                /* global id, assigned by cprof_register_unit() */
+    int id;                /* global id, assigned when its unit registers */
 };
 
 /* One per translation unit, registered by a constructor before main. */
@@ -47,9 +51,10 @@ struct cprof_unit {
 };
 
 /* The call-site half of the handshake: set just before an instrumented call (after
- * its arguments are evaluated); the callee's entry accepts it only if its own
- * address equals target, so a pending site never leaks into another routine.  A null
- * target (a call of an implicitly declared function) is accepted by any routine. */
+ * its arguments are evaluated); the callee's entry accepts it only if it is the
+ * site's callee or, for a site without one, if its own address equals target, so a
+ * pending site never leaks into another routine.  A null target without a callee (a
+ * call of an implicitly declared function) is accepted by any routine. */
 struct cprof_pending {
     const struct cprof_site *site;
     void (*target)(void);
@@ -57,7 +62,9 @@ struct cprof_pending {
 extern __thread struct cprof_pending cprof_pending;
 
 struct cprof_frame;
-void cprof_register_unit(struct cprof_unit *unit);
+/* The name carries the version of these structures: an object compiled by a cprof-cc
+ * with another layout fails to link instead of being misread. */
+void cprof_register_unit_v2(struct cprof_unit *unit);
 struct cprof_frame *cprof_enter(struct cprof_routine *routine);
 /* By value: the cleanup wrapper each unit defines passes the frame, not the address
  * of its variable, so gcc's points-to analysis never sees thousands of escaping

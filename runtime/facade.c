@@ -76,9 +76,10 @@ struct cprof_frame *cprof_enter(struct cprof_routine *r)
     if (__builtin_expect(!w, 0))
         w = cprof_worker_create(1);
     const struct cprof_site *site = cprof_pending.site;
-    /* A null target: a call of an implicitly declared function, which the call site
-     * could not name. */
-    int from_site = site && (cprof_pending.target == r->self || !cprof_pending.target);
+    /* A null target without a callee: a call of an implicitly declared function,
+     * which the call site could not name. */
+    int from_site = site && (site->callee ? site->callee == r
+                                          : cprof_pending.target == r->self || !cprof_pending.target);
     cprof_pending.site = 0;
 
     /* A frame deeper in the stack than this entry was left by a longjmp from code that
