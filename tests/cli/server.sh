@@ -7,7 +7,12 @@ cd "$tmp"
 export XDG_RUNTIME_DIR=$tmp/run CPROF_SERVER_IDLE=30
 mkdir -m 700 run
 rewriter=$(cd "$bin/../libexec/cprof" && pwd)/cprof-rewrite
-servers() { pgrep -f "^$rewriter --server $tmp/run/cprof/" | sort; }
+# The servers (not their workers, which are their children).
+servers() {
+    local all; all=$(pgrep -d, -f "^$rewriter --server $tmp/run/cprof/")
+    [ -n "$all" ] && ps -o pid=,ppid= -p "$all" | awk -v all=",$all," 'index(all, "," $2 ",") == 0 { print $1 }' | sort
+}
+workers() { pgrep -P "$1" -f "^$rewriter --server" | sort; }
 stop_servers() { pkill -KILL -f "^$rewriter --server $tmp/run/cprof/"; sleep 0.2; }
 trap 'stop_servers; rm -rf "$tmp"' EXIT
 
@@ -71,9 +76,13 @@ check "four compiles racing to start a server: four identical objects ($same)" -
 check "four compiles racing to start a server: one server wins" "servers: $(servers | tr '\n' ' ')" -- \
     test "$(servers | grep -c .)" = 1
 
-# A server killed outright leaves its socket file: the next compile replaces it.
+# Workers end with their server; a server killed outright leaves its socket file, and
+# the next compile replaces it.
 old=$(servers)
-kill -KILL $old; sleep 0.2
+check "the server has a pool of workers ($(workers $old | grep -c .))" -- test "$(workers $old | grep -c .)" -ge 2
+kill -KILL $old; sleep 0.5
+check "a server killed outright: its workers end too" "left: $(pgrep -f "^$rewriter --server" | tr '\n' ' ')" -- \
+    test -z "$(pgrep -f "^$rewriter --server $tmp/run/cprof/")"
 "$bin/cprof-cc" -fopenmp -O2 -c unit.c -o stale.o 2> stale.err
 new=$(servers)
 check "a dead server's socket: compiles, a new server serves ($old -> $new)" "$(indent stale.err)" -- \
@@ -82,11 +91,12 @@ check "a dead server's socket: same object" -- cmp -s direct.o stale.o
 
 # A stopped server accepts connections but never answers: the compile waits a bounded
 # time, then rewrites by itself.
-kill -STOP $new
+stopped="$new $(workers $new)"
+kill -STOP $stopped
 start=$(date +%s)
 timeout 60 "$bin/cprof-cc" -fopenmp -O2 -c unit.c -o stopped.o 2> stopped.err; st=$?
 took=$(( $(date +%s) - start ))
-kill -CONT $new
+kill -CONT $stopped
 check "a stopped server: the compile still succeeds, in ${took}s (status $st)" "$(indent stopped.err)" -- \
     test $st = 0 -a ! -s stopped.err -a $took -le 30
 check "a stopped server: same object" -- cmp -s direct.o stopped.o
