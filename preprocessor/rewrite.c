@@ -1012,9 +1012,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
     } else {
         int callee = defined_routine(u, n->target, strlen(n->target));
-        if (callee >= 0)
-            u->sites[site].callee = callee;     /* named by the site's descriptor */
-        if (callee >= 0 || n->implicit)
+        if (callee >= 0) {
+            /* Named by the site's descriptor: the callee's entry reads no target. */
+            u->sites[site].callee = callee;
+            str_printf(out, "__cprof_site(%d); ", site);
+        } else if (n->implicit)
             str_printf(out, "__cprof_call(%d, 0); ", site);
         else
             str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
@@ -1057,6 +1059,8 @@ static void add_prelude(struct unit *u, struct str *out)
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_call(int i, void (*t)(void))"
                     " { cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t; }\n");
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_site(int i) { cprof_pending.site = &__cprof_s[i]; }\n");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_leave(struct cprof_frame **f) { cprof_leave(*f); }\n");
 }

@@ -3,7 +3,7 @@
  * Loading libclang costs a new process about 25 ms (half a million relocations, four
  * thousand page faults), more than parsing a typical unit.  So the first cprof-cc that
  * needs a rewrite starts `cprof-rewrite --server`, a detached process that loads it
- * once and forks a worker per request; the worker runs exactly what a cprof-rewrite
+ * once and forks a pool of workers; a worker runs exactly what a cprof-rewrite
  * process would (same arguments, same stdin and stderr, same working directory) and
  * answers its exit status.  The server quits after CPROF_SERVER_IDLE seconds (default
  * 60) without a request; CPROF_SERVER=0 never uses one.
