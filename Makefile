@@ -39,9 +39,12 @@ RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)
 all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
+# Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
+# without a PLT stub: both are on the path of every call.
+RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -fPIC -fopenmp $$(pkg-config --cflags hwloc jansson) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $$(pkg-config --cflags hwloc jansson) -c $< -o $@
 
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)

@@ -10,7 +10,7 @@
  * text keeps its newlines, in a new order), so every original line keeps its number.
  *
  *   function body   {           ->  { struct cprof_frame *__cprof_fr
- *                                       __attribute__((cleanup(__cprof_leave))) = cprof_enter(&__cprof_r[3]);
+ *                                       __attribute__((cleanup(__cprof_leave))) = cprof_facade.enter(&__cprof_r[3]);
  *   call            f(a, g(b))  ->  __extension__({ __auto_type __cprof_a7_1 = (<g(b) rewritten>);
  *                                       __cprof_call(7, (void (*)(void))f); f(a, __cprof_a7_1); })
  *
@@ -967,7 +967,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
 {
     if (n->kind == N_HOOK) {
         str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
-                        " = cprof_enter(&__cprof_r[%d]);", n->index);
+                        " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
         return;
     }
     if (n->kind != N_CALL) {
@@ -1003,7 +1003,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     if (n->leaf >= 0) {
         /* No hook in a library function: the call site opens and closes its activation. */
         str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused))"
-                        " = (__cprof_call(%d, (void (*)(void))%s), cprof_enter(&__cprof_r[%d])); ",
+                        " = (__cprof_call(%d, (void (*)(void))%s), cprof_facade.enter(&__cprof_r[%d])); ",
                    site, site, n->target, n->leaf);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     } else if (!n->target) {
@@ -1052,7 +1052,7 @@ static void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v2", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v3", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -1062,7 +1062,7 @@ static void add_prelude(struct unit *u, struct str *out)
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_site(int i) { cprof_pending.site = &__cprof_s[i]; }\n");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_leave(struct cprof_frame **f) { cprof_leave(*f); }\n");
+                    "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
 }
 
 static void add_tables(struct unit *u, struct str *out, const char *unit_file)
@@ -1094,7 +1094,7 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
     str_printf(out, "\n};\nstatic void __attribute__((constructor)) __cprof_unit_init(void)\n{\n"
                     "  static struct cprof_unit unit = { ");
     str_literal(out, unit_file);
-    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n  cprof_register_unit_v2(&unit);\n}\n",
+    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n  cprof_register_unit_v3(&unit);\n}\n",
                u->nroutines, u->nsites);
 }
 

@@ -63,6 +63,7 @@ void cprof_clock_start(void)
     start_unix = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     start_mono = cprof_monotonic_ns();
     start_ticks = cprof_ticks();
+    cprof_facade_select();
 }
 
 double cprof_ns_per_tick(void)

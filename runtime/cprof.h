@@ -55,21 +55,31 @@ struct cprof_unit {
  * site's callee or, for a site without one, if its own address equals target, so a
  * pending site never leaks into another routine.  A null target without a callee (a
  * call of an implicitly declared function) is accepted by any routine. */
+struct cprof_worker;
 struct cprof_pending {
     const struct cprof_site *site;
     void (*target)(void);
+    struct cprof_worker *worker;   /* the runtime's: this thread's shard, beside the
+                                      handshake so the entry finds both at one address */
 };
 extern __thread struct cprof_pending cprof_pending;
 
 struct cprof_frame;
 /* The name carries the version of these structures: an object compiled by a cprof-cc
  * with another layout fails to link instead of being misread. */
-void cprof_register_unit_v2(struct cprof_unit *unit);
-struct cprof_frame *cprof_enter(struct cprof_routine *routine);
-/* By value: the cleanup wrapper each unit defines passes the frame, not the address
- * of its variable, so gcc's points-to analysis never sees thousands of escaping
- * locals when instrumented functions are inlined. */
-void cprof_leave(struct cprof_frame *frame);
+void cprof_register_unit_v3(struct cprof_unit *unit);
+/* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
+ * runtime starts for the run's mode and clock (one indirect call each, no test of the
+ * mode per call).  enter returns null when it keeps no frame (counting only); the
+ * exit hook is then not called.  The frame goes by value: the cleanup wrapper each
+ * unit defines passes the frame, not the address of its variable, so gcc's points-to
+ * analysis never sees thousands of escaping locals when instrumented functions are
+ * inlined. */
+struct cprof_facade {
+    struct cprof_frame *(*enter)(struct cprof_routine *routine);
+    void (*leave)(struct cprof_frame *frame);
+};
+extern struct cprof_facade cprof_facade;
 void *cprof_setjmp_mark(void *env);
 void *cprof_longjmp_unwind(void *env);
 

@@ -1,21 +1,31 @@
 /* facade.c: what runs at every call of an instrumented routine.
  *
- * The call site sets cprof_pending (site, target) after its arguments are evaluated;
- * the callee's first statement calls cprof_enter(), which accepts the site only if the
- * target is itself.  Otherwise the routine was entered from code cprof did not compile
- * (main, a qsort comparator, an uninstrumented function pointer call) and counts under
- * <external>.  The callee's exit runs cprof_leave() through a cleanup variable, so every
- * return path is covered; exit() and longjmp are handled by closing frames left open.
+ * The call site sets cprof_pending.site after its arguments are evaluated (and the
+ * target, when the callee is not a routine of the same unit); the callee's first
+ * statement calls cprof_enter(), which accepts the site only if the site names the
+ * routine or the target is the routine itself.  Otherwise the routine was entered from
+ * code cprof did not compile (main, a qsort comparator, an uninstrumented function
+ * pointer call) and counts under <external>.  The callee's exit runs cprof_leave()
+ * through a cleanup variable, so every return path is covered; exit() and longjmp are
+ * handled by closing frames left open.
  *
  * States (semantics.md): with al = omp_get_active_level() at the call and d the number of
  * the caller's own parallel constructs around the site, k of those d innermost levels
  * are active; the callee call is concurrent iff k > 0, the caller was entered
  * concurrently iff al - k > 0, and the callee is entered concurrently iff al > 0.
+ *
+ * The common call (a site of the same unit, no parallel construct of the caller around
+ * it, a shard that already has the site's record) takes the straight path through
+ * cprof_enter; everything else branches off it.  docs/performance.md counts its
+ * instructions.
  */
 #include <omp.h>
 #include "internal.h"
 
-__thread struct cprof_pending cprof_pending;
+/* Where a consumed handshake points: it names no callee and no target, so an entry
+ * that finds it counts as external without testing for null first. */
+static const struct cprof_site no_site = { .id = -1 };
+__thread struct cprof_pending cprof_pending = { .site = &no_site };
 
 static int active_levels_within(int d)
 {
@@ -28,38 +38,31 @@ static int active_levels_within(int d)
 
 static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
-/* Sequential depths are shared by all workers but written only in sequential state;
- * relaxed loads and stores keep that race-free without a locked instruction. */
-static inline int seq_depth_add(struct cprof_routine *r, int delta)
-{
-    int v = depth_load(&r->seq_depth) + delta;
-    __atomic_store_n(&r->seq_depth, v, __ATOMIC_RELAXED);
-    return v;
-}
+/* Sequential depths are shared by all workers and written in sequential state,
+ * without a locked instruction: they are exact only while one thread at a time runs
+ * sequentially (docs/semantics.md). */
 
-static void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now)
+
+static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now)
 {
     uint64_t dt = now - f->t0;
-    *f->time_slot += dt;
+    uint64_t nested = w->calls - f->calls0;
+    struct cprof_side *s = f->side;
+    f->slot[0] += dt;
+    f->slot[CPROF_NCASES] += nested;
     /* Self time per thread: what this activation did not spend in activations nested
      * in it on this thread.  A callee running on another worker (a parallel region's
      * team) has no frame below it there: it is not subtracted, it overlaps. */
-    f->rec->self_time[f->concurrent] += dt - f->children;
-    uint64_t nested = w->calls - f->calls0;
-    *f->nested_slot += nested;
-    f->rec->direct[f->concurrent] += f->direct;
+    s->self_time += dt - f->children;
+    s->direct += f->direct;
     if (f->outermost) {
-        f->rec->time[f->concurrent] += dt;
-        f->rec->nested[f->concurrent] += nested;
+        s->time += dt;
+        s->nested += nested;
     }
-    if (f > w->stack) {
-        f[-1].children += dt;
-        f[-1].direct++;
-    }
-    if (f->concurrent)
-        f->rec->depth--;
-    else
-        seq_depth_add(f->routine, -1);
+    f[-1].children += dt;
+    f[-1].direct++;
+    /* Plain decrement: a sequential depth is written only in sequential state. */
+    --*f->depth;
     w->top = f;
 }
 
@@ -70,98 +73,185 @@ static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t
         close_frame(w, w->top - 1, now);
 }
 
-struct cprof_frame *cprof_enter(struct cprof_routine *r)
-{
-    struct cprof_worker *w = cprof_self;
-    if (__builtin_expect(!w, 0))
-        w = cprof_worker_create(1);
-    const struct cprof_site *site = cprof_pending.site;
-    /* A null target without a callee: a call of an implicitly declared function,
-     * which the call site could not name. */
-    int from_site = site && (site->callee ? site->callee == r
-                                          : cprof_pending.target == r->self || !cprof_pending.target);
-    cprof_pending.site = 0;
+/* Opens a frame for an entry counted in call record c (case kase).  Everything it
+ * calls is a tail call, so the straight path saves no register. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
+           int concurrent, enum cprof_clock_kind clock, const void *sp);
 
+static __attribute__((noinline)) struct cprof_frame *
+open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
+                     int kase, int concurrent, enum cprof_clock_kind clock, const void *sp)
+{
+    struct cprof_frame *keep = w->top;
+    while (keep[-1].sp < sp)
+        keep--;
+    unwind_to(w, keep, cprof_ticks_of(clock));
+    return open_frame(w, r, c, kase, concurrent, clock, sp);
+}
+
+/* Deeper than any thread stack allows: count, but keep no frame. */
+static __attribute__((noinline)) struct cprof_frame *too_deep(int *depth)
+{
+    --*depth;
+    return 0;
+}
+
+/* sp: where the entry hook's caller's stack ends (the hook's canonical frame address),
+ * the same wherever in the runtime the frame is opened. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
+           int concurrent, enum cprof_clock_kind clock, const void *sp)
+{
     /* A frame deeper in the stack than this entry was left by a longjmp from code that
      * cprof did not see (the rewritten longjmp calls unwind exactly). */
-    const void *sp = __builtin_frame_address(0);
-    if (__builtin_expect(w->top > w->stack && w->top[-1].sp < sp, 0)) {
-        struct cprof_frame *keep = w->top;
-        while (keep > w->stack && keep[-1].sp < sp)
-            keep--;
-        unwind_to(w, keep, cprof_ticks());
-    }
+    struct cprof_frame *f = w->top;
+    if (__builtin_expect(f[-1].sp < sp, 0))
+        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp);
 
+    struct cprof_routine_rec *rec = c->rec;
+    /* A sequential entry counts on every worker (paper 4.4.1): the depth that decides
+     * "outermost" is the shared sequential depth plus this worker's own. */
+    int *mine = concurrent ? &rec->depth : &r->seq_depth;
+    int depth = ++*mine + (concurrent ? depth_load(&r->seq_depth) : rec->depth);
+    if (__builtin_expect(depth > rec->max_depth, 0))
+        rec->max_depth = depth;
+    if (__builtin_expect(f == w->stack_end, 0))
+        return too_deep(mine);
+    w->top = f + 1;
+    f->slot = &c->time[kase];
+    f->side = &rec->side[concurrent];
+    f->depth = mine;
+    f->sp = sp;
+    f->outermost = depth == 1;
+    f->children = 0;
+    f->direct = 0;
+    f->calls0 = ++w->calls;
+    f->t0 = cprof_ticks_of(clock);
+    return f;
+}
+
+/* The call record of an entry from a site of another unit, through a pointer or
+ * unknown to this worker so far, or of an external entry. */
+static __attribute__((noinline)) struct cprof_call_rec *
+call_rec(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_site *site)
+{
     if (__builtin_expect(r->id < 0, 0))
         cprof_routine_id_slow(r);
     int id = r->id;
     struct cprof_routine_rec *rec;
-    if (__builtin_expect(id >= w->routines_cap || !(rec = w->routines[id]), 0))
+    if (id >= w->routines_cap || !(rec = w->routines[id]))
         rec = cprof_routine_rec_slow(w, id);
-
-    int al = omp_get_active_level();
-    int concurrent = al > 0;
-    uint64_t *slot, *nested_slot;
-    if (from_site) {
-        int k = site->d ? active_levels_within(site->d) : 0;
-        int kase = (al - k > 0) * 2 + (k > 0);
-        int sid = site->id;
-        if (__builtin_expect(sid < 0, 0)) {
-            cprof_site_id_slow((struct cprof_site *)site);
-            sid = site->id;
-        }
-        struct cprof_call_rec *c;
-        if (__builtin_expect(sid >= w->sites_cap || !(c = w->sites[sid]) || c->callee != id, 0))
-            c = cprof_call_rec_slow(w, sid, id);
-        c->count[kase]++;
-        slot = &c->time[kase];
-        nested_slot = &c->nested[kase];
-    } else {
-        rec->ext[concurrent]++;
-        slot = &rec->ext_time[concurrent];
-        nested_slot = &rec->ext_nested[concurrent];
+    int from_site = site->callee ? site->callee == r
+                                 : site->caller && (cprof_pending.target == r->self || !cprof_pending.target);
+    if (!from_site)
+        return &rec->ext;
+    if (site->id < 0)
+        cprof_site_id_slow((struct cprof_site *)site);
+    int sid = site->id;
+    struct cprof_call_rec *c;
+    if (sid >= w->sites_cap || !(c = w->sites[sid]) || c->callee != id) {
+        c = cprof_call_rec_slow(w, sid, id);
+        c->rec = rec;
     }
-    w->calls++;
-    rec->entries[concurrent]++;
-
-    /* A sequential entry counts on every worker (paper 4.4.1): the depth that decides
-     * "outermost" is the shared sequential depth plus this worker's own. */
-    int depth = concurrent ? ++rec->depth + depth_load(&r->seq_depth)
-                           : seq_depth_add(r, 1) + rec->depth;
-    if (depth > rec->max_depth)
-        rec->max_depth = depth;
-
-    if (__builtin_expect(w->top == w->stack_end, 0)) {
-        /* Deeper than any thread stack allows: count, but keep no frame. */
-        if (concurrent)
-            rec->depth--;
-        else
-            seq_depth_add(r, -1);
-        return 0;
-    }
-    struct cprof_frame *f = w->top++;
-    f->time_slot = slot;
-    f->rec = rec;
-    f->routine = r;
-    f->sp = sp;
-    f->concurrent = concurrent;
-    f->outermost = depth == 1;
-    f->nested_slot = nested_slot;
-    f->children = 0;
-    f->calls0 = w->calls;
-    f->direct = 0;
-    f->t0 = cprof_ticks();
-    return f;
+    return c;
 }
 
-void cprof_leave(struct cprof_frame *f)
+/* Every entry that leaves the straight path.  A site inside one parallel construct of
+ * the caller (a parallel loop's body) only needs the team size of the current level,
+ * omp_get_num_threads(). */
+static __attribute__((noinline)) struct cprof_frame *
+enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
+           enum cprof_clock_kind clock, const void *sp)
 {
-    uint64_t now = cprof_ticks();
     struct cprof_worker *w = cprof_self;
-    if (!f || f < w->stack || f >= w->top)
-        return;     /* no frame kept, or already closed by an unwind */
+    if (!w)
+        w = cprof_worker_create(1);
+    struct cprof_call_rec *c;
+    int sid = site->id;
+    if (site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
+        c = call_rec(w, r, site);
+    int kase;
+    if (c == &c->rec->ext) {
+        kase = al > 0 ? CPROF_CS : CPROF_SS;
+    } else {
+        int k = !site->d || !al ? 0 : site->d == 1 ? omp_get_num_threads() > 1
+                                                    : active_levels_within(site->d);
+        kase = (al - k > 0) * 2 + (k > 0);
+    }
+    c->count[kase]++;
+    return clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
+}
+
+/* The straight path: a call of a routine of the same unit, outside any parallel
+ * construct of the caller, whose record this worker has. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+enter(struct cprof_routine *r, enum cprof_clock_kind clock)
+{
+    int al = omp_get_active_level();
+    struct cprof_pending *p = &cprof_pending;
+    struct cprof_worker *w = p->worker;
+    const struct cprof_site *site = p->site;
+    p->site = &no_site;
+    int sid = site->id;
+    struct cprof_call_rec *c;
+    if (__builtin_expect(!w || site->callee != r || site->d || (unsigned)sid >= (unsigned)w->sites_cap ||
+                         !(c = w->sites[sid]), 0))
+        return enter_slow(r, site, al, clock, __builtin_dwarf_cfa());
+    int concurrent = al > 0;
+    int kase = concurrent ? CPROF_CS : CPROF_SS;
+    c->count[kase]++;
+    if (clock == CPROF_CLOCK_NONE)
+        return 0;
+    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa());
+}
+
+/* A frame that is not the top one: those above it were skipped by longjmp, or it was
+ * itself closed by an unwind already. */
+static __attribute__((noinline)) void leave_unwinding(struct cprof_worker *w,
+                                                      struct cprof_frame *f, uint64_t now)
+{
+    if (f < w->stack + 1 || f >= w->top)
+        return;
     unwind_to(w, f + 1, now);
     close_frame(w, f, now);
+}
+
+static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
+                                                        enum cprof_clock_kind clock)
+{
+    uint64_t now = cprof_ticks_of(clock);
+    struct cprof_worker *w = cprof_self;
+    if (__builtin_expect(f != w->top - 1, 0))
+        return leave_unwinding(w, f, now);
+    close_frame(w, f, now);
+}
+
+static struct cprof_frame *enter_tsc(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC); }
+static struct cprof_frame *enter_monotonic(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC); }
+static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE); }
+static void leave_tsc(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC); }
+static void leave_monotonic(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC); }
+
+/* Before the runtime starts (an instrumented constructor that runs before any unit
+ * registered): start it, then take the entry it chose. */
+static struct cprof_frame *enter_first(struct cprof_routine *r)
+{
+    if (r->id < 0)
+        cprof_routine_id_slow(r);   /* starts the runtime, which selects the facade */
+    return cprof_facade.enter == enter_first ? 0 : cprof_facade.enter(r);
+}
+
+struct cprof_facade cprof_facade = { enter_first, leave_tsc };
+
+void cprof_facade_select(void)
+{
+    static const struct cprof_facade by_clock[] = {
+        [CPROF_CLOCK_TSC] = { enter_tsc, leave_tsc },
+        [CPROF_CLOCK_MONOTONIC] = { enter_monotonic, leave_monotonic },
+        [CPROF_CLOCK_NONE] = { enter_count, leave_tsc },   /* no frame: never left */
+    };
+    cprof_facade = by_clock[cprof_clock];
 }
 
 /* setjmp remembers which frame is live; a later longjmp to the same buffer closes the
@@ -199,16 +289,17 @@ void cprof_close_open_frames(void)
 {
     uint64_t now = cprof_ticks();
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
-        unwind_to(w, w->stack, now);
+        unwind_to(w, w->stack + 1, now);
 }
 
 /* The cost of a facade, measured where it runs, so that reports can estimate the
  * profiler's share of the run.  A probe routine (id 0 of a scratch shard, never
- * registered) goes through the real entry and exit; best of a few short rounds, timed
- * with CLOCK_MONOTONIC (the facade may read no clock at all). */
+ * registered) goes through the real entry and exit from a site of its own; best of a
+ * few short rounds, timed with CLOCK_MONOTONIC (the facade may read no clock at all). */
 double cprof_facade_cost_ns(void)
 {
     static struct cprof_routine probe = { "<probe>", "<cprof>", 0, 0, 0, 0 };
+    static struct cprof_site site = { &probe, &probe, "<cprof>", 0, 0, 0 };
     enum { ROUNDS = 5, CALLS = 2000 };
     struct cprof_worker *saved = cprof_self;
     struct cprof_worker *w = cprof_worker_create(0);
@@ -217,7 +308,10 @@ double cprof_facade_cost_ns(void)
     for (int round = 0; round < ROUNDS; round++) {
         uint64_t t0 = cprof_monotonic_ns();
         for (int i = 0; i < CALLS; i++) {
-            cprof_leave(cprof_enter(&probe));
+            cprof_pending.site = &site;
+            struct cprof_frame *f = cprof_facade.enter(&probe);
+            if (f)
+                cprof_facade.leave(f);
         }
         uint64_t t = cprof_monotonic_ns() - t0;
         if (t < best)

@@ -14,17 +14,20 @@
 enum cprof_clock_kind { CPROF_CLOCK_TSC, CPROF_CLOCK_MONOTONIC, CPROF_CLOCK_NONE };
 extern enum cprof_clock_kind cprof_clock;
 
-static inline uint64_t cprof_ticks(void)
+/* The facade is compiled once per clock kind, so the kind is a constant there. */
+static inline __attribute__((always_inline)) uint64_t cprof_ticks_of(enum cprof_clock_kind kind)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_expect(cprof_clock == CPROF_CLOCK_TSC, 1))
+    if (kind == CPROF_CLOCK_TSC)
         return __builtin_ia32_rdtsc();
 #endif
-    if (cprof_clock == CPROF_CLOCK_NONE)
+    if (kind == CPROF_CLOCK_NONE)
         return 0;
     extern uint64_t cprof_monotonic_ns(void);
     return cprof_monotonic_ns();
 }
+
+static inline uint64_t cprof_ticks(void) { return cprof_ticks_of(cprof_clock); }
 
 void cprof_clock_start(void);
 uint64_t cprof_monotonic_ns(void);
@@ -35,47 +38,57 @@ const char *cprof_clock_name(void);
 
 /* ---- workers.c: per-worker shards; only the owner writes its shard ---- */
 
-/* Per worker and routine.  Index [0] is sequential, [1] concurrent. */
-struct cprof_routine_rec {
-    uint64_t entries[2];
-    uint64_t time[2];          /* outermost activations only (paper 4.4.1), ticks */
-    uint64_t ext[2];           /* entries from code cprof did not compile */
-    uint64_t ext_time[2];
-    uint64_t self_time[2];     /* all activations, minus their callees on the same thread */
-    /* For compensating the profiler's own cost in reports: profiled calls made on this
-     * thread inside the outermost activations (their times include those calls'
-     * facades), inside external entries, and directly by any activation (self). */
-    uint64_t nested[2];
-    uint64_t ext_nested[2];
-    uint64_t direct[2];
-    int depth;                 /* concurrent activations open on this worker */
-    int max_depth;
-};
-
 /* The four cases, caller entry then callee call. */
 enum { CPROF_SS, CPROF_SC, CPROF_CS, CPROF_CC, CPROF_NCASES };
 
-/* Per worker, call site and callee reached from it. */
+struct cprof_routine_rec;
+
+/* Per worker, call site and callee reached from it.  Also embedded in each routine
+ * record for the entries from code cprof did not compile, which use the SS slot
+ * (sequential entry) and the CS slot (concurrent entry). */
 struct cprof_call_rec {
-    struct cprof_call_rec *next;    /* other callees of the same site (function pointers) */
-    int callee;                     /* routine id */
     uint64_t count[CPROF_NCASES];
     uint64_t time[CPROF_NCASES];    /* ticks */
-    uint64_t nested[CPROF_NCASES];  /* profiled calls inside these activations, same thread */
+    uint64_t nested[CPROF_NCASES];  /* profiled calls inside these activations, same
+                                       thread; right after time[]: a frame keeps one
+                                       pointer and finds both */
+    struct cprof_routine_rec *rec;  /* the callee's record on this worker */
+    struct cprof_call_rec *next;    /* other callees of the same site (function pointers) */
+    int callee;                     /* routine id */
 };
 
-/* One open activation, on its worker's shadow stack. */
+/* A routine's figures on one worker, for its sequential or its concurrent entries. */
+struct cprof_side {
+    uint64_t time;                  /* outermost activations only (paper 4.4.1), ticks */
+    uint64_t self_time;             /* all activations, minus their callees on this thread */
+    /* For compensating the profiler's own cost in reports: profiled calls made on this
+     * thread inside the outermost activations (their times include those calls'
+     * facades), and directly by any activation (self). */
+    uint64_t nested;
+    uint64_t direct;
+};
+
+/* Per worker and routine.  Entries are not counted here: they are the sum of the call
+ * records that reach the routine. */
+struct cprof_routine_rec {
+    struct cprof_call_rec ext;      /* entries from code cprof did not compile */
+    struct cprof_side side[2];      /* [0] sequential, [1] concurrent entries */
+    int depth;                      /* concurrent activations open on this worker */
+    int max_depth;
+};
+
+/* One open activation, on its worker's shadow stack.  The stack's first frame is a
+ * sentinel that is never closed: every real frame has a parent to add its time to. */
 struct cprof_frame {
     uint64_t t0;
     uint64_t children;              /* elapsed time of activations nested in this one */
     uint64_t calls0;                /* the worker's call count at entry */
-    uint64_t *nested_slot;          /* call record (or external) nested-calls counter */
-    uint32_t direct;                /* activations nested directly in this one */
-    uint64_t *time_slot;            /* call record (or external) time to add the elapsed time to */
-    struct cprof_routine_rec *rec;
-    struct cprof_routine *routine;
+    uint64_t *slot;                 /* time[case] of its call record; nested[case] follows */
+    struct cprof_side *side;
+    int *depth;                     /* the depth this entry raised */
     const void *sp;                 /* stack position at entry: finds frames skipped by longjmp */
-    unsigned char concurrent, outermost;
+    uint32_t direct;                /* activations nested directly in this one */
+    uint32_t outermost;
 };
 
 #define CPROF_JMP_MARKS 16
@@ -99,7 +112,8 @@ struct cprof_worker {
     struct cprof_worker *next;
 };
 
-extern __thread struct cprof_worker *cprof_self;
+/* This thread's shard, null until it runs instrumented code. */
+#define cprof_self (cprof_pending.worker)
 
 /* A listed worker is the calling thread's shard for good; an unlisted one is scratch
  * (start-up measurement), released with cprof_worker_destroy(). */
@@ -120,6 +134,9 @@ void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
 
 /* ---- facade.c ---- */
+
+/* Points cprof_facade at the entry and exit for the clock chosen (clock.c). */
+void cprof_facade_select(void);
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);

@@ -96,24 +96,50 @@ static json_t *ns(uint64_t ticks, double ns_per_tick)
     return json_integer((json_int_t)((double)ticks * ns_per_tick + 0.5));
 }
 
+/* A routine's entries on a worker: the call records that reach it there, and its
+ * external entries.  A callee entered from a site is concurrent unless the case is S-S. */
+static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
+{
+    for (int i = 0; i < w->sites_cap; i++)
+        for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
+            entries[c->callee][0] += c->count[CPROF_SS];
+            entries[c->callee][1] += c->count[CPROF_SC] + c->count[CPROF_CS] + c->count[CPROF_CC];
+        }
+    for (int i = 0; i < w->routines_cap; i++) {
+        struct cprof_routine_rec *r = w->routines[i];
+        if (r) {
+            entries[i][0] += r->ext.count[CPROF_SS];
+            entries[i][1] += r->ext.count[CPROF_CS];
+        }
+    }
+}
+
 static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double npt)
 {
     json_t *routines = json_array(), *calls = json_array();
     pthread_mutex_lock(&w->lock);
+    uint64_t (*entries)[2] = calloc(w->routines_cap ? (size_t)w->routines_cap : 1, sizeof *entries);
+    if (!entries) {
+        fputs("cprof: out of memory\n", stderr);
+        abort();
+    }
+    count_entries(w, entries);
     for (int i = 0; i < w->routines_cap; i++) {
         struct cprof_routine_rec *r = w->routines[i];
-        if (!r || !(r->entries[0] | r->entries[1]))
+        if (!r || !(entries[i][0] | entries[i][1]))
             continue;
+        const struct cprof_call_rec *x = &r->ext;
         json_array_append_new(routines, json_pack("[i I o I o i I o I o o o I I I I I I]", i,
-            (json_int_t)r->entries[0], ns(r->time[0], npt),
-            (json_int_t)r->entries[1], ns(r->time[1], npt), r->max_depth,
-            (json_int_t)r->ext[0], ns(r->ext_time[0], npt),
-            (json_int_t)r->ext[1], ns(r->ext_time[1], npt),
-            ns(r->self_time[0], npt), ns(r->self_time[1], npt),
-            (json_int_t)r->nested[0], (json_int_t)r->nested[1],
-            (json_int_t)r->ext_nested[0], (json_int_t)r->ext_nested[1],
-            (json_int_t)r->direct[0], (json_int_t)r->direct[1]));
+            (json_int_t)entries[i][0], ns(r->side[0].time, npt),
+            (json_int_t)entries[i][1], ns(r->side[1].time, npt), r->max_depth,
+            (json_int_t)x->count[CPROF_SS], ns(x->time[CPROF_SS], npt),
+            (json_int_t)x->count[CPROF_CS], ns(x->time[CPROF_CS], npt),
+            ns(r->side[0].self_time, npt), ns(r->side[1].self_time, npt),
+            (json_int_t)r->side[0].nested, (json_int_t)r->side[1].nested,
+            (json_int_t)x->nested[CPROF_SS], (json_int_t)x->nested[CPROF_CS],
+            (json_int_t)r->side[0].direct, (json_int_t)r->side[1].direct));
     }
+    free(entries);
     for (int i = 0; i < w->sites_cap; i++) {
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
             json_t *row = json_pack("[i i]", i, c->callee);

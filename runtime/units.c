@@ -63,7 +63,7 @@ static void add_site(struct cprof_site *s)
     nsites++;
 }
 
-void cprof_register_unit_v2(struct cprof_unit *unit)
+void cprof_register_unit_v3(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();

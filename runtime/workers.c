@@ -16,8 +16,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-__thread struct cprof_worker *cprof_self;
-
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cprof_worker *list;
 static int nworkers;
@@ -55,8 +53,12 @@ struct cprof_worker *cprof_worker_create(int listed)
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (stack == MAP_FAILED)
         out_of_memory();
-    w->stack = w->top = stack;
+    w->stack = stack;
     w->stack_end = w->stack + STACK_FRAMES;
+    /* The sentinel: above every stack position, so no entry takes it for a frame left
+     * by longjmp, and a parent for the outermost frames. */
+    w->stack->sp = (const void *)UINTPTR_MAX;
+    w->top = w->stack + 1;
 
     if (!listed)
         return w;
@@ -120,8 +122,11 @@ struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int rou
     pthread_mutex_lock(&w->lock);
     w->routines = grow_index(w->routines, &w->routines_cap, routine);
     struct cprof_routine_rec *r = w->routines[routine];
-    if (!r)
+    if (!r) {
         r = w->routines[routine] = arena_alloc(w, sizeof *r);
+        r->ext.rec = r;
+        r->ext.callee = routine;
+    }
     pthread_mutex_unlock(&w->lock);
     return r;
 }

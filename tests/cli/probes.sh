@@ -58,7 +58,7 @@ sed 's/TWICE(21)/TWICE(21) + (int)sizeof(NAME)/' p.c > q.c; sed -i 's/^p.c/q.c/'
 "$cc" @args.rsp 2> e; check "@args.rsp (quotes, escapes, nested @file): builds silently" "$(indent e)" -- test ! -s e
 runs "@args.rsp" rsp_prog 46
 
-"$cc" -S p.c -o - > p.s 2> e; check "-S -o -: assembly on stdout" "$(indent e)" -- grep -q cprof_enter p.s
+"$cc" -S p.c -o - > p.s 2> e; check "-S -o -: assembly on stdout" "$(indent e)" -- grep -q cprof_facade p.s
 
 printf '\t.globl asm_one\nasm_one:\n\tmovl $1, %%eax\n\tret\n\t.section .note.GNU-stack,"",@progbits\n' > one.s
 printf 'int asm_one(void);\nint obj_two(void);\n#include <stdio.h>\nint main(void){ printf("%%d\\n", asm_one() + obj_two()); return 0; }\n' > m.c
