@@ -290,9 +290,13 @@ static void make_tmpdir(void)
 
 enum mode { LINK, COMPILE, ASSEMBLE_ONLY /* -S */, GCC_ONLY };
 
+/* Bodies of at most this many tokens (no loop) are small: counted, not timed. */
+#define CPROF_SMALL_TOKENS 64
+
 /* cprof's own options (docs/cprof-cc.md), passed on to the rewriter. */
 struct cprof_options {
     const char *include_functions, *include_files, *exclude_functions, *exclude_files;
+    const char *count_only_functions, *timed_functions, *small_tokens;
     int libcalls;
 };
 
@@ -557,6 +561,11 @@ static void rewriter_args(struct cmdline *c, const struct input *in, const char 
         push(rw, fmt("--exclude-functions=%s", o->exclude_functions));
     if (o->exclude_files)
         push(rw, fmt("--exclude-files=%s", o->exclude_files));
+    if (o->count_only_functions)
+        push(rw, fmt("--count-only=%s", o->count_only_functions));
+    if (o->timed_functions)
+        push(rw, fmt("--timed=%s", o->timed_functions));
+    push(rw, fmt("--small=%d", o->small_tokens ? atoi(o->small_tokens) : CPROF_SMALL_TOKENS));
     push(rw, in->path);
     push(rw, copy);
     push(rw, rewritten);
@@ -684,6 +693,9 @@ static void take_cprof_options(struct argv *args, struct cprof_options *o)
         { "-fcprof-include-file=", "CPROF_INCLUDE_FILES", offsetof(struct cprof_options, include_files) },
         { "-fcprof-exclude-function=", "CPROF_EXCLUDE_FUNCTIONS", offsetof(struct cprof_options, exclude_functions) },
         { "-fcprof-exclude-file=", "CPROF_EXCLUDE_FILES", offsetof(struct cprof_options, exclude_files) },
+        { "-fcprof-count-only=", "CPROF_COUNT_ONLY", offsetof(struct cprof_options, count_only_functions) },
+        { "-fcprof-timed=", "CPROF_TIMED", offsetof(struct cprof_options, timed_functions) },
+        { "-fcprof-small=", "CPROF_SMALL", offsetof(struct cprof_options, small_tokens) },
     };
     enum { NLISTS = sizeof lists / sizeof *lists };
     for (int k = 0; k < NLISTS; k++) {

@@ -112,6 +112,10 @@ struct routine {
     unsigned line;                  /* 0: a library function (libcalls) */
     int internal;                   /* static */
     int address_taken;              /* static, and the unit may take its address */
+    int small;                      /* a short body without loops or pragmas */
+    int called_uninstrumented;      /* a function cprof does not instrument calls it */
+    int special_entry;              /* called from elsewhere: a constructor, a destructor */
+    int counted;                    /* counted at its call sites: no entry hook */
 };
 
 struct site {
@@ -462,7 +466,7 @@ static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
         if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
             return i;
     GROW(u->routines, u->nroutines, u->routines_cap);
-    u->routines[u->nroutines] = (struct routine){ xstrdup(name), xstrdup("<library>"), 0, 0, 0 };
+    u->routines[u->nroutines] = (struct routine){ .name = xstrdup(name), .file = xstrdup("<library>") };
     return u->nroutines++;
 }
 
@@ -649,6 +653,66 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
+/* Small enough that gcc would inline it and that a timed facade would cost more than
+ * its body: few tokens, and no loop or pragma (a loop means work per call). */
+static int is_small(const struct unit *u, CXCursor body)
+{
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(u->tu, clang_getCursorExtent(body), &tokens, &n);
+    int small = n <= (unsigned)u->options->small_tokens;
+    for (unsigned i = 0; small && i < n; i++) {
+        if (clang_getTokenKind(tokens[i]) != CXToken_Keyword &&
+            clang_getTokenKind(tokens[i]) != CXToken_Identifier)
+            continue;
+        char *word = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
+        small = strcmp(word, "for") && strcmp(word, "while") && strcmp(word, "do") &&
+                strcmp(word, "goto") && strcmp(word, "pragma") && strcmp(word, "_Pragma");
+        free(word);
+    }
+    clang_disposeTokens(u->tu, tokens, n);
+    return small;
+}
+
+struct attribute_search {
+    const struct unit *u;
+    const char *const *words;       /* null-terminated */
+    int found;
+};
+
+static enum CXChildVisitResult find_attribute(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (!clang_isAttribute(clang_getCursorKind(c)))
+        return CXChildVisit_Continue;
+    struct attribute_search *a = data;
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(a->u->tu, clang_getCursorExtent(c), &tokens, &n);
+    for (unsigned i = 0; i < n && !a->found; i++) {
+        char *word = cx_take(clang_getTokenSpelling(a->u->tu, tokens[i]));
+        const char *w = word;
+        while (*w == '_')           /* __constructor__ too */
+            w++;
+        for (const char *const *p = a->words; *p; p++) {
+            size_t len = strlen(*p);
+            if (!strncmp(w, *p, len) && (w[len] == 0 || w[len] == '_'))
+                a->found = 1;
+        }
+        free(word);
+    }
+    clang_disposeTokens(a->u->tu, tokens, n);
+    return CXChildVisit_Continue;
+}
+
+/* Has fn one of these attributes (on any of its declarations)? */
+static int has_attribute(const struct unit *u, CXCursor fn, const char *const *words)
+{
+    struct attribute_search a = { u, words, 0 };
+    clang_visitChildren(fn, find_attribute, &a);
+    return a.found;
+}
+
 static void add_function(struct unit *u, CXCursor fn)
 {
     CXCursor body = clang_getNullCursor();
@@ -678,8 +742,15 @@ static void add_function(struct unit *u, CXCursor fn)
 
     GROW(u->routines, u->nroutines, u->routines_cap);
     u->routine = u->nroutines;
-    u->routines[u->nroutines++] = (struct routine){ name, file, line,
-                                                    clang_getCursorLinkage(fn) == CXLinkage_Internal, 0 };
+    u->routines[u->nroutines++] = (struct routine){
+        .name = name, .file = file, .line = line,
+        .internal = clang_getCursorLinkage(fn) == CXLinkage_Internal,
+        /* noinline: the user wants it kept apart, and timed. */
+        .small = is_small(u, body) && !has_attribute(u, fn, (const char *const[]){ "noinline", 0 }),
+        /* Something other than the program's calls enters it. */
+        .special_entry = has_attribute(u, fn, (const char *const[]){ "constructor", "destructor",
+            "used", "ifunc", "alias", "section", "externally_visible", 0 }),
+    };
     new_node(u, N_HOOK, bstart + 1, bstart + 1)->index = u->routine;
 
     int first = 0;
@@ -847,6 +918,8 @@ static void count_mentions(const struct unit *u, int *mentions)
 struct known_mentions {
     const struct unit *u;
     int *known;
+    int *uninstrumented;            /* direct calls from functions cprof does not instrument */
+    int outside;                    /* the function being visited is one of those */
     unsigned callee_at;             /* where the last call's direct callee is named */
 };
 
@@ -867,8 +940,10 @@ static enum CXChildVisitResult count_known(CXCursor c, CXCursor parent, CXClient
         CXCursor fn = kind == CXCursor_FunctionDecl ? c : clang_getCursorReferenced(c);
         char *name = cx_take(clang_getCursorSpelling(fn));
         int r = defined_routine(k->u, name, strlen(name));
-        if (r >= 0)
+        if (r >= 0) {
             k->known[r]++;
+            k->uninstrumented[r] += k->outside && kind == CXCursor_DeclRefExpr;
+        }
         free(name);
     }
     return CXChildVisit_Recurse;
@@ -877,6 +952,11 @@ static enum CXChildVisitResult count_known(CXCursor c, CXCursor parent, CXClient
 static enum CXChildVisitResult count_known_top(CXCursor c, CXCursor parent, CXClientData data)
 {
     if (!clang_Location_isInSystemHeader(clang_getCursorLocation(c))) {
+        struct known_mentions *k = data;
+        char *name = cx_take(clang_getCursorSpelling(c));
+        k->outside = clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c)
+                     && defined_routine(k->u, name, strlen(name)) < 0;
+        free(name);
         count_known(c, parent, data);
         clang_visitChildren(c, count_known, data);
     }
@@ -886,13 +966,45 @@ static enum CXChildVisitResult count_known_top(CXCursor c, CXCursor parent, CXCl
 static void find_addresses_taken(struct unit *u)
 {
     int *mentions = calloc((size_t)u->nroutines + 1, sizeof *mentions);
-    struct known_mentions k = { u, calloc((size_t)u->nroutines + 1, sizeof *k.known), UINT_MAX };
+    struct known_mentions k = { .u = u, .known = calloc((size_t)u->nroutines + 1, sizeof *k.known),
+                                .uninstrumented = calloc((size_t)u->nroutines + 1, sizeof *k.known),
+                                .callee_at = UINT_MAX };
     count_mentions(u, mentions);
     clang_visitChildren(clang_getTranslationUnitCursor(u->tu), count_known_top, &k);
-    for (int i = 0; i < u->nroutines; i++)
+    for (int i = 0; i < u->nroutines; i++) {
         u->routines[i].address_taken = u->routines[i].internal && mentions[i] > k.known[i];
+        u->routines[i].called_uninstrumented = k.uninstrumented[i] > 0;
+    }
     free(mentions);
     free(k.known);
+    free(k.uninstrumented);
+}
+
+/* A routine can be counted at its call sites only if they are all its entries: a
+ * static function of this unit whose address is never taken, called by instrumented
+ * code only, that nothing else calls (a constructor, a destructor). */
+static void choose_counted(struct unit *u)
+{
+    const struct cprof_rewrite_options *o = u->options;
+    /* A small routine that calls itself is no inlining candidate, and its recursion
+     * is what a user profiles it for (fib). */
+    int *recursive = calloc((size_t)u->nroutines + 1, sizeof *recursive);
+    for (int i = 0; i < u->nnodes; i++) {
+        const struct node *n = &u->nodes[i];
+        if (n->kind == N_CALL && n->target) {
+            int callee = defined_routine(u, n->target, strlen(n->target));
+            if (callee >= 0 && callee == u->sites[n->index].routine)
+                recursive[callee] = 1;
+        }
+    }
+    for (int i = 0; i < u->nroutines; i++) {
+        struct routine *r = &u->routines[i];
+        r->counted = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
+                     && !r->special_entry
+                     && ((r->small && !recursive[i]) || matches(o->count_only_functions, r->name))
+                     && !matches(o->timed_functions, r->name);
+    }
+    free(recursive);
 }
 
 /* ---- rendering ---- */
@@ -966,6 +1078,8 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
 static void render_node(struct unit *u, struct str *out, struct node *n)
 {
     if (n->kind == N_HOOK) {
+        if (u->routines[n->index].counted)
+            return;
         str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
                         " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
         return;
@@ -1015,7 +1129,8 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         if (callee >= 0) {
             /* Named by the site's descriptor: the callee's entry reads no target. */
             u->sites[site].callee = callee;
-            str_printf(out, "__cprof_site(%d); ", site);
+            str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
+                       site);
         } else if (n->implicit)
             str_printf(out, "__cprof_call(%d, 0); ", site);
         else
@@ -1062,6 +1177,8 @@ static void add_prelude(struct unit *u, struct str *out)
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_site(int i) { cprof_pending.site = &__cprof_s[i]; }\n");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
 }
 
@@ -1075,10 +1192,12 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
         str_literal(out, r->name);
         str_add(out, ", ", 2);
         str_literal(out, r->file);
+        str_printf(out, ", %u, -1, 0, ", r->line);
         if (r->line && r->internal && !r->address_taken)
-            str_printf(out, ", %u, -1, 0, 0 },", r->line);
+            str_add(out, "0", 1);
         else
-            str_printf(out, ", %u, -1, 0, (void (*)(void))%s },", r->line, r->name);
+            str_printf(out, "(void (*)(void))%s", r->name);
+        str_printf(out, ", %d },", r->counted);
     }
     str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
     for (int i = 0; i < u->nsites; i++) {
@@ -1164,6 +1283,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_top, &u);
     index_routines(&u);
     find_addresses_taken(&u);
+    choose_counted(&u);
     if (u.nnodes)
         qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */

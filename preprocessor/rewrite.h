@@ -13,6 +13,13 @@ struct cprof_rewrite_options {
     const char *exclude_functions;
     const char *exclude_files;
     int libcalls;                   /* calls to library functions profiled as leaves */
+    /* Static functions whose address the unit never takes are counted at their call
+     * sites, with no entry hook (so gcc still inlines them), when they match
+     * count_only_functions or are small: a body of at most small_tokens tokens, no
+     * loop and no pragma (0: none is small).  timed_functions are never. */
+    const char *count_only_functions;
+    const char *timed_functions;
+    int small_tokens;
 };
 
 /* Rewrites the gcc-preprocessed C source text[0..size) (of unit_file, as the user

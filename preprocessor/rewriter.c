@@ -13,7 +13,8 @@
  * cannot be instrumented; 2 for a usage error.
  *
  * Options: --openmp, --libcalls, --std=STD, --include-functions=LIST,
- * --include-files=LIST, --exclude-functions=LIST, --exclude-files=LIST (rewrite.h).
+ * --include-files=LIST, --exclude-functions=LIST, --exclude-files=LIST,
+ * --count-only=LIST, --timed=LIST, --small=N (rewrite.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ static int rewrite_main(int argc, char **argv)
     const struct { const char *name; const char **value; } lists[] = {
         { "--include-functions=", &o.include_functions }, { "--include-files=", &o.include_files },
         { "--exclude-functions=", &o.exclude_functions }, { "--exclude-files=", &o.exclude_files },
+        { "--count-only=", &o.count_only_functions }, { "--timed=", &o.timed_functions },
     };
     const char *clang_args[1];
     int nclang = 0, i = 1;
@@ -74,6 +76,8 @@ static int rewrite_main(int argc, char **argv)
             o.openmp = known = 1;
         else if (!strcmp(a, "--libcalls"))
             o.libcalls = known = 1;
+        else if (!strncmp(a, "--small=", 8))
+            o.small_tokens = atoi(a + 8), known = 1;
         else if (!strncmp(a, "--std=", 6)) {
             clang_args[0] = a + 1;      /* -std=... */
             nclang = known = 1;

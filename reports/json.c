@@ -36,7 +36,7 @@ static json_t *per_worker(const cprof_profile *p, const cprof_prof_routine *r, s
 
 static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
 {
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o,"
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o,"
                      " s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:I, s:o}",
                      "name", r->name, "file", r->file, "line", (json_int_t)r->line,
                      "s_caller", (json_int_t)r->s_caller.n,
@@ -54,6 +54,10 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
                      "s_nested", (json_int_t)r->s_caller.nested,
                      "c_nested", PER_WORKER(c_caller.nested),
                      "s_direct", (json_int_t)r->s_direct, "c_direct", PER_WORKER(c_direct));
+    /* Counted at its call sites: its times are its callers' (docs/performance.md). */
+    if (r->counted)
+        json_object_set_new(o, "counted", json_true());
+    return o;
 }
 
 static json_t *site(const cprof_prof_site *s)

@@ -25,6 +25,7 @@ enum { ROUTINE_COLS = 18, CALL_COLS = 14, MAX_COLS = 18 };
 struct raw_routine {
     const char *name, *file;
     int64_t line;
+    json_t *counted;    /* true, or absent: null */
     size_t global;  /* index in the merged profile */
 };
 
@@ -44,7 +45,7 @@ struct raw_file {
     json_t *root;  /* owns the strings below */
     const char *program, *clock;
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
-    double call_cost_ns;
+    double call_cost_ns, count_cost_ns;
     struct raw_routine *routines;
     struct raw_site *sites;
     struct raw_worker *workers;  /* by id */
@@ -106,9 +107,13 @@ static char *read_whole(struct loader *l, size_t *len)
 /* One key of an object: a string (out is const char **), an integer not below min
  * (out is int64_t *), a real not below min (out is double *), or an array or object
  * (out is json_t **). */
+/* A field's type, or'ed with OPTIONAL when it may be absent (out is then left as it
+ * is): additions to version 1 that older writers do not make. */
+enum { OPTIONAL = 0x100 };
+
 struct field {
     const char *key;
-    json_type type;
+    int type;
     void *out;
     int64_t min;
 };
@@ -116,6 +121,7 @@ struct field {
 static const char *const type_name[] = {
     [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
     [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer", [JSON_REAL] = "a number",
+    [JSON_TRUE] = "true",
 };
 
 /* Fill f[0..n-1] from obj, which must have exactly these keys.  where_fmt names obj in
@@ -134,14 +140,17 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
         return fail(l, "invalid profile: %s is not an object", where);
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_object_get(obj, f[i].key);
+        json_type type = f[i].type & ~OPTIONAL;
+        if (!v && (f[i].type & OPTIONAL))
+            continue;
         if (!v)
             return fail(l, "invalid profile: %s has no \"%s\"", where, f[i].key);
         /* A real-valued field may be written as an integer: 19 is 19.0. */
-        int same = json_typeof(v) == f[i].type || (f[i].type == JSON_REAL && json_is_number(v));
+        int same = json_typeof(v) == type || (type == JSON_REAL && json_is_number(v));
         if (!same)
             return fail(l, "invalid profile: %s: \"%s\" is not %s", where, f[i].key,
-                        type_name[f[i].type]);
-        switch (f[i].type) {
+                        type_name[type]);
+        switch (type) {
         case JSON_STRING:
             *(const char **)f[i].out = json_string_value(v);
             break;
@@ -320,6 +329,7 @@ static int read_raw(struct loader *l, struct raw_file *rf)
         {"elapsed_ns", JSON_INTEGER, &rf->elapsed_ns, 0},
         {"clock", JSON_STRING, &rf->clock, 0},
         {"call_cost_ns", JSON_REAL, &rf->call_cost_ns, 0},
+        {"count_cost_ns", JSON_REAL | OPTIONAL, &rf->count_cost_ns, 0},
         {"machine", JSON_OBJECT, &machine, 0},
         {"routines", JSON_ARRAY, &routines, 0},
         {"sites", JSON_ARRAY, &sites, 0},
@@ -342,6 +352,7 @@ static int read_raw(struct loader *l, struct raw_file *rf)
             {"name", JSON_STRING, &r->name, 0},
             {"file", JSON_STRING, &r->file, 0},
             {"line", JSON_INTEGER, &r->line, 0},
+            {"counted", JSON_TRUE | OPTIONAL, &r->counted, 0},
         };
         if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
             return -1;
@@ -482,6 +493,7 @@ static void merge_routines(cprof_profile *p, struct raw_file *files, size_t nfil
             last->line = r->line;
             last->worker = cprof_xcalloc(p->nworkers, sizeof *last->worker);
         }
+        last->counted |= r->counted != NULL;
         r->global = p->nroutines - 1;
     }
     free(refs);
@@ -584,8 +596,10 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
                 !add(&rw->c_self_t, v[11]) || !add(&r->s_direct, v[16]) ||
                 !add(&rw->c_direct, v[17]))
                 return overflow(l);
-            /* Every entry, external or not, went through one profiled call's facade. */
-            p->overhead_ns += rf->call_cost_ns * ((double)v[1] + (double)v[3]);
+            /* Every entry, external or not, went through one profiled call's facade:
+             * a counted routine's, its call site's count. */
+            p->overhead_ns += (r->counted ? rf->count_cost_ns : rf->call_cost_ns) *
+                              ((double)v[1] + (double)v[3]);
             if (v[5] > r->max_depth)
                 r->max_depth = v[5];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
@@ -624,6 +638,7 @@ static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
     p->pid = files[0].pid;
     p->start_unix_ns = files[0].start_unix_ns;
     p->call_cost_ns = files[0].call_cost_ns;
+    p->count_cost_ns = files[0].count_cost_ns;
     p->pus = files[0].pus;
     p->cores = files[0].cores;
     p->packages = files[0].packages;

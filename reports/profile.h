@@ -46,6 +46,7 @@ typedef struct {
     int64_t max_depth;                  /* over all workers and files */
     int64_t s_self_t;                   /* self time of the sequential activations */
     int64_t s_direct;                   /* calls made directly by them, on their thread */
+    bool counted;                       /* counted at its call sites, not timed */
     cprof_prof_routine_worker *worker;  /* [nworkers] */
 } cprof_prof_routine;
 
@@ -72,6 +73,7 @@ typedef struct {
     char *program, *clock;           /* from the first file */
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
+    double count_cost_ns;            /* from the first file: one call-site count's (0: none) */
     double overhead_ns;              /* sum over files of call_cost_ns x entries */
     bool compensated;                /* times have the profiler's cost taken out */
     double compensated_ns;           /* what that took out of the self times, in all */

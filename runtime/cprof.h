@@ -29,6 +29,8 @@ struct cprof_routine {
                               null for a static function whose address its unit never
                               takes: only its unit's direct calls reach it, and they name
                               it by site->callee */
+    int counted;           /* no entry hook: its entries are counted at its call sites
+                              (cprof_count), its time stays in its callers' */
 };
 
 /* One per call site in instrumented code. */
@@ -80,6 +82,9 @@ struct cprof_facade {
     void (*leave)(struct cprof_frame *frame);
 };
 extern struct cprof_facade cprof_facade;
+/* The call-site facade of a counted routine (site->callee): classifies and counts the
+ * call, keeps no frame. */
+void cprof_count(const struct cprof_site *site);
 void *cprof_setjmp_mark(void *env);
 void *cprof_longjmp_unwind(void *env);
 

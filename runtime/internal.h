@@ -140,8 +140,12 @@ void cprof_facade_select(void);
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);
-/* Measures what one cprof_enter + cprof_leave pair costs, in ns, on scratch data. */
-double cprof_facade_cost_ns(void);
+/* What one call costs, in ns, measured on scratch data: the entry and exit facade,
+ * and the call-site count of a counted routine. */
+struct cprof_costs {
+    double timed, counted;
+};
+struct cprof_costs cprof_facade_cost_ns(void);
 
 /* ---- profile.c ---- */
 

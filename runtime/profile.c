@@ -19,7 +19,7 @@
 #include "internal.h"
 
 static pid_t start_pid;
-static double facade_cost_ns;
+static struct cprof_costs facade_cost_ns;
 
 static void at_exit(void)
 {
@@ -173,7 +173,7 @@ static json_t *profile_json(void)
         "pid", (json_int_t)getpid(), "start_unix_ns", (json_int_t)cprof_start_unix_ns(),
         "elapsed_ns", (json_int_t)cprof_elapsed_ns(),
         "clock", cprof_clock_name(),
-        "call_cost_ns", facade_cost_ns,
+        "call_cost_ns", facade_cost_ns.timed,
         "machine", "pus", topology_count(&topo, HWLOC_OBJ_PU),
         "cores", topology_count(&topo, HWLOC_OBJ_CORE),
         "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));
@@ -184,14 +184,19 @@ static json_t *profile_json(void)
     cprof_tables_lock();
     cprof_tables(&routines, &nroutines, &sites, &nsites);
     json_t *jr = json_array(), *js = json_array();
-    for (int i = 0; i < nroutines; i++)
-        json_array_append_new(jr, json_pack("{s:s s:s s:i}", "name", routines[i]->name,
-                                            "file", routines[i]->file, "line", routines[i]->line));
+    for (int i = 0; i < nroutines; i++) {
+        json_t *r = json_pack("{s:s s:s s:i}", "name", routines[i]->name,
+                              "file", routines[i]->file, "line", routines[i]->line);
+        if (routines[i]->counted)
+            json_object_set_new(r, "counted", json_true());
+        json_array_append_new(jr, r);
+    }
     for (int i = 0; i < nsites; i++)
         json_array_append_new(js, json_pack("{s:i s:s s:i s:i}", "caller", sites[i]->caller->id,
                                             "file", sites[i]->file, "line", sites[i]->line,
                                             "d", sites[i]->d));
     cprof_tables_unlock();
+    json_object_set_new(root, "count_cost_ns", json_real(facade_cost_ns.counted));
     json_object_set_new(root, "routines", jr);
     json_object_set_new(root, "sites", js);
 
