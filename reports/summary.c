@@ -13,7 +13,10 @@ static const char explain[] =
     "times workers).  Most of it falls outside the routines' measured times, but the\n"
     "calls a routine makes still cost it about that much each: with --compensate,\n"
     "that cost is taken out of every time (never below 0), and the summary says how\n"
-    "much came out of the self times in all.\n";
+    "much came out of the self times in all.  Routines marked [counted] (small ones\n"
+    "gcc would inline) are counted at their call sites, every case exact, but not\n"
+    "timed: their own time is their callers' self time; the summary counts them and\n"
+    "estimates what timing their calls would have cost.\n";
 
 static const cprof_column cols[] = {
     {"item", NULL, true},
@@ -75,6 +78,22 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     row(t, "  % of elapsed x workers", "overhead_pct");
     double capacity = (double)p->elapsed_ns * (double)p->nworkers;
     cprof_cell_pct(t, capacity > 0 ? 100.0 * p->overhead_ns / capacity : 0.0);
+    /* Routines counted at their call sites (docs/performance.md): their own time
+     * stays in their callers'; what timing them would have cost is avoided. */
+    int64_t counted = 0, counted_calls = 0;
+    for (size_t i = 0; i < p->nroutines; i++)
+        if (p->routines[i].counted && v->r[i].ran) {
+            counted++;
+            counted_calls = cprof_add(counted_calls, cprof_add(v->r[i].s_calls, v->r[i].c_calls));
+        }
+    if (counted) {
+        int_row(t, "counted, not timed: routines", "counted_routines", counted);
+        int_row(t, "  their calls", "counted_calls", counted_calls);
+        row(t, "  cost of one count (ns)", "count_cost_ns");
+        cprof_cell_real(t, p->count_cost_ns);
+        estimate_row(t, "  cost avoided, estimated (ms)", "counted_avoided_ns",
+                     (double)counted_calls * fmax(p->call_cost_ns - p->count_cost_ns, 0.0));
+    }
     row(t, "times compensated", "compensated");
     cprof_cell_str(t, p->compensated ? "yes" : "no");
     if (p->compensated)

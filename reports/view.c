@@ -21,8 +21,11 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         /* Routines are sorted by name, so routines sharing a name are neighbours. */
         bool shared = (i > 0 && !strcmp(r[-1].name, r->name)) ||
                       (i + 1 < p->nroutines && !strcmp(r[1].name, r->name));
-        rv->label = shared ? cprof_xasprintf("%s (%s)", r->name, r->file)
-                           : cprof_xstrdup(r->name);
+        /* A routine counted at its call sites has no times of its own: say so wherever
+         * it is named. */
+        rv->label = cprof_xasprintf("%s%s%s%s%s", r->name, shared ? " (" : "",
+                                    shared ? r->file : "", shared ? ")" : "",
+                                    r->counted ? " [counted]" : "");
         rv->s_calls = r->s_caller.n;
         rv->self = r->s_self_t;
         rv->inclusive = r->s_caller.t;
