@@ -13,10 +13,7 @@ static const char explain[] =
     "times workers).  Most of it falls outside the routines' measured times, but the\n"
     "calls a routine makes still cost it about that much each: with --compensate,\n"
     "that cost is taken out of every time (never below 0), and the summary says how\n"
-    "much came out of the self times in all.  Routines marked [counted] (small ones\n"
-    "gcc would inline) are counted at their call sites, every case exact, but not\n"
-    "timed: their own time is their callers' self time; the summary counts them and\n"
-    "estimates what timing their calls would have cost.\n";
+    "much came out of the self times in all.\n";
 
 static const cprof_column cols[] = {
     {"item", NULL, true},
@@ -93,6 +90,9 @@ cprof_table *cprof_section_summary(const cprof_view *v)
         cprof_cell_real(t, p->count_cost_ns);
         estimate_row(t, "  cost avoided, estimated (ms)", "counted_avoided_ns",
                      (double)counted_calls * fmax(p->call_cost_ns - p->count_cost_ns, 0.0));
+        cprof_table_note(t, "Routines marked [counted] (small ones gcc would inline) are counted\n"
+                            "at their call sites, every case exact, but not timed: their own\n"
+                            "time is their callers' self time.");
     }
     row(t, "times compensated", "compensated");
     cprof_cell_str(t, p->compensated ? "yes" : "no");

@@ -36,8 +36,11 @@ flat() { sed -n '/^Flat profile$/,/^Concurrency cases$/p' report.txt; }
 check "summary: 2 workers" "$(indent report.txt)" -- grep -qE '^workers +2$' report.txt
 check "summary: 1008 calls profiled (1 + 1 + 1000 + 6)" -- grep -qE '^calls profiled +1008$' report.txt
 check "summary: 1000 of them concurrent" -- grep -qE '^  concurrent +1000$' report.txt
-check "flat: leaf has 0 sequential and 1000 concurrent calls" "$(flat | grep leaf)" -- \
-    eval "flat | grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +0 +1000 +.* leaf\$'"
+# leaf is small and static: counted at its call sites, and marked so.
+check "flat: leaf has 0 sequential and 1000 concurrent calls, counted" "$(flat | grep leaf)" -- \
+    eval "flat | grep -qE '^ *0.00 +0.000 +0.000 +0 +1000 +.* leaf \[counted\]\$'"
+check "summary: 1 routine counted, 1000 calls" "$(grep -A1 counted report.txt)" -- \
+    eval "grep -qE '^counted, not timed: routines +1\$' report.txt && grep -qE '^  their calls +1000\$' report.txt"
 check "flat: fact has 6 sequential calls" "$(flat | grep fact)" -- \
     eval "flat | grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +6 +0 +.* fact\$'"
 pct=$(flat | awk '$1 ~ /^[0-9]+\.[0-9][0-9]$/ { s += $1 } END { printf "%.2f", s }')
