@@ -137,6 +137,7 @@ check: all
 
 # Benchmarks print ratios against baselines measured in the same run, never assert.
 bench: all
+	@echo "CPU: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $$(nproc) CPUs"
 	@echo "== cost per call"; bench/calls.sh
 	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
 	@echo; echo "== compile time"; bench/compile.sh

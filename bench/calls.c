@@ -6,7 +6,8 @@
  *   calls N T          parallel for, T threads (schedule static)
  *
  * Built several ways by bench/calls.sh; -DFLOOR adds what any timing facade must do at
- * least: two time-stamp counter reads and a thread-local add per call. */
+ * least: two time-stamp counter reads and a thread-local add per call; -DINLINE lets
+ * gcc inline the routine (cprof-cc then counts it at its call sites). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,12 @@ static __thread unsigned long long floor_ticks;
 #define CALL(x) tiny(x)
 #endif
 
-__attribute__((noinline)) static long tiny(long x)
+/* noinline: the call stays a call, so a profiled build times it (-DINLINE: gcc may
+ * inline it, and cprof-cc counts it at its call sites). */
+#ifndef INLINE
+__attribute__((noinline))
+#endif
+static long tiny(long x)
 {
     __asm__ volatile("" ::: "memory");
     return x ^ 1;

@@ -100,3 +100,46 @@ if command -v strace > /dev/null; then
 else
     echo "  strace is not installed: the system-call check is skipped"
 fi
+
+# Instructions per call, counted by callgrind: the same on every run and every CPU, and
+# what the facade's budget is stated in.  Each variant runs N and 2N calls; the
+# difference over N is per call, start-up and exit cancel out.  One thread at most:
+# with more, libgomp's barrier spin varies the count.
+gcc -O2 -fopenmp -DINLINE "$src" -o plain_inline
+"$bin/cprof-cc" -O2 -fopenmp -DINLINE "$src" -o cprof_inline
+if command -v valgrind > /dev/null; then
+    cn=100000
+    instr() {  # instr ENV... -- PROG [T]: instructions per call
+        local -a envs=()
+        while [ "$1" != -- ]; do envs+=("$1"); shift; done
+        shift
+        local a b
+        a=$(env "${envs[@]}" OMP_WAIT_POLICY=passive CPROF_OUT=/dev/null valgrind --tool=callgrind \
+                --callgrind-out-file=/dev/null ./"$1" "$cn" ${2:-} 2>&1 | awk '/Collected/ { print $NF }')
+        b=$(env "${envs[@]}" OMP_WAIT_POLICY=passive CPROF_OUT=/dev/null valgrind --tool=callgrind \
+                --callgrind-out-file=/dev/null ./"$1" $((2 * cn)) ${2:-} 2>&1 | awk '/Collected/ { print $NF }')
+        awk -v a="$a" -v b="$b" -v n="$cn" 'BEGIN { printf "%.1f", (b - a) / n }'
+    }
+    echo
+    echo "Instructions added per call (valgrind --tool=callgrind; the same on any CPU)"
+    printf '%-44s %10s %10s %8s\n' "" sequential "1 thread" target
+    irow() {  # irow LABEL TARGET BASE ENV... -- PROG
+        local label=$1 target=$2 base=$3; shift 3
+        local s1 p1 b0 b1
+        b0=$(instr -- "$base"); b1=$(instr -- "$base" 1)
+        s1=$(instr "$@"); p1=$(instr "$@" 1)
+        s1=$(awk -v x="$s1" -v b="$b0" 'BEGIN { printf "%.1f", x - b }')
+        p1=$(awk -v x="$p1" -v b="$b1" 'BEGIN { printf "%.1f", x - b }')
+        local verdict=""
+        [ "$target" != - ] && verdict=$(awk -v s="$s1" -v p="$p1" -v t="$target" \
+            'BEGIN { print (s <= t && p <= t) ? "met" : "NOT met" }')
+        printf '%-44s %10s %10s %8s  %s\n' "$label" "$s1" "$p1" "$target" "$verdict"
+    }
+    irow "floor: 2 rdtsc + TLS add" - plain -- floor
+    irow "gcc -pg (gprof, counts)" - plain -- pg
+    irow "cprof, timed" 60 plain -- cprof
+    irow "cprof, CPROF_MODE=count" 25 plain CPROF_MODE=count -- cprof
+    irow "cprof, small routine counted at its sites" 25 plain_inline -- cprof_inline
+else
+    echo "  valgrind is not installed: instruction counts are skipped"
+fi

@@ -27,7 +27,7 @@
 static const struct cprof_site no_site = { .id = -1 };
 __thread struct cprof_pending cprof_pending = { .site = &no_site };
 
-static int active_levels_within(int d)
+static __attribute__((noinline)) int active_levels_within(int d)
 {
     int level = omp_get_level(), k = 0;
     for (int l = level - d + 1; l <= level; l++)
@@ -160,7 +160,7 @@ call_rec(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_sit
 /* The case of a call from site at active level al.  A site inside one parallel
  * construct of the caller (a parallel loop's body) only needs the team size of the
  * current level, omp_get_num_threads(). */
-static int case_of(const struct cprof_site *site, int al)
+static inline __attribute__((always_inline)) int case_of(const struct cprof_site *site, int al)
 {
     int k = !site->d || !al ? 0 : site->d == 1 ? omp_get_num_threads() > 1
                                                 : active_levels_within(site->d);
@@ -184,6 +184,25 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
     return clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
 }
 
+/* The straight path of a site inside one or more parallel constructs of the caller:
+ * only the case differs. */
+static __attribute__((noinline)) struct cprof_frame *
+enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
+                   enum cprof_clock_kind clock, const void *sp)
+{
+    int kase = case_of(site, al);
+    struct cprof_worker *w = cprof_self;
+    int sid = site->id;
+    struct cprof_call_rec *c;
+    if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
+                         !(c = w->sites[sid]), 0))
+        return enter_slow(r, site, al, clock, sp);
+    c->count[kase]++;
+    if (clock == CPROF_CLOCK_NONE)
+        return 0;
+    return open_frame(w, r, c, kase, al > 0, clock, sp);
+}
+
 /* Counting at the call site, off the straight path. */
 static __attribute__((noinline)) void count_slow(const struct cprof_site *site, int al)
 {
@@ -203,10 +222,9 @@ void cprof_count(const struct cprof_site *site)
     struct cprof_worker *w = cprof_self;
     int sid = site->id;
     struct cprof_call_rec *c;
-    if (__builtin_expect(!w || site->d || (unsigned)sid >= (unsigned)w->sites_cap ||
-                         !(c = w->sites[sid]), 0))
+    if (__builtin_expect(!w || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]), 0))
         return count_slow(site, al);
-    c->count[al > 0 ? CPROF_CS : CPROF_SS]++;
+    c->count[site->d && al ? case_of(site, al) : al > 0 ? CPROF_CS : CPROF_SS]++;
 }
 
 /* The straight path: a call of a routine of the same unit, outside any parallel
@@ -221,7 +239,10 @@ enter(struct cprof_routine *r, enum cprof_clock_kind clock)
     p->site = &no_site;
     int sid = site->id;
     struct cprof_call_rec *c;
-    if (__builtin_expect(!w || site->callee != r || site->d || (unsigned)sid >= (unsigned)w->sites_cap ||
+    /* Inside the caller's constructs, with no active level, every case is S-S. */
+    if (__builtin_expect(site->d != 0 && al, 0))
+        return enter_in_construct(r, site, al, clock, __builtin_dwarf_cfa());
+    if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
                          !(c = w->sites[sid]), 0))
         return enter_slow(r, site, al, clock, __builtin_dwarf_cfa());
     int concurrent = al > 0;
