@@ -64,6 +64,10 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     /* Plain decrement: a sequential depth is written only in sequential state. */
     --*f->depth;
     w->top = f;
+    if (__builtin_expect(f->saved_site != 0, 0)) {
+        cprof_pending.site = f->saved_site;
+        cprof_pending.target = f->saved_target;
+    }
 }
 
 /* Frames above the live one at `keep` were skipped by longjmp: close them now. */
@@ -126,6 +130,7 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
     f->outermost = depth == 1;
     f->children = 0;
     f->direct = 0;
+    f->saved_site = 0;
     f->calls0 = ++w->calls;
     f->t0 = cprof_ticks_of(clock);
     return f;
@@ -179,9 +184,23 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
     int sid = site->id;
     if (site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
         c = call_rec(w, r, site);
-    int kase = c == &c->rec->ext ? (al > 0 ? CPROF_CS : CPROF_SS) : case_of(site, al);
+    if (c != &c->rec->ext) {
+        int kase = case_of(site, al);
+        c->count[kase]++;
+        return clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
+    }
+    /* From outside: the handshake it found was not for it.  Left for the call it may
+     * belong to, and given back at this entry's exit (its own calls consume theirs). */
+    void (*target)(void) = cprof_pending.target;
+    cprof_pending.site = site;
+    int kase = al > 0 ? CPROF_CS : CPROF_SS;
     c->count[kase]++;
-    return clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
+    struct cprof_frame *f = clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
+    if (f && site != &no_site) {
+        f->saved_site = site;
+        f->saved_target = target;
+    }
+    return f;
 }
 
 /* The straight path of a site inside one or more parallel constructs of the caller:

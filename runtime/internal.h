@@ -89,6 +89,11 @@ struct cprof_frame {
     const void *sp;                 /* stack position at entry: finds frames skipped by longjmp */
     uint32_t direct;                /* activations nested directly in this one */
     uint32_t outermost;
+    /* An entry from outside (a signal handler) may have interrupted a call between its
+     * site's handshake and the callee's entry: the handshake it found, given back at
+     * its exit.  Null for an entry from a site. */
+    const struct cprof_site *saved_site;
+    void (*saved_target)(void);
 };
 
 #define CPROF_JMP_MARKS 16
