@@ -24,7 +24,8 @@ struct cprof_routine {
     const char *file;      /* where the definition is spelled, as gcc named it */
     int line;
     int id;                /* global id, assigned when its unit registers */
-    int seq_depth;         /* sequential activations open on any worker (paper 4.4.1) */
+    int seq_depth;         /* the initial thread's sequential activations open (paper
+                              4.4.1: they count on every worker) */
     void (*self)(void);    /* the function's address, matched against cprof_pending.target;
                               null for a static function whose address its unit never
                               takes: only its unit's direct calls reach it, and they name

@@ -38,9 +38,8 @@ static __attribute__((noinline)) int active_levels_within(int d)
 
 static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
-/* Sequential depths are shared by all workers and written in sequential state,
- * without a locked instruction: they are exact only while one thread at a time runs
- * sequentially (docs/semantics.md). */
+/* A routine's shared sequential depth is written by the initial thread alone, so a
+ * plain load and store keep it exact without a locked instruction. */
 
 
 static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now)
@@ -61,8 +60,7 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     }
     f[-1].children += dt;
     f[-1].direct++;
-    /* Plain decrement: a sequential depth is written only in sequential state. */
-    --*f->depth;
+    --*f->depth;    /* the shared one too: only its one writer closes its frames */
     w->top = f;
     if (__builtin_expect(f->saved_site != 0, 0)) {
         cprof_pending.site = f->saved_site;
@@ -114,10 +112,13 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
         return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp);
 
     struct cprof_routine_rec *rec = c->rec;
-    /* A sequential entry counts on every worker (paper 4.4.1): the depth that decides
-     * "outermost" is the shared sequential depth plus this worker's own. */
-    int *mine = concurrent ? &rec->depth : &r->seq_depth;
-    int depth = ++*mine + (concurrent ? depth_load(&r->seq_depth) : rec->depth);
+    /* A sequential entry of the initial thread counts on every worker (paper 4.4.1):
+     * it goes to the routine's shared sequential depth, which a concurrent entry adds
+     * to its own.  Every other thread that runs sequentially (a plain pthread) is a
+     * program of its own: its sequential entries count on it alone. */
+    int shared = !concurrent && w->initial;
+    int *mine = shared ? &r->seq_depth : &rec->depth;
+    int depth = ++*mine + (shared ? rec->depth : concurrent ? depth_load(&r->seq_depth) : 0);
     if (__builtin_expect(depth > rec->max_depth, 0))
         rec->max_depth = depth;
     if (__builtin_expect(f == w->stack_end, 0))

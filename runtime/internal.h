@@ -73,7 +73,8 @@ struct cprof_side {
 struct cprof_routine_rec {
     struct cprof_call_rec ext;      /* entries from code cprof did not compile */
     struct cprof_side side[2];      /* [0] sequential, [1] concurrent entries */
-    int depth;                      /* concurrent activations open on this worker */
+    int depth;                      /* activations open on this worker, but the initial
+                                       thread's sequential ones (cprof_routine.seq_depth) */
     int max_depth;
 };
 
@@ -100,6 +101,8 @@ struct cprof_frame {
 
 struct cprof_worker {
     int id;
+    int initial;                    /* the process's initial thread (docs/semantics.md:
+                                       its sequential depths are shared) */
     pid_t tid;
     int omp_thread;
     int pu;

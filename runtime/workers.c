@@ -46,6 +46,7 @@ struct cprof_worker *cprof_worker_create(int listed)
     memset(w, 0, sizeof *w);
     pthread_mutex_init(&w->lock, NULL);
     w->tid = gettid();
+    w->initial = w->tid == getpid();
     w->omp_thread = omp_get_thread_num();
     w->pu = sched_getcpu();
     size_t bytes = STACK_FRAMES * sizeof(struct cprof_frame);
