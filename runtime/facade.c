@@ -20,6 +20,9 @@
  * instructions.
  */
 #include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "internal.h"
 
 /* Where a consumed handshake points: it names no callee and no target, so an entry
@@ -309,6 +312,61 @@ static struct cprof_frame *enter_first(struct cprof_routine *r)
     return cprof_facade.enter == enter_first ? 0 : cprof_facade.enter(r);
 }
 
+/* ---- CPROF_DEBUG=1: the same entry and exit, checking the books at every call ---- */
+
+static __attribute__((noinline, noreturn)) void broken(const char *what, const struct cprof_routine *r)
+{
+    fprintf(stderr, "cprof: internal error: %s (routine %s, %s:%d)\n", what,
+            r ? r->name : "?", r ? r->file : "?", r ? r->line : 0);
+    abort();
+}
+
+#define CHECK(cond, r) ((cond) ? (void)0 : broken(#cond, r))
+
+/* What must hold of the top frame of w after an entry, and of every frame below it
+ * down to the sentinel in the few that are checked per call. */
+static void check_stack(const struct cprof_worker *w, const struct cprof_routine *r)
+{
+    CHECK(w->top > w->stack && w->top <= w->stack_end, r);
+    CHECK(w->stack->sp == (const void *)UINTPTR_MAX, r);
+    for (const struct cprof_frame *f = w->top - 1; f > w->stack && f > w->top - 4; f--) {
+        CHECK(f->sp <= f[-1].sp, r);                     /* deeper frames lower */
+        CHECK(*f->depth >= 1, r);                        /* its entry is counted */
+        CHECK(f->outermost == 0 || f->outermost == 1, r);
+        CHECK(f->saved_site == 0 || f->saved_site->caller || f->saved_site->id >= 0, r);
+    }
+}
+
+static struct cprof_frame *enter_debug(struct cprof_routine *r)
+{
+    struct cprof_frame *f = enter(r, cprof_clock);
+    struct cprof_worker *w = cprof_self;
+    CHECK(w != 0, r);
+    CHECK(cprof_pending.site == &no_site || f == 0 || f->saved_site, r);
+    if (cprof_clock == CPROF_CLOCK_NONE) {
+        CHECK(f == 0, r);
+        return f;
+    }
+    check_stack(w, r);
+    /* A signal handler may have run in between and left: f is still the top. */
+    CHECK(f == 0 || f == w->top - 1, r);
+    return f;
+}
+
+static void leave_debug(struct cprof_frame *f)
+{
+    struct cprof_worker *w = cprof_self;
+    CHECK(w != 0 && f > w->stack && f < w->stack_end, 0);
+    struct cprof_frame *top = w->top;
+    int *depth = f < top ? f->depth : 0;
+    int before = depth ? *depth : 0;
+    leave(f, cprof_clock);
+    CHECK(w->top <= f || f >= top, 0);
+    if (depth && f == top - 1)
+        CHECK(*depth == before - 1 && *depth >= 0, 0);
+    check_stack(w, 0);
+}
+
 struct cprof_facade cprof_facade = { enter_first, leave_tsc };
 
 void cprof_facade_select(void)
@@ -318,7 +376,11 @@ void cprof_facade_select(void)
         [CPROF_CLOCK_MONOTONIC] = { enter_monotonic, leave_monotonic },
         [CPROF_CLOCK_NONE] = { enter_count, leave_tsc },   /* no frame: never left */
     };
-    cprof_facade = by_clock[cprof_clock];
+    const char *debug = getenv("CPROF_DEBUG");
+    if (debug && *debug && strcmp(debug, "0"))
+        cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
+    else
+        cprof_facade = by_clock[cprof_clock];
 }
 
 /* setjmp remembers which frame is live; a later longjmp to the same buffer closes the
