@@ -60,6 +60,42 @@ static int by_key(const void *x, const void *y, void *view)
     return (a > b) - (a < b);
 }
 
+static int by_overhead(const void *x, const void *y, void *profile)
+{
+    const cprof_profile *p = profile;
+    double a = p->routines[*(const size_t *)x].overhead_ns;
+    double b = p->routines[*(const size_t *)y].overhead_ns;
+    return (a < b) - (a > b);
+}
+
+/* Which routines distort the run: where profiling took 1% or more of the workers'
+ * time, the (up to three) whose calls cost most, estimated as in the summary. */
+static void overhead_note(cprof_table *t, const cprof_view *v, const size_t *listed, size_t n)
+{
+    const cprof_profile *p = v->p;
+    double capacity = (double)p->elapsed_ns * (double)p->nworkers;
+    if (n == 0 || capacity <= 0 || p->overhead_ns < 0.01 * capacity)
+        return;
+    size_t *order = cprof_xcalloc(n, sizeof *order);
+    memcpy(order, listed, n * sizeof *order);
+    qsort_r(order, n, sizeof *order, by_overhead, (void *)p);
+    char *list = NULL;
+    for (size_t k = 0; k < n && k < 3; k++) {
+        const cprof_prof_routine *r = &p->routines[order[k]];
+        if (k > 0 && r->overhead_ns < 0.05 * p->overhead_ns)
+            break;      /* a twentieth of the cost or less: not what distorts the run */
+        char *s = cprof_xasprintf("%s%s%s %.3f ms (%.1f%%)", list ? list : "", list ? ", " : "",
+                                  v->r[order[k]].label, r->overhead_ns / 1e6,
+                                  100.0 * r->overhead_ns / capacity);
+        free(list);
+        list = s;
+    }
+    cprof_table_note(t, "profiling took %.1f%% of elapsed x workers; most in the calls of: %s",
+                     100.0 * p->overhead_ns / capacity, list);
+    free(list);
+    free(order);
+}
+
 cprof_table *cprof_section_flat(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
@@ -91,6 +127,7 @@ cprof_table *cprof_section_flat(const cprof_view *v)
     }
     if (v->o->has_threshold)
         cprof_table_note(t, "%zu entries below %g%% hidden", hidden, v->o->threshold);
+    overhead_note(t, v, order, n);
 
     /* gprof lists the routines that never ran, to show that nothing is missing. */
     char *never = NULL;

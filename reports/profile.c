@@ -598,8 +598,10 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
                 return overflow(l);
             /* Every entry, external or not, went through one profiled call's facade:
              * a counted routine's, its call site's count. */
-            p->overhead_ns += (r->counted ? rf->count_cost_ns : rf->call_cost_ns) *
-                              ((double)v[1] + (double)v[3]);
+            double cost = (r->counted ? rf->count_cost_ns : rf->call_cost_ns) *
+                          ((double)v[1] + (double)v[3]);
+            r->overhead_ns += cost;
+            p->overhead_ns += cost;
             if (v[5] > r->max_depth)
                 r->max_depth = v[5];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
