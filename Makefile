@@ -140,6 +140,7 @@ bench: all
 	@echo "CPU: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $$(nproc) CPUs"
 	@echo "== cost per call"; bench/calls.sh
 	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
+	@echo; echo "== call-heavy programs: slowdown with default settings, counts against count-only"; bench/callheavy.sh
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 
