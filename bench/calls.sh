@@ -76,7 +76,7 @@ verdict() { awk -v r="$1" -v lim="$2" 'BEGIN { print (r != "n/a" && r <= lim) ? 
 line() { printf '  %-52s %6s  (target <= %s)  %s\n' "$1" "$2" "$3" "$(verdict "$2" "$3")"; }
 for t in $modes; do
     name="cprof / floor, sequential"; [ "$t" != 0 ] && name="cprof / floor, $t thread(s)"
-    line "$name" "$(ratio "$(added cprof "$t")" "$(added floor "$t")")" 1.40
+    line "$name" "$(ratio "$(added cprof "$t")" "$(added floor "$t")")" 1.30
 done
 if [ "$have_uftrace" = 1 ]; then
     line "cprof / uftrace, sequential" "$(ratio "$(added cprof 0)" "$(added uftrace 0)")" 0.25
