@@ -619,13 +619,24 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
     }
 }
 
+static int is_constant(CXCursor c)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r)
+        clang_EvalResult_dispose(r);
+    return r != NULL;
+}
+
 static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
     struct unit *u = data;
     enum CXCursorKind kind = clang_getCursorKind(c);
-    /* sizeof and _Alignof do not evaluate; a nested function is not this routine. */
-    if (kind == CXCursor_UnaryExpr || kind == CXCursor_StaticAssert || kind == CXCursor_FunctionDecl)
+    /* sizeof and _Alignof do not evaluate, but for sizeof of a variable-length array
+     * type (C11 6.5.3.4p2), the one case where they are not constants; a nested
+     * function is not this routine. */
+    if ((kind == CXCursor_UnaryExpr && is_constant(c)) || kind == CXCursor_StaticAssert
+        || kind == CXCursor_FunctionDecl)
         return CXChildVisit_Continue;
     unsigned start, end;
     extent_of(c, &start, &end);
