@@ -141,6 +141,7 @@ struct unit {
     int nsites, sites_cap;
     struct block *blocks;
     int nblocks;
+    int offload;                    /* has OpenMP target regions or declare target */
     char **functions;               /* names of the functions calls may profile, sorted */
     int nfunctions, functions_cap;
     int *defined;                   /* routines defined here, by name */
@@ -254,6 +255,26 @@ static const char *omp_directive(const char *line, const char *eol)
     return p + 3;
 }
 
+/* Does the directive at p (after "omp") make device code: "target ..." (but target
+ * data, enter data, exit data and update, which run no code), or "declare target"? */
+static int directive_is_target(const char *p, const char *end)
+{
+    const char *w[3];
+    size_t n[3];
+    for (int i = 0; i < 3; i++) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        w[i] = p;
+        while (p < end && is_word_char(*p))
+            p++;
+        n[i] = (size_t)(p - w[i]);
+    }
+#define IS(i, word) (n[i] == strlen(word) && !memcmp(w[i], word, n[i]))
+    return (IS(0, "target") && !IS(1, "data") && !IS(1, "enter") && !IS(1, "exit") && !IS(1, "update"))
+           || (IS(0, "declare") && IS(1, "target")) || (IS(0, "begin") && IS(1, "declare") && IS(2, "target"));
+#undef IS
+}
+
 static void find_parallel_pragmas(struct unit *u)
 {
     int cap = 0;
@@ -263,6 +284,8 @@ static void find_parallel_pragmas(struct unit *u)
         if (!eol)
             eol = end;
         const char *directive = omp_directive(line, eol);
+        if (directive && directive_is_target(directive, eol))
+            u->offload = 1;
         if (directive && directive_is_parallel(directive, eol)) {
             GROW(u->blocks, u->nblocks, cap);
             u->blocks[u->nblocks++] = (struct block){ (unsigned)(eol - t), 0, 0 };
@@ -1067,11 +1090,16 @@ static void add_prelude(struct unit *u, struct str *out)
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
+    /* gcc makes every function a target region reaches a device function, where
+     * thread-local storage is an error: in a unit with target regions the handshake is
+     * a call of the runtime. */
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_call(int i, void (*t)(void))"
-                    " { cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t; }\n");
+                    "__cprof_call(int i, void (*t)(void)) { %s }\n",
+               u->offload ? "cprof_pending_set(&__cprof_s[i], t);"
+                          : "cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t;");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_site(int i) { cprof_pending.site = &__cprof_s[i]; }\n");
+                    "__cprof_site(int i) { %s }\n",
+               u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_leave(struct cprof_frame **f) { cprof_leave(*f); }\n");
 }

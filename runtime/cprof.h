@@ -60,6 +60,9 @@ struct cprof_pending {
     void (*target)(void);
 };
 extern __thread struct cprof_pending cprof_pending;
+/* The same, as a call: for units with OpenMP target regions, whose device functions
+ * may not touch thread-local storage. */
+void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures: an object compiled by a cprof-cc
