@@ -103,6 +103,7 @@ struct node {
     char *target;                   /* direct call: the function's name; NULL: a pointer */
     int implicit;                   /* direct call of an implicitly declared function */
     int leaf;                       /* a library function profiled as a leaf: its routine */
+    int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
     int index;                      /* N_CALL: site; N_HOOK: routine */
     int *kids, nkids;               /* nodes directly inside this one, by position */
 };
@@ -642,6 +643,35 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
     }
 }
 
+/* __attribute__((cleanup(f))): the compiler calls f(&variable) where the variable's
+ * scope ends, on behalf of this routine.  The name becomes a wrapper that sets the
+ * site first (add_cleanup_wrappers).  Two declarators may share one attribute. */
+static void add_cleanup(struct unit *u, CXCursor attr)
+{
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(u->tu, clang_getCursorExtent(attr), &tokens, &n);
+    char *w[4] = { 0 };
+    for (unsigned i = 0; i < n && i < 4; i++)
+        w[i] = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
+    if (n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__")) && !strcmp(w[1], "(")
+        && !strcmp(w[3], ")") && is_function(u, w[2], strlen(w[2]))) {
+        unsigned at = offset_of(clang_getTokenLocation(u->tu, tokens[2]));
+        int seen = 0;
+        for (int i = u->nnodes - 1; i >= 0 && u->nodes[i].start >= u->body_start; i--)
+            seen |= u->nodes[i].cleanup && u->nodes[i].start == at;
+        if (!seen) {
+            struct node *node = new_node(u, N_CALL, at, at + (unsigned)strlen(w[2]));
+            node->cleanup = 1;
+            node->target = xstrdup(w[2]);
+            new_site(u, u->tu, at, &node->index);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        free(w[i]);
+    clang_disposeTokens(u->tu, tokens, n);
+}
+
 static int is_constant(CXCursor c)
 {
     CXEvalResult r = clang_Cursor_Evaluate(c);
@@ -672,6 +702,8 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
     }
     if (kind == CXCursor_CallExpr)
         add_call(u, c);
+    else if (kind == CXCursor_UnexposedAttr)
+        add_cleanup(u, c);
     return CXChildVisit_Recurse;
 }
 
@@ -997,8 +1029,27 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
     return 0;
 }
 
+/* The call site's half of a direct call of n->target. */
+static void add_handshake(struct unit *u, struct str *out, const struct node *n)
+{
+    int site = n->index;
+    int callee = defined_routine(u, n->target, strlen(n->target));
+    if (callee >= 0) {
+        /* Named by the site's descriptor: the callee's entry reads no target. */
+        u->sites[site].callee = callee;
+        str_printf(out, "__cprof_site(%d); ", site);
+    } else if (n->implicit)
+        str_printf(out, "__cprof_call(%d, 0); ", site);
+    else
+        str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+}
+
 static void render_node(struct unit *u, struct str *out, struct node *n)
 {
+    if (n->cleanup) {
+        str_printf(out, "__cprof_cleanup%d", n->index);
+        return;
+    }
     if (n->kind == N_HOOK) {
         str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
                         " = cprof_enter(&__cprof_r[%d]);", n->index);
@@ -1045,15 +1096,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
     } else {
-        int callee = defined_routine(u, n->target, strlen(n->target));
-        if (callee >= 0) {
-            /* Named by the site's descriptor: the callee's entry reads no target. */
-            u->sites[site].callee = callee;
-            str_printf(out, "__cprof_site(%d); ", site);
-        } else if (n->implicit)
-            str_printf(out, "__cprof_call(%d, 0); ", site);
-        else
-            str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+        add_handshake(u, out, n);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     }
     unsigned pos = n->desig_end;
@@ -1102,6 +1145,26 @@ static void add_prelude(struct unit *u, struct str *out)
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_leave(struct cprof_frame **f) { cprof_leave(*f); }\n");
+}
+
+/* Declared with the prelude, defined after the tables, where every file-scope
+ * declaration of the function is visible: the cleanup function takes a pointer to the
+ * variable, which a void * carries. */
+static void add_cleanup_wrappers(struct unit *u, struct str *out, int define)
+{
+    for (int i = 0; i < u->nnodes; i++) {
+        struct node *n = &u->nodes[i];
+        if (!n->cleanup)
+            continue;
+        str_printf(out, "static void __cprof_cleanup%d(void *p)", n->index);
+        if (define) {
+            str_add(out, " { ", 3);
+            add_handshake(u, out, n);
+            str_printf(out, "%s(p); }\n", n->target);
+        } else {
+            str_add(out, ";\n", 2);
+        }
+    }
 }
 
 static void add_tables(struct unit *u, struct str *out, const char *unit_file)
@@ -1232,6 +1295,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
             at--;
         str_add(&out, text, at);
         add_prelude(&u, &out);
+        add_cleanup_wrappers(&u, &out, 0);
         unsigned line;
         char *file = presumed(clang_getLocationForOffset(tu, u.file, at), &line);
         str_printf(&out, "# %u ", line);
@@ -1239,6 +1303,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
         str_add(&out, "\n", 1);
         free(file);
         render_range(&u, &out, at, (unsigned)size, top, ntop);
+        add_cleanup_wrappers(&u, &out, 1);
         add_tables(&u, &out, unit_file);
     }
     free(top);
