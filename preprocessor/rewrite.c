@@ -1334,11 +1334,14 @@ static void add_prelude(struct unit *u, struct str *out)
                     "__cprof_leave(struct cprof_frame **f) { cprof_leave(*f); }\n");
 }
 
-/* Declared with the prelude, defined after the tables, where every file-scope
- * declaration of the function is visible: the cleanup function takes a pointer to the
- * variable, which a void * carries. */
+/* Declared with the prelude, defined after the last line, where every file-scope
+ * declaration of the function is visible (and before the tables, which name the
+ * callees the handshakes find): the cleanup function takes a pointer to the variable,
+ * which a void * carries. */
 static void add_cleanup_wrappers(struct unit *u, struct str *out, int define)
 {
+    if (define)
+        str_add(out, "\n# 1 \"<cprof>\" 3\n", 17);
     for (int i = 0; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
         if (!n->cleanup)
