@@ -104,6 +104,7 @@ struct node {
     int implicit;                   /* direct call of an implicitly declared function */
     int leaf;                       /* a library function profiled as a leaf: its routine */
     int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
+    int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
     int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy */
     int copy;                       /* a call in that copy of a declare reduction, else 0 */
     int *kids, nkids;               /* nodes directly inside this one, by position */
@@ -666,6 +667,16 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
                 if (a < close)
                     nargs++;
                 struct node *n = new_node(u, N_CALL, (unsigned)(w - t), (unsigned)(close + 1 - t));
+                const char *before = w, *word;
+                while (before > p && (before[-1] == ' ' || before[-1] == '\t'))
+                    before--;
+                if (before > p && before[-1] == '(') {
+                    for (word = --before; word > p && (word[-1] == ' ' || word[-1] == '\t'); word--)
+                        ;
+                    while (word > p && is_word_char(word[-1]))
+                        word--;
+                    n->initializer = !strncmp(word, "initializer", 11) && !is_word_char(word[11]);
+                }
                 n->desig_start = (unsigned)(w - t);
                 n->desig_end = (unsigned)(q - t);
                 n->target = strndup(w, (size_t)(q - w));
@@ -1251,6 +1262,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     int site = n->index;
+    /* OpenMP allows only a plain call as initializer(f(&omp_priv)); the equivalent
+     * initialization omp_priv = ... takes a statement expression. */
+    if (n->initializer)
+        str_add(out, "omp_priv = ", 11);
     str_add(out, "__extension__({ ", 16);
     for (int i = 0; i < n->nargs; i++) {
         if (!has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
@@ -1296,7 +1311,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         pos = n->arg_end[i];
     }
     render_range(u, out, pos, n->end, n->kids, n->nkids);
-    str_add(out, "; })", 4);
+    str_add(out, n->initializer ? "; omp_priv; })" : "; })", n->initializer ? 14 : 4);
 }
 
 /* The runtime header without its preprocessor lines: the output is compiled as

@@ -24,6 +24,13 @@ struct acc zero(void)
     return z;
 }
 
+void clear(struct acc *p)
+{
+#pragma omp atomic
+    zeros++;
+    p->v = 0;
+}
+
 #pragma omp declare reduction(mg : struct acc : omp_out = merge(omp_out, omp_in)) initializer(omp_priv = zero())
 #pragma omp declare reduction(mg : long : omp_out += omp_in) initializer(omp_priv = 0)
 
@@ -53,7 +60,7 @@ long inner(int n)
 
 long local(int n)
 {
-#pragma omp declare reduction(lm : struct acc : omp_out = merge(omp_out, omp_in)) initializer(omp_priv = zero())
+#pragma omp declare reduction(lm : struct acc : omp_out = merge(omp_out, omp_in)) initializer(clear(&omp_priv))
     struct acc a = { 0 };
 #pragma omp parallel for reduction(lm : a) num_threads(1)
     for (int i = 0; i < n; i++)
