@@ -6,8 +6,9 @@
  * -fopenmp, so the bodies of OpenMP constructs are ordinary statements and the pragmas
  * are lines this file reads itself.
  *
- * Edits only add text inside lines and never add or remove a newline (hoisted argument
- * text keeps its newlines, in a new order), so every original line keeps its number.
+ * Edits only add text inside lines and never remove a newline (hoisted argument text
+ * keeps its newlines, in a new order); lines added (the prelude, declare reduction
+ * copies) are followed by a line marker, so every original line keeps its number.
  *
  *   function body   {           ->  { struct cprof_frame *__cprof_fr
  *                                       __attribute__((cleanup(__cprof_leave))) = cprof_enter(&__cprof_r[3]);
