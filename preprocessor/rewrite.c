@@ -6,8 +6,9 @@
  * -fopenmp, so the bodies of OpenMP constructs are ordinary statements and the pragmas
  * are lines this file reads itself.
  *
- * Edits only add text inside lines and never add or remove a newline (hoisted argument
- * text keeps its newlines, in a new order), so every original line keeps its number.
+ * Edits only add text inside lines and never remove a newline (hoisted argument text
+ * keeps its newlines, in a new order); lines added (the prelude, declare reduction
+ * copies) are followed by a line marker, so every original line keeps its number.
  *
  *   function body   {           ->  { struct cprof_frame *__cprof_fr
  *                                       __attribute__((cleanup(__cprof_leave))) = cprof_facade.enter(&__cprof_r[3]);
@@ -91,7 +92,7 @@ static void str_literal(struct str *out, const char *s)
 
 /* ---- what the analysis finds ---- */
 
-enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP };
+enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME };
 
 struct node {
     enum node_kind kind;
@@ -103,7 +104,10 @@ struct node {
     char *target;                   /* direct call: the function's name; NULL: a pointer */
     int implicit;                   /* direct call of an implicitly declared function */
     int leaf;                       /* a library function profiled as a leaf: its routine */
-    int index;                      /* N_CALL: site; N_HOOK: routine */
+    int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
+    int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
+    int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy */
+    int copy;                       /* a call in that copy of a declare reduction, else 0 */
     int *kids, nkids;               /* nodes directly inside this one, by position */
 };
 
@@ -130,6 +134,15 @@ struct block {                      /* the structured block of a parallel constr
     unsigned pragma_end, start, end;
 };
 
+struct reduction {                  /* a "declare reduction" line */
+    unsigned line, eol;
+    unsigned id_start, id_end;      /* its reduction-identifier */
+};
+
+struct span {
+    unsigned start, end;
+};
+
 struct unit {
     const struct cprof_rewrite_options *options;
     const char *text;
@@ -145,6 +158,11 @@ struct unit {
     int nsites, sites_cap;
     struct block *blocks;
     int nblocks;
+    int offload;                    /* has OpenMP target regions or declare target */
+    struct reduction *reductions;
+    int nreductions, ncopies;
+    struct span *bodies;            /* of every function definition, in order */
+    int nbodies, bodies_cap;
     char **functions;               /* names of the functions calls may profile, sorted */
     int nfunctions, functions_cap;
     int *defined;                   /* routines defined here, by name */
@@ -258,15 +276,72 @@ static const char *omp_directive(const char *line, const char *eol)
     return p + 3;
 }
 
+/* The words of a directive: p advanced past blanks and one word, which is returned as
+ * [*w, p).  Empty at a non-word character. */
+static const char *next_word(const char *p, const char *end, const char **w)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    *w = p;
+    while (p < end && is_word_char(*p))
+        p++;
+    return p;
+}
+
+static int word_is(const char *w, const char *p, const char *word)
+{
+    return (size_t)(p - w) == strlen(word) && !memcmp(w, word, (size_t)(p - w));
+}
+
+/* "declare reduction(ID : ...)": where ID is, in *id; else 0. */
+static int declares_reduction(const char *p, const char *end, const char **id, const char **id_end)
+{
+    const char *w;
+    p = next_word(p, end, &w);
+    if (!word_is(w, p, "declare"))
+        return 0;
+    p = next_word(p, end, &w);
+    if (!word_is(w, p, "reduction"))
+        return 0;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || *p != '(')
+        return 0;
+    *id_end = next_word(p + 1, end, id);
+    return *id_end > *id;
+}
+
+/* Does the directive at p (after "omp") make device code: "target ..." (but target
+ * data, enter data, exit data and update, which run no code), or "declare target"? */
+static int directive_is_target(const char *p, const char *end)
+{
+    const char *w[3], *e[3];
+    for (int i = 0; i < 3; i++)
+        p = e[i] = next_word(p, end, &w[i]);
+    if (word_is(w[0], e[0], "target"))
+        return !word_is(w[1], e[1], "data") && !word_is(w[1], e[1], "enter")
+               && !word_is(w[1], e[1], "exit") && !word_is(w[1], e[1], "update");
+    return (word_is(w[0], e[0], "declare") && word_is(w[1], e[1], "target"))
+           || (word_is(w[0], e[0], "begin") && word_is(w[1], e[1], "declare") && word_is(w[2], e[2], "target"));
+}
+
 static void find_parallel_pragmas(struct unit *u)
 {
-    int cap = 0;
+    int cap = 0, reductions_cap = 0;
     const char *t = u->text, *end = t + u->size;
     for (const char *line = t; line < end;) {
         const char *eol = memchr(line, '\n', (size_t)(end - line));
         if (!eol)
             eol = end;
         const char *directive = omp_directive(line, eol);
+        if (directive && directive_is_target(directive, eol))
+            u->offload = 1;
+        const char *id, *id_end;
+        if (directive && declares_reduction(directive, eol, &id, &id_end)) {
+            GROW(u->reductions, u->nreductions, reductions_cap);
+            u->reductions[u->nreductions++] = (struct reduction){
+                (unsigned)(line - t), (unsigned)(eol - t), (unsigned)(id - t), (unsigned)(id_end - t) };
+        }
         if (directive && directive_is_parallel(directive, eol)) {
             GROW(u->blocks, u->nblocks, cap);
             u->blocks[u->nblocks++] = (struct block){ (unsigned)(eol - t), 0, 0 };
@@ -597,6 +672,16 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
                 if (a < close)
                     nargs++;
                 struct node *n = new_node(u, N_CALL, (unsigned)(w - t), (unsigned)(close + 1 - t));
+                const char *before = w, *word;
+                while (before > p && (before[-1] == ' ' || before[-1] == '\t'))
+                    before--;
+                if (before > p && before[-1] == '(') {
+                    for (word = --before; word > p && (word[-1] == ' ' || word[-1] == '\t'); word--)
+                        ;
+                    while (word > p && is_word_char(word[-1]))
+                        word--;
+                    n->initializer = !strncmp(word, "initializer", 11) && !is_word_char(word[11]);
+                }
                 n->desig_start = (unsigned)(w - t);
                 n->desig_end = (unsigned)(q - t);
                 n->target = strndup(w, (size_t)(q - w));
@@ -623,13 +708,53 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
     }
 }
 
+/* __attribute__((cleanup(f))): the compiler calls f(&variable) where the variable's
+ * scope ends, on behalf of this routine.  The name becomes a wrapper that sets the
+ * site first (add_cleanup_wrappers).  Two declarators may share one attribute. */
+static void add_cleanup(struct unit *u, CXCursor attr)
+{
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(u->tu, clang_getCursorExtent(attr), &tokens, &n);
+    char *w[4] = { 0 };
+    for (unsigned i = 0; i < n && i < 4; i++)
+        w[i] = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
+    if (n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__")) && !strcmp(w[1], "(")
+        && !strcmp(w[3], ")") && is_function(u, w[2], strlen(w[2]))) {
+        unsigned at = offset_of(clang_getTokenLocation(u->tu, tokens[2]));
+        int seen = 0;
+        for (int i = u->nnodes - 1; i >= 0 && u->nodes[i].start >= u->body_start; i--)
+            seen |= u->nodes[i].cleanup && u->nodes[i].start == at;
+        if (!seen) {
+            struct node *node = new_node(u, N_CALL, at, at + (unsigned)strlen(w[2]));
+            node->cleanup = 1;
+            node->target = xstrdup(w[2]);
+            new_site(u, u->tu, at, &node->index);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        free(w[i]);
+    clang_disposeTokens(u->tu, tokens, n);
+}
+
+static int is_constant(CXCursor c)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r)
+        clang_EvalResult_dispose(r);
+    return r != NULL;
+}
+
 static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
     struct unit *u = data;
     enum CXCursorKind kind = clang_getCursorKind(c);
-    /* sizeof and _Alignof do not evaluate; a nested function is not this routine. */
-    if (kind == CXCursor_UnaryExpr || kind == CXCursor_StaticAssert || kind == CXCursor_FunctionDecl)
+    /* sizeof and _Alignof do not evaluate, but for sizeof of a variable-length array
+     * type (C11 6.5.3.4p2), the one case where they are not constants; a nested
+     * function is not this routine. */
+    if ((kind == CXCursor_UnaryExpr && is_constant(c)) || kind == CXCursor_StaticAssert
+        || kind == CXCursor_FunctionDecl)
         return CXChildVisit_Continue;
     unsigned start, end;
     extent_of(c, &start, &end);
@@ -642,7 +767,112 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
     }
     if (kind == CXCursor_CallExpr)
         add_call(u, c);
+    else if (kind == CXCursor_UnexposedAttr)
+        add_cleanup(u, c);
     return CXChildVisit_Recurse;
+}
+
+/* ---- user-defined reductions ----
+ *
+ * A "declare reduction" combiner or initializer is called by the construct whose
+ * reduction clause names it, inside that construct (in each thread of a parallel one),
+ * on behalf of the routine that holds the construct.  One declaration may serve several
+ * constructs and routines, so each construct using one with instrumented calls gets
+ * copies of its declarations under a new name, whose calls are that construct's sites,
+ * and its clause names the copy.  A copy goes on lines of its own where it sees what
+ * the original sees: after a block-scope declaration, before the routine's definition
+ * for a file-scope one; a line marker then restores the numbering. */
+
+/* Is offset inside a function body other than [from, to)? */
+static int in_other_body(const struct unit *u, unsigned offset, unsigned from)
+{
+    for (int i = 0; i < u->nbodies; i++)
+        if (u->bodies[i].start != from && u->bodies[i].start <= offset && offset < u->bodies[i].end)
+            return 1;
+    return 0;
+}
+
+/* The construct at line names the reduction [id, id_end) in a clause; d: the routine's
+ * parallel constructs around the code the construct runs. */
+static void add_reduction_use(struct unit *u, unsigned line, unsigned id, unsigned id_end,
+                              unsigned definition_line, int d)
+{
+    const char *t = u->text;
+    size_t n = id_end - id;
+    int copy = u->ncopies + 1, calls = 0;
+    for (int pass = 0; pass < 2 && (pass == 0 || calls); pass++)
+        for (int i = 0; i < u->nreductions; i++) {
+            const struct reduction *r = &u->reductions[i];
+            int local = r->line >= u->body_start;
+            if (r->line >= line || r->id_end - r->id_start != n || memcmp(t + r->id_start, t + id, n)
+                || (!local && in_other_body(u, r->line, u->body_start)))
+                continue;
+            if (pass == 0) {
+                int before = u->nnodes;
+                add_clause_calls(u, u->tu, r->line, r->eol);
+                for (int k = before; k < u->nnodes; k++) {
+                    struct site *s = &u->sites[u->nodes[k].index];
+                    u->nodes[k].copy = copy;
+                    s->d = d;
+                    free(s->file);
+                    s->file = presumed(clang_getLocationForOffset(u->tu, u->file, line), &s->line);
+                }
+                calls += u->nnodes - before;
+            } else {
+                unsigned at = local ? r->eol + 1 : definition_line;
+                struct node *c = new_node(u, N_REDUCTION, at, at);
+                c->index = copy;
+                c->desig_start = r->id_end;
+                c->desig_end = r->eol;
+            }
+        }
+    if (!calls)
+        return;     /* nothing of it is instrumented: the clause stays as it is */
+    u->ncopies = copy;
+    new_node(u, N_RENAME, id, id_end)->index = copy;
+}
+
+static void add_reductions(struct unit *u, unsigned definition_line, int first_block)
+{
+    static const char *const clauses[] = { "reduction", "in_reduction", "task_reduction", NULL };
+    const char *t = u->text;
+    for (unsigned line = u->body_start; line < u->body_end;) {
+        const char *eol = memchr(t + line, '\n', u->body_end - line);
+        const char *end = eol ? eol : t + u->body_end;
+        const char *p = omp_directive(t + line, end), *id, *id_end;
+        if (p && !declares_reduction(p, end, &id, &id_end)) {
+            int d = directive_is_parallel(p, end);
+            for (int b = first_block; b < u->block_next; b++)
+                d += u->blocks[b].start <= line && line < u->blocks[b].end;
+            for (const char *q = p, *w; q < end;) {
+                q = next_word(q, end, &w);
+                if (q == w) {
+                    q++;
+                    continue;
+                }
+                int clause = 0;
+                for (int i = 0; clauses[i]; i++)
+                    clause |= word_is(w, q, clauses[i]);
+                while (q < end && (*q == ' ' || *q == '\t'))
+                    q++;
+                if (!clause || q == end || *q != '(')
+                    continue;
+                /* reduction([modifier,] identifier : list); an operator is not a name */
+                const char *colon = memchr(q, ':', (size_t)(end - q));
+                if (!colon)
+                    break;
+                const char *comma = memchr(q, ',', (size_t)(colon - q));
+                id_end = next_word(comma ? comma + 1 : q + 1, colon, &id);
+                const char *after = id_end;
+                while (after < colon && (*after == ' ' || *after == '\t'))
+                    after++;
+                if (after == colon && id_end > id)
+                    add_reduction_use(u, line, (unsigned)(id - t), (unsigned)(id_end - t), definition_line, d);
+                q = colon;
+            }
+        }
+        line = (unsigned)(end - t) + 1;
+    }
 }
 
 static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientData data)
@@ -719,6 +949,9 @@ static void add_function(struct unit *u, CXCursor fn)
     clang_visitChildren(fn, find_body, &body);
     if (clang_Cursor_isNull(body))
         return;
+    GROW(u->bodies, u->nbodies, u->bodies_cap);
+    extent_of(body, &u->bodies[u->nbodies].start, &u->bodies[u->nbodies].end);
+    u->nbodies++;
     char *name = cx_take(clang_getCursorSpelling(fn));
     unsigned line;
     char *file = presumed(clang_getCursorLocation(fn), &line);
@@ -775,6 +1008,10 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
+    unsigned definition_line = fstart;
+    while (definition_line > 0 && u->text[definition_line - 1] != '\n')
+        definition_line--;
+    add_reductions(u, definition_line, first);
 }
 
 static enum CXChildVisitResult collect_functions(CXCursor c, CXCursor parent, CXClientData data)
@@ -1019,8 +1256,9 @@ static int by_position(const void *a, const void *b)
     return x->kind - y->kind;                   /* a hook before what follows it */
 }
 
-/* Nodes are sorted; give each its directly contained nodes, and return the top ones. */
-static int *build_tree(struct unit *u, int *ntop)
+/* Nodes are sorted; give those of one copy (0: the text itself) their directly
+ * contained nodes, and return the top ones. */
+static int *build_tree(struct unit *u, int copy, int *ntop)
 {
     int *stack = malloc(((size_t)u->nnodes + 1) * sizeof *stack);
     int *top = malloc(((size_t)u->nnodes + 1) * sizeof *top);
@@ -1028,6 +1266,8 @@ static int *build_tree(struct unit *u, int *ntop)
     *ntop = 0;
     for (int i = 0; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
+        if (n->copy != copy)
+            continue;
         while (depth > 0) {
             struct node *p = &u->nodes[stack[depth - 1]];
             if (n->start >= p->start && n->end <= p->end && p->end > p->start)
@@ -1048,6 +1288,17 @@ static int *build_tree(struct unit *u, int *ntop)
 }
 
 static void render_node(struct unit *u, struct str *out, struct node *n);
+
+/* After lines of its own: the text at offset `at` (a line's start) is on its line. */
+static void add_line_marker(struct unit *u, struct str *out, unsigned at)
+{
+    unsigned line;
+    char *file = presumed(clang_getLocationForOffset(u->tu, u->file, at), &line);
+    str_printf(out, "# %u ", line);
+    str_literal(out, file);
+    str_add(out, "\n", 1);
+    free(file);
+}
 
 /* Copies [from, to) of the input with the given nodes inside it rewritten. */
 static void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
@@ -1075,8 +1326,42 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
     return 0;
 }
 
+/* The call site's half of a direct call of n->target. */
+static void add_handshake(struct unit *u, struct str *out, const struct node *n)
+{
+    int site = n->index;
+    int callee = defined_routine(u, n->target, strlen(n->target));
+    if (callee >= 0) {
+        /* Named by the site's descriptor: the callee's entry reads no target. */
+        u->sites[site].callee = callee;
+        str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
+                   site);
+    } else if (n->implicit)
+        str_printf(out, "__cprof_call(%d, 0); ", site);
+    else
+        str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+}
+
 static void render_node(struct unit *u, struct str *out, struct node *n)
 {
+    if (n->cleanup) {
+        str_printf(out, "__cprof_cleanup%d", n->index);
+        return;
+    }
+    if (n->kind == N_RENAME) {
+        str_printf(out, "__cprof_reduction%d", n->index);
+        return;
+    }
+    if (n->kind == N_REDUCTION) {
+        int ntop;
+        int *top = build_tree(u, n->index, &ntop);
+        str_printf(out, "#pragma omp declare reduction(__cprof_reduction%d", n->index);
+        render_range(u, out, n->desig_start, n->desig_end, top, ntop);
+        str_add(out, "\n", 1);
+        add_line_marker(u, out, n->start);
+        free(top);
+        return;
+    }
     if (n->kind == N_HOOK) {
         if (u->routines[n->index].counted)
             return;
@@ -1093,6 +1378,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     int site = n->index;
+    /* OpenMP allows only a plain call as initializer(f(&omp_priv)); the equivalent
+     * initialization omp_priv = ... takes a statement expression. */
+    if (n->initializer)
+        str_add(out, "omp_priv = ", 11);
     str_add(out, "__extension__({ ", 16);
     for (int i = 0; i < n->nargs; i++) {
         if (!has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
@@ -1125,16 +1414,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
     } else {
-        int callee = defined_routine(u, n->target, strlen(n->target));
-        if (callee >= 0) {
-            /* Named by the site's descriptor: the callee's entry reads no target. */
-            u->sites[site].callee = callee;
-            str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
-                       site);
-        } else if (n->implicit)
-            str_printf(out, "__cprof_call(%d, 0); ", site);
-        else
-            str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+        add_handshake(u, out, n);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     }
     unsigned pos = n->desig_end;
@@ -1147,7 +1427,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         pos = n->arg_end[i];
     }
     render_range(u, out, pos, n->end, n->kids, n->nkids);
-    str_add(out, "; })", 4);
+    str_add(out, n->initializer ? "; omp_priv; })" : "; })", n->initializer ? 14 : 4);
 }
 
 /* The runtime header without its preprocessor lines: the output is compiled as
@@ -1171,15 +1451,43 @@ static void add_prelude(struct unit *u, struct str *out)
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
+    /* gcc makes every function a target region reaches a device function, where
+     * thread-local storage is an error: in a unit with target regions the handshake is
+     * a call of the runtime. */
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_call(int i, void (*t)(void))"
-                    " { cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t; }\n");
+                    "__cprof_call(int i, void (*t)(void)) { %s }\n",
+               u->offload ? "cprof_pending_set(&__cprof_s[i], t);"
+                          : "cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t;");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_site(int i) { cprof_pending.site = &__cprof_s[i]; }\n");
+                    "__cprof_site(int i) { %s }\n",
+               u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
+}
+
+/* Declared with the prelude, defined after the last line, where every file-scope
+ * declaration of the function is visible (and before the tables, which name the
+ * callees the handshakes find): the cleanup function takes a pointer to the variable,
+ * which a void * carries. */
+static void add_cleanup_wrappers(struct unit *u, struct str *out, int define)
+{
+    if (define)
+        str_add(out, "\n# 1 \"<cprof>\" 3\n", 17);
+    for (int i = 0; i < u->nnodes; i++) {
+        struct node *n = &u->nodes[i];
+        if (!n->cleanup)
+            continue;
+        str_printf(out, "static void __cprof_cleanup%d(void *p)", n->index);
+        if (define) {
+            str_add(out, " { ", 3);
+            add_handshake(u, out, n);
+            str_printf(out, "%s(p); }\n", n->target);
+        } else {
+            str_add(out, ";\n", 2);
+        }
+    }
 }
 
 static void add_tables(struct unit *u, struct str *out, const char *unit_file)
@@ -1300,7 +1608,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
         free(sorted);
     }
     int ntop;
-    int *top = build_tree(&u, &ntop);
+    int *top = build_tree(&u, 0, &ntop);
 
     struct str out = { 0 };
     if (u.nroutines == 0) {
@@ -1313,13 +1621,10 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
             at--;
         str_add(&out, text, at);
         add_prelude(&u, &out);
-        unsigned line;
-        char *file = presumed(clang_getLocationForOffset(tu, u.file, at), &line);
-        str_printf(&out, "# %u ", line);
-        str_literal(&out, file);
-        str_add(&out, "\n", 1);
-        free(file);
+        add_cleanup_wrappers(&u, &out, 0);
+        add_line_marker(&u, &out, at);
         render_range(&u, &out, at, (unsigned)size, top, ntop);
+        add_cleanup_wrappers(&u, &out, 1);
         add_tables(&u, &out, unit_file);
     }
     free(top);
@@ -1350,6 +1655,8 @@ done:
         free(u.sites[i].file);
     free(u.sites);
     free(u.blocks);
+    free(u.reductions);
+    free(u.bodies);
     for (int i = 0; i < u.nfunctions; i++)
         free(u.functions[i]);
     free(u.functions);

@@ -66,6 +66,9 @@ struct cprof_pending {
                                       handshake so the entry finds both at one address */
 };
 extern __thread struct cprof_pending cprof_pending;
+/* The same, as a call: for units with OpenMP target regions, whose device functions
+ * may not touch thread-local storage. */
+void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures: an object compiled by a cprof-cc

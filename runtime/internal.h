@@ -158,5 +158,7 @@ struct cprof_costs cprof_facade_cost_ns(void);
 /* ---- profile.c ---- */
 
 void cprof_runtime_start(void);
+/* stack.c: lets the initial thread's stack grow past the soft limit it started with. */
+void cprof_stack_start(void);
 
 #endif

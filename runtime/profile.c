@@ -30,6 +30,7 @@ static void at_exit(void)
 void cprof_runtime_start(void)
 {
     cprof_clock_start();
+    cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
     atexit(at_exit);
