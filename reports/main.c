@@ -46,6 +46,14 @@ static void error_line(const char *msg)
     fputc('\n', stderr);
 }
 
+/* --keep-going: a bad file is one line, and the report goes on without it. */
+static void warn_line(const char *msg)
+{
+    char line[1100];
+    snprintf(line, sizeof line, "warning: %s (left out)", msg);
+    error_line(line);
+}
+
 static int usage_error(const char *msg)
 {
     if (msg)
@@ -68,10 +76,12 @@ int main(int argc, char **argv)
     /* Long options only, but -b; their values are outside char range so that optopt
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
-           OPT_COMPENSATE };
+           OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"help", no_argument, NULL, OPT_HELP},
         {"brief", no_argument, NULL, 'b'},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -82,18 +92,26 @@ int main(int argc, char **argv)
     };
     static const char *const sort_keys[] = {"self", "inclusive", "calls", "name"};
     cprof_opts o = {0};
-    bool json = false, text_opts = false, compensate = false;
+    cprof_load_opts lo = {0};
+    bool json = false, text_opts = false;
     int csv = -1, opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
         char msg[256], *end;
-        text_opts |= opt != OPT_JSON && opt != OPT_HELP && opt != OPT_COMPENSATE;
+        text_opts |= opt != OPT_JSON && opt != OPT_HELP && opt != OPT_COMPENSATE &&
+                     opt != OPT_FORCE && opt != OPT_KEEP_GOING;
         switch (opt) {
         case OPT_JSON:
             json = true;
             break;
         case OPT_COMPENSATE:
-            compensate = true;
+            lo.compensate = true;
+            break;
+        case OPT_FORCE:
+            lo.force = true;
+            break;
+        case OPT_KEEP_GOING:
+            lo.warn = warn_line;
             break;
         case OPT_HELP:
             fputs(usage_text, stdout);
@@ -137,14 +155,17 @@ int main(int argc, char **argv)
             return usage_error(msg);
         }
     }
-    if (optind == argc)
-        return usage_error(NULL);
     if (json && text_opts)
-        return usage_error("--json takes no other option but --compensate");
+        return usage_error("--json takes no other option but --compensate, --force and"
+                           " --keep-going");
 
+    /* Like gprof's gmon.out: the file a profiled program writes by default. */
+    static char *const default_paths[] = {"cprof.out"};
+    lo.paths = optind < argc ? argv + optind : default_paths;
+    lo.npaths = optind < argc ? (size_t)(argc - optind) : 1;
     cprof_profile p;
     char err[1024];
-    if (cprof_profile_load(&p, argv + optind, argc - optind, compensate, err, sizeof err)) {
+    if (cprof_profile_load(&p, &lo, err, sizeof err)) {
         error_line(err);
         return 1;
     }

@@ -12,7 +12,7 @@ text() {
 for f in seq loop cycle nested tasks teams; do
     check "text report of $f.json" text "$exp/$f.txt" "$fx/$f.json"
 done
-check "text report -b of basic.json + other.json" text "$exp/basic-other.txt" -b "$fx/basic.json" "$fx/other.json"
+check "text report -b of basic.json + other.json" text "$exp/basic-other.txt" -b --force "$fx/basic.json" "$fx/other.json"
 
 # The six sections, in order, each with its explanation unless -b.
 sections() {
@@ -188,3 +188,14 @@ empty_profile() {
     grep -qE '^calls profiled +0$' "$tmp/out" && grep -q '^Call graph' "$tmp/out"
 }
 check "an empty profile: the report, exit 0, nothing on stderr" empty_profile
+
+# --threshold applies to the column the list is sorted by (seq.json: self a 4.5, b 2,
+# main 2, c 1.5 ms, all 10 ms; inclusive main 10, a 6, b 2, c 1.5 ms; calls c 3, a 2,
+# b 1, main 1 of 7).  Sorted by inclusive, 25 % keeps main (100 %) and a (60 %), though
+# main's self is 20 %; sorted by calls, 40 % keeps c alone (3/7 = 42.9 %).
+flat_names() { run --csv flat "$@" "$fx/seq.json" && tr -d '\r' <"$tmp/out" | tail -n +2 | cut -d, -f8 | tr '\n' ' '; }
+check "--sort inclusive --threshold 25: main and a" eval '[ "$(flat_names --sort inclusive --threshold 25)" = "main a " ]'
+check "--sort calls --threshold 40: c" eval '[ "$(flat_names --sort calls --threshold 40)" = "c " ]'
+check "--sort self --threshold 25: a" eval '[ "$(flat_names --threshold 25)" = "a " ]'
+check "--sort inclusive --threshold 25: 2 entries hidden" \
+    eval 'run --sort inclusive --threshold 25 "$fx/seq.json" && grep -qx "2 entries below 25% hidden" "$tmp/out"'
