@@ -19,7 +19,7 @@ command -v jq >/dev/null || { echo "run.sh: jq is needed (apt-get install -y jq)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 check() {  # check NAME COMMAND...: the command's status is the result
     local name=$1; shift
@@ -28,6 +28,10 @@ check() {  # check NAME COMMAND...: the command's status is the result
     else
         echo "not ok - $name"; failed=$((failed + 1))
     fi
+}
+
+skip() {  # skip NAME WHY: a check that could not run for want of an optional tool
+    echo "ok - $1 # SKIP $2"; skipped=$((skipped + 1))
 }
 
 # run ARGS...: run the tool; output in $tmp/out, $tmp/err, status in $rc.
@@ -232,5 +236,5 @@ check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
 . "$here/text.sh"
 . "$here/compensate.sh"
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
