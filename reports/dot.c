@@ -97,10 +97,11 @@ char *cprof_report_dot(const cprof_view *v)
         put_escaped(f, r->label);
         /* Font (so box) from 10 to 30 points by inclusive time; fill from white to red
          * by self time. */
-        fprintf(f, "\\nself %.3f ms (%.1f%%)\\ninclusive %.3f ms\\n%lld calls\", "
+        int64_t calls = cprof_add(r->s_calls, r->c_calls);
+        fprintf(f, "\\nself %.3f ms (%.1f%%)\\ninclusive %.3f ms\\n%lld call%s\", "
                 "fontsize=%.1f, fillcolor=\"#ff%02x%02x\"];\n",
-                ms(r->self), 100.0 * self, ms(r->inclusive),
-                (long long)cprof_add(r->s_calls, r->c_calls), 10.0 + 20.0 * incl,
+                ms(r->self), 100.0 * self, ms(r->inclusive), (long long)calls,
+                calls == 1 ? "" : "s", 10.0 + 20.0 * incl,
                 (unsigned)lround(255 * (1 - self)), (unsigned)lround(255 * (1 - self)));
     }
     for (size_t k = 0; k < p->narcs; k++) {

@@ -4,6 +4,7 @@
 # copy of the runner on a tree of its own: one script with a pass, a skip and a failure
 # (through tests/lib/cli.sh), one report/run.sh with a pass and a skip.
 . "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
 
 fake=$tmp/tree
 mkdir -p "$fake/tests/cli" "$fake/tests/lib" "$fake/tests/cases" "$fake/tests/report"
@@ -11,6 +12,7 @@ cp "$root/tests/run" "$fake/tests/run"
 cp "$root/tests/lib/cli.sh" "$fake/tests/lib/cli.sh"
 cat > "$fake/tests/cli/three.sh" <<'EOF2'
 . "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
 ok "a pass"
 skip "a skip" "no such tool"
 nok "a failure" "why"

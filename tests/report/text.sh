@@ -199,3 +199,32 @@ check "--sort calls --threshold 40: c" eval '[ "$(flat_names --sort calls --thre
 check "--sort self --threshold 25: a" eval '[ "$(flat_names --threshold 25)" = "a " ]'
 check "--sort inclusive --threshold 25: 2 entries hidden" \
     eval 'run --sort inclusive --threshold 25 "$fx/seq.json" && grep -qx "2 entries below 25% hidden" "$tmp/out"'
+
+# --dot: loop.json is main -> work (1 sequential call, 13 ms) -> body (40 concurrent
+# calls, 18 ms), main entered once from outside (14 ms); self times body 18, work 10,
+# main 1 of 29 ms.
+dot_has() {  # dot_has LINE...: each LINE is a line of the --dot output of loop.json
+    run --dot "$fx/loop.json" && [ "$rc" = 0 ] || return 1
+    local l; for l in "$@"; do grep -qxF -- "$l" "$tmp/out" || { echo "missing: $l" >&2; return 1; }; done
+}
+check "--dot: one node per routine, sized by inclusive and coloured by self time" dot_has \
+    '  r0 [label="body\nself 18.000 ms (62.1%)\ninclusive 18.000 ms\n40 calls", fontsize=22.4, fillcolor="#ff6161"];' \
+    '  r1 [label="main\nself 1.000 ms (3.4%)\ninclusive 14.000 ms\n1 call", fontsize=19.7, fillcolor="#fff6f6"];' \
+    '  r2 [label="work\nself 10.000 ms (34.5%)\ninclusive 13.000 ms\n1 call", fontsize=19.0, fillcolor="#ffa7a7"];'
+check "--dot: a sequential arc is solid, a concurrent one dashed, each with calls and time" dot_has \
+    '  external -> r1 [label="1 seq.\n14.000 ms", penwidth=2.93];' \
+    '  r1 -> r2 [label="1 seq.\n13.000 ms", penwidth=2.79];' \
+    '  r2 -> r0 [label="40 conc.\n18.000 ms", penwidth=3.48, style=dashed, color="#1f5fbf", fontcolor="#1f5fbf"];'
+check "--dot --routine body: body and its caller work only" \
+    eval 'run --dot --routine body "$fx/loop.json" && [ "$(grep -c "^  r[0-9]* \[" "$tmp/out")" = 2 ] &&
+          grep -q "^  r2 -> r0 " "$tmp/out" && ! grep -q "^  r1 " "$tmp/out"'
+check "--dot with --csv: usage" usage --dot --csv flat "$fx/loop.json"
+if command -v dot >/dev/null; then
+    for f in seq loop cycle nested tasks teams basic compensate count; do
+        check "--dot of $f.json: dot -Tsvg accepts it" \
+            eval 'run --dot "$fx/$f.json" && [ "$rc" = 0 ] && dot -Tsvg "$tmp/out" >"$tmp/svg" 2>"$tmp/dot.err" &&
+                  [ ! -s "$tmp/dot.err" ] && grep -q "<svg" "$tmp/svg"'
+    done
+else
+    skip "--dot: dot -Tsvg accepts the output" "Graphviz (dot) is not installed"
+fi
