@@ -23,7 +23,7 @@ export CPROF_SERVER=0
 # profiled PROG UNITS STATUS ERR: cprof-cc exited 0, did not fall back, and PROG has
 # the registration of UNITS profiled units.
 profiled() {
-    [ "$3" = 0 ] && [ -x "$1" ] && ! grep -q 'compiled without profiling' "$4" &&
+    [ "$3" = 0 ] && [ -f "$1" ] && ! grep -q 'compiled without profiling' "$4" &&
         [ "$(nm "$1" | grep -c ' __cprof_unit_init$')" -ge "$2" ]
 }
 
