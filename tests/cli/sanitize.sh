@@ -83,6 +83,6 @@ if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && 
             test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
     done
 else
-    nok "cprof-report --json on two real profiles: no sanitizer report" "the profiled program did not write prof.out"
+    nok "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "the profiled program did not write prof.out"
 fi
 finish
