@@ -782,7 +782,7 @@ static int sum_arcs(struct loader *l, cprof_profile *out, const cprof_profile *a
                                        map[arc->callee], out};
         }
     }
-    /* qsort is not stable: the arcs of a come before those of b by their address. */
+    /* Each profile has an arc once: equal keys come in pairs, one of a and one of b. */
     qsort(refs, n, sizeof *refs, cmp_arc_ref);
     out->arcs = cprof_xcalloc(n, sizeof *out->arcs);
     int rc = 0;
@@ -822,7 +822,6 @@ static int sum_profiles(struct loader *l, cprof_profile *out, const cprof_profil
 {
     memset(out, 0, sizeof *out);
     out->nfiles = a->nfiles + b->nfiles;
-    out->nskipped = a->nskipped + b->nskipped;
     sum_programs(out, a, b);
     out->clock = cprof_xstrdup(a->clock);
     out->pid = a->pid;
