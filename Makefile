@@ -19,7 +19,7 @@ CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
 CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
-DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config \
+DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config graphviz \
                    clang-14 libclang-rt-14-dev
 
 B := build

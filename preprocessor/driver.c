@@ -684,6 +684,35 @@ static int finish(struct cmdline *c, struct argv *final, const char **objects)
     return release(c, final, objects, run(final->v, NULL));
 }
 
+/* -fcprof-help: cprof's options and variables (docs/cprof-cc.md); --help stays gcc's,
+ * which build tools ask. */
+static const char cprof_help[] =
+    "usage: cprof-cc [gcc options and files] [-fcprof-... options]\n"
+    "cprof-cc compiles like gcc, and profiles the C functions it compiles (see\n"
+    "docs/cprof-cc.md; --help prints gcc's help).\n"
+    "\n"
+    "Options (each replaces its variable; LIST: comma-separated globs):\n"
+    "  -fcprof-include-function=LIST  CPROF_INCLUDE_FUNCTIONS  only these functions\n"
+    "  -fcprof-include-file=LIST      CPROF_INCLUDE_FILES      only functions defined in\n"
+    "                                                          these files\n"
+    "  -fcprof-exclude-function=LIST  CPROF_EXCLUDE_FUNCTIONS  not these functions\n"
+    "  -fcprof-exclude-file=LIST      CPROF_EXCLUDE_FILES      not functions defined in\n"
+    "                                                          these files\n"
+    "  -fcprof-libcalls, -fno-cprof-libcalls  CPROF_LIBCALLS=1  profile calls to library\n"
+    "                                 functions as leaf routines\n"
+    "  -fcprof-help                   print this help and exit\n"
+    "\n"
+    "Variables read by cprof-cc:\n"
+    "  CPROF_GCC, CPROF_GXX     the compilers it runs (default gcc, g++)\n"
+    "  CPROF_KEEP_TEMPS=1       keep the temporary directory (rewritten sources)\n"
+    "  CPROF_SERVER=0           never use the rewrite server\n"
+    "  CPROF_SERVER_IDLE=SECONDS  how long a server waits for work (default 60)\n"
+    "Variables read by a profiled program:\n"
+    "  CPROF_OUT=FILE           where the profile goes (default cprof.out; %p: the pid)\n"
+    "  CPROF_MODE=count         counts only, no clock read per call\n"
+    "  CPROF_CLOCK=monotonic    clock_gettime instead of the time-stamp counter\n"
+    "Read the profile with cprof-report (cprof-report --help).\n";
+
 /* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;
  * the environment gives the defaults. */
 static void take_cprof_options(struct argv *args, struct cprof_options *o)
@@ -728,6 +757,11 @@ static void take_cprof_options(struct argv *args, struct cprof_options *o)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-fcprof-help")) {
+            fputs(cprof_help, stdout);
+            return fflush(stdout) ? 1 : 0;
+        }
     atexit(free_owned);
     struct argv args = { 0 };
     push(&args, argv[0]);

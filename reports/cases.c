@@ -39,12 +39,6 @@ static const cprof_column cols[] = {
     {"imbalance", "imbalance", false},
 };
 
-/* The per-worker tally at byte offset off of routine r's worker entries. */
-static cprof_tally tally(const cprof_prof_routine *r, size_t w, size_t off)
-{
-    return *(const cprof_tally *)((const char *)&r->worker[w] + off);
-}
-
 static void start(cprof_table *t, const cprof_view *v, size_t i, bool first, const char *c)
 {
     cprof_table_row(t);
@@ -63,37 +57,24 @@ static void single(cprof_table *t, cprof_tally x)
 
 /* The row's calls and time summed over all workers; then, over the workers that made
  * at least one such call (k of them), k, the min, mean and max of their times and the
- * imbalance max / mean.  A worker with no call is left out: with nested parallelism
- * most workers are the short-lived threads of other teams. */
+ * imbalance max / mean. */
 static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off)
 {
-    const cprof_prof_routine *r = &v->p->routines[i];
-    cprof_tally sum = {0};
-    int64_t min = INT64_MAX, max = 0, busy = 0, k = 0;
-    for (size_t w = 0; w < v->p->nworkers; w++) {
-        cprof_tally x = tally(r, w, off);
-        sum.n = cprof_add(sum.n, x.n);
-        sum.t = cprof_add(sum.t, x.t);
-        if (!x.n)
-            continue;
-        k++;
-        busy = cprof_add(busy, x.t);
-        min = x.t < min ? x.t : min;
-        max = x.t > max ? x.t : max;
-    }
-    cprof_cell_int(t, sum.n);
-    cprof_cell_time(t, sum.t);
+    cprof_spread s = cprof_view_spread(v, i, off);
+    int64_t k = s.workers;
+    cprof_cell_int(t, s.sum.n);
+    cprof_cell_time(t, s.sum.t);
     if (!k) {
         for (int c = 0; c < 5; c++)
             cprof_cell_empty(t);
         return;
     }
     cprof_cell_int(t, k);
-    cprof_cell_time(t, min);
-    cprof_cell_time(t, busy / k + (busy % k * 2 >= k));
-    cprof_cell_time(t, max);
-    if (busy)
-        cprof_cell_real(t, (double)max * (double)k / (double)busy);
+    cprof_cell_time(t, s.min);
+    cprof_cell_time(t, s.busy / k + (s.busy % k * 2 >= k));
+    cprof_cell_time(t, s.max);
+    if (s.busy)
+        cprof_cell_real(t, cprof_spread_imbalance(&s));
     else
         cprof_cell_empty(t);
 }

@@ -96,6 +96,27 @@ static void overhead_note(cprof_table *t, const cprof_view *v, const size_t *lis
     free(order);
 }
 
+static double share(int64_t part, int64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* What --threshold compares: the share of the column the list is sorted by, so that
+ * sorting by inclusive time cannot hide the routines at the top of that column.
+ * Inclusive time is a share of all self time (as %time in the call graph), calls a
+ * share of all calls; --sort name keeps %time. */
+static double sort_share(const cprof_view *v, const cprof_rview *r, int64_t all_calls)
+{
+    switch (v->o->sort) {
+    case CPROF_SORT_INCLUSIVE:
+        return share(r->inclusive, v->total_self);
+    case CPROF_SORT_CALLS:
+        return share(cprof_add(r->s_calls, r->c_calls), all_calls);
+    default:
+        return share(r->self, v->total_self);
+    }
+}
+
 cprof_table *cprof_section_flat(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
@@ -106,10 +127,13 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         if (v->r[i].ran && v->r[i].match)
             order[n++] = i;
     qsort_r(order, n, sizeof *order, by_key, (void *)v);
+    int64_t all_calls = 0;
+    for (size_t i = 0; i < p->nroutines; i++)
+        all_calls = cprof_add(all_calls, cprof_add(v->r[i].s_calls, v->r[i].c_calls));
     for (size_t k = 0; k < n; k++) {
         const cprof_rview *r = &v->r[order[k]];
-        double pct = v->total_self ? 100.0 * (double)r->self / (double)v->total_self : 0.0;
-        if (v->o->has_threshold && pct < v->o->threshold) {
+        double pct = share(r->self, v->total_self);
+        if (v->o->has_threshold && sort_share(v, r, all_calls) < v->o->threshold) {
             hidden++;
             continue;
         }

@@ -104,8 +104,12 @@ char *cprof_report_json(const cprof_profile *p)
         routines = append(routines, routine(p, &p->routines[i]));
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
+    json_t *programs = json_array();
+    for (size_t i = 0; i < p->nprograms; i++)
+        programs = append(programs, json_pack("{s:s, s:I}", "program", p->programs[i].name,
+                                              "files", (json_int_t)p->programs[i].nfiles));
     json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:I, s:f, s:b, s:{s:I, s:I, s:I},"
-                            " s:I, s:o, s:o, s:o}",
+                            " s:I, s:I, s:o, s:o, s:o, s:o}",
                             "format", "cprof", "version", 1, "program", p->program,
                             "elapsed_ns", (json_int_t)p->elapsed_ns, "clock", p->clock,
                             "start_unix_ns", (json_int_t)p->start_unix_ns,
@@ -113,6 +117,7 @@ char *cprof_report_json(const cprof_profile *p)
                             "machine", "pus", (json_int_t)p->pus,
                             "cores", (json_int_t)p->cores, "packages", (json_int_t)p->packages,
                             "files", (json_int_t)p->nfiles,
+                            "files_skipped", (json_int_t)p->nskipped, "programs", programs,
                             "workers", workers, "routines", routines, "arcs", arcs);
     char *text = json_dumps(doc, JSON_INDENT(2));
     json_decref(doc);

@@ -16,18 +16,25 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: cprof-report [--compensate] [-b] [--sort KEY] [--threshold PCT] [--routine NAME]\n"
-    "                    FILE...\n"
-    "       cprof-report [--compensate] --csv SECTION [--sort KEY] [--threshold PCT]\n"
-    "                    [--routine NAME] FILE...\n"
-    "       cprof-report [--compensate] --json FILE...\n"
+    "usage: cprof-report [LOAD] [-b] [--sort KEY] [--threshold PCT] [--routine NAME]\n"
+    "                    [FILE...]\n"
+    "       cprof-report [LOAD] --csv SECTION [--sort KEY] [--threshold PCT]\n"
+    "                    [--routine NAME] [FILE...]\n"
+    "       cprof-report [LOAD] --json [FILE...]\n"
+    "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
+    "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
+    "                    BEFORE AFTER\n"
     "       cprof-report --help\n"
-    "Sum the cprof profile files FILE... (written by programs built with cprof-cc) and\n"
-    "print the report: summary, flat profile, concurrency cases, call arcs, call graph,\n"
-    "per-thread concurrency (see cprof-report(1) and docs/report.md).\n"
+    "LOAD is any of --compensate, --force, --keep-going.\n"
+    "Sum the cprof profile files FILE... (written by programs built with cprof-cc;\n"
+    "default ./cprof.out) and print the report: summary, flat profile, concurrency\n"
+    "cases, call arcs, call graph, per-thread concurrency (see cprof-report(1) and\n"
+    "docs/report.md).\n"
     "  --compensate      take the profiler's own estimated cost (call_cost_ns for each\n"
     "                    profiled call made inside a time) out of every time, never\n"
     "                    below 0; counts are unchanged (see docs/report.md)\n"
+    "  --force           sum profiles of different programs (refused otherwise)\n"
+    "  --keep-going      leave out each file that cannot be used, with a warning\n"
     "  -b, --brief       leave out the explanations under each section\n"
     "  --sort KEY        order of the flat profile: self (default), inclusive, calls, name\n"
     "  --threshold PCT   hide flat profile and call graph entries below PCT % time\n"
@@ -35,6 +42,9 @@ static const char usage_text[] =
     "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
     "                    arcs, callgraph, threads, spread\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
+    "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
+    "  --diff            compare two profiles: per routine the change of times, calls,\n"
+    "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n";
 
 /* One line on stderr, whatever the file names and keys quoted in msg contain. */
@@ -44,6 +54,14 @@ static void error_line(const char *msg)
     for (const char *c = msg; *c; c++)
         fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
     fputc('\n', stderr);
+}
+
+/* --keep-going: a bad file is one line, and the report goes on without it. */
+static void warn_line(const char *msg)
+{
+    char line[1100];
+    snprintf(line, sizeof line, "warning: %s (left out)", msg);
+    error_line(line);
 }
 
 static int usage_error(const char *msg)
@@ -68,10 +86,14 @@ int main(int argc, char **argv)
     /* Long options only, but -b; their values are outside char range so that optopt
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
-           OPT_COMPENSATE };
+           OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"diff", no_argument, NULL, OPT_DIFF},
+        {"dot", no_argument, NULL, OPT_DOT},
         {"help", no_argument, NULL, OPT_HELP},
         {"brief", no_argument, NULL, 'b'},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -82,18 +104,31 @@ int main(int argc, char **argv)
     };
     static const char *const sort_keys[] = {"self", "inclusive", "calls", "name"};
     cprof_opts o = {0};
-    bool json = false, text_opts = false, compensate = false;
-    int csv = -1, opt;
+    cprof_load_opts lo = {0};
+    bool json = false, diff = false, dot = false;
+    const char *csv_name = NULL;
+    int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
         char msg[256], *end;
-        text_opts |= opt != OPT_JSON && opt != OPT_HELP && opt != OPT_COMPENSATE;
         switch (opt) {
         case OPT_JSON:
             json = true;
             break;
+        case OPT_DIFF:
+            diff = true;
+            break;
+        case OPT_DOT:
+            dot = true;
+            break;
         case OPT_COMPENSATE:
-            compensate = true;
+            lo.compensate = true;
+            break;
+        case OPT_FORCE:
+            lo.force = true;
+            break;
+        case OPT_KEEP_GOING:
+            lo.warn = warn_line;
             break;
         case OPT_HELP:
             fputs(usage_text, stdout);
@@ -102,10 +137,7 @@ int main(int argc, char **argv)
             o.brief = true;
             break;
         case OPT_CSV:
-            if ((csv = cprof_report_section(optarg)) < 0) {
-                snprintf(msg, sizeof msg, "unknown section '%s' for --csv", optarg);
-                return usage_error(msg);
-            }
+            csv_name = optarg;
             break;
         case OPT_SORT: {
             int k = lookup(optarg, sort_keys, 4);
@@ -137,34 +169,69 @@ int main(int argc, char **argv)
             return usage_error(msg);
         }
     }
-    if (optind == argc)
-        return usage_error(NULL);
-    if (json && text_opts)
-        return usage_error("--json takes no other option but --compensate");
+    /* Which options go together (usage_text). */
+    bool text_opts = o.brief || o.sort || o.has_threshold || o.routine || csv_name;
+    if (diff && (dot || o.has_threshold || o.routine || lo.force || lo.warn))
+        return usage_error("--diff takes only -b, --sort, --csv, --json and --compensate");
+    if (diff && argc - optind != 2)
+        return usage_error("--diff compares two files: BEFORE AFTER");
+    if (json && (diff ? o.brief || csv_name : text_opts || dot))
+        return usage_error("--json takes no other option but --compensate, --force and"
+                           " --keep-going (and --sort with --diff)");
+    if (dot && (o.brief || o.sort || csv_name))
+        return usage_error("--dot takes no -b, --sort or --csv");
+    int csv = -1;
+    if (csv_name && (csv = diff ? cprof_diff_section(csv_name)
+                                : cprof_report_section(csv_name)) < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "unknown section '%s' for --csv%s", csv_name,
+                 diff ? " --diff" : "");
+        return usage_error(msg);
+    }
 
-    cprof_profile p;
-    char err[1024];
-    if (cprof_profile_load(&p, argv + optind, argc - optind, compensate, err, sizeof err)) {
-        error_line(err);
-        return 1;
+    /* Like gprof's gmon.out: the file a profiled program writes by default. */
+    static char *const default_paths[] = {"cprof.out"};
+    lo.paths = optind < argc ? argv + optind : default_paths;
+    lo.npaths = optind < argc ? (size_t)(argc - optind) : 1;
+    /* --diff loads its two files apart. */
+    size_t nprof = diff ? 2 : 1;
+    cprof_profile p[2];
+    cprof_view v[2];
+    for (size_t i = 0; i < nprof; i++) {
+        char err[1024];
+        cprof_load_opts one = lo;
+        if (diff) {
+            one.paths = lo.paths + i;
+            one.npaths = 1;
+        }
+        if (cprof_profile_load(&p[i], &one, err, sizeof err)) {
+            error_line(err);
+            for (size_t k = 0; k < i; k++)
+                cprof_profile_free(&p[k]);
+            return 1;
+        }
     }
     char *text = NULL;
     int rc = 0;
-    if (json) {
-        text = cprof_report_json(&p);
+    if (json && !diff) {
+        text = cprof_report_json(&p[0]);
+    } else if (cprof_view_init(&v[0], &p[0], &o)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "no routine named '%s' in the profile", o.routine);
+        error_line(msg);
+        rc = 1;
     } else {
-        cprof_view v;
-        if (cprof_view_init(&v, &p, &o)) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "no routine named '%s' in the profile", o.routine);
-            error_line(msg);
-            rc = 1;
-        } else {
-            text = cprof_report_text(&v, csv);
-        }
-        cprof_view_free(&v);
+        if (diff) {
+            cprof_view_init(&v[1], &p[1], &o);
+            const char *const names[2] = {lo.paths[0], lo.paths[1]};
+            text = cprof_report_diff(&v[0], &v[1], names, csv, json);
+            cprof_view_free(&v[1]);
+        } else
+            text = dot ? cprof_report_dot(&v[0]) : cprof_report_text(&v[0], csv);
+        cprof_view_free(&v[0]);
     }
-    cprof_profile_free(&p);
+    for (size_t i = 0; i < nprof; i++)
+        cprof_profile_free(&p[i]);
     if (rc)
         return rc;
     if (!text) {

@@ -2,8 +2,9 @@
  *
  * Each file is first checked completely and copied into a "raw" image (C arrays, with
  * strings still owned by the parsed JSON), so nothing is merged from a file that turns
- * out to be bad.  The raw images are then summed into a cprof_profile, after their
- * times are compensated if asked.
+ * out to be bad.  The raw image is summed into a cprof_profile of its own (after its
+ * times are compensated if asked), which is added to the sum of the files before it;
+ * then the file is freed, so memory follows the sum, not the number of files.
  */
 #include "profile.h"
 #include "alloc.h"
@@ -54,6 +55,7 @@ struct raw_file {
 
 struct loader {
     const char *path;  /* the file being read or merged: errors are about it */
+    const char *first; /* the first file summed: it names the program */
     char *err;
     size_t errlen;
 };
@@ -469,21 +471,18 @@ static int cmp_raw_routine(const void *x, const void *y)
     return d;
 }
 
-/* Give every (name, file) of every file one routine of p, in report order; its line is
- * the smallest declared, so that the result does not depend on the order of files. */
-static void merge_routines(cprof_profile *p, struct raw_file *files, size_t nfiles)
+/* Give every (name, file) of file rf one routine of p, in report order; its line is the
+ * smallest declared (units of a program may declare one key at several lines). */
+static void merge_routines(cprof_profile *p, struct raw_file *rf)
 {
-    size_t n = 0, k = 0;
-    for (size_t i = 0; i < nfiles; i++)
-        n += files[i].nroutines;
+    size_t n = rf->nroutines;
     struct raw_routine **refs = cprof_xcalloc(n, sizeof *refs);
-    for (size_t i = 0; i < nfiles; i++)
-        for (size_t j = 0; j < files[i].nroutines; j++)
-            refs[k++] = &files[i].routines[j];
+    for (size_t k = 0; k < n; k++)
+        refs[k] = &rf->routines[k];
     qsort(refs, n, sizeof *refs, cmp_raw_routine);
 
     p->routines = cprof_xcalloc(n, sizeof *p->routines);
-    for (k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++) {
         struct raw_routine *r = refs[k];
         cprof_prof_routine *last = p->nroutines ? &p->routines[p->nroutines - 1] : NULL;
         if (!last || strcmp(last->name, r->name) || strcmp(last->file, r->file)) {
@@ -506,7 +505,6 @@ struct contrib {
     const char *file;
     int64_t line;
     cprof_tally s, c;
-    size_t from;  /* index of the file it comes from */
 };
 
 static int cmp_null_first(const char *a, const char *b)
@@ -537,23 +535,17 @@ static bool same_site(const struct contrib *a, const struct contrib *b)
 }
 
 /* Sum the sorted contributions in[0..n-1] into p's arcs and their sites. */
-static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *in, size_t n,
-                     char *const *paths)
+static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *in, size_t n)
 {
     p->arcs = cprof_xcalloc(n, sizeof *p->arcs);
     for (size_t i = 0, end; i < n; i = end) {
         cprof_prof_arc *arc = &p->arcs[p->narcs++];
         arc->caller = in[i].caller;
         arc->callee = in[i].callee;
-        size_t last = 0;  /* the latest file in the arc: to blame for an overflow */
         for (end = i; end < n && in[end].caller == arc->caller && in[end].callee == arc->callee;
-             end++) {
+             end++)
             if (in[end].file && (end == i || !same_site(&in[end], &in[end - 1])))
                 arc->nsites++;
-            if (in[end].from > last)
-                last = in[end].from;
-        }
-        l->path = paths[last];
         arc->sites = cprof_xcalloc(arc->nsites, sizeof *arc->sites);
         cprof_prof_site *site = NULL;
         for (size_t k = i; k < end; k++) {
@@ -582,7 +574,7 @@ static bool nonzero(const struct contrib *c)
 
 /* Add file rf's rows to the routines of p and list what they add to arcs in c[*n...]. */
 static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file *rf,
-                      size_t from, struct contrib *c, size_t *n)
+                      struct contrib *c, size_t *n)
 {
     for (size_t w = 0; w < rf->nworkers; w++) {
         const struct raw_worker *wk = &rf->workers[w];
@@ -605,7 +597,7 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             if (v[5] > r->max_depth)
                 r->max_depth = v[5];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
-                                     {v[6], v[7], v[14]}, {v[8], v[9], v[15]}, from};
+                                     {v[6], v[7], v[14]}, {v[8], v[9], v[15]}};
             *n += nonzero(&c[*n]);
         }
         for (size_t i = 0; i < wk->ncall_rows; i++) {
@@ -623,85 +615,311 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
                 !tally_add(&conc, v[6], v[7], v[12]) || !tally_add(&conc, v[8], v[9], v[13]))
                 return overflow(l);
             c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[1]].global, s->file,
-                                     s->line, {v[2], v[3], v[10]}, conc, from};
+                                     s->line, {v[2], v[3], v[10]}, conc};
             *n += nonzero(&c[*n]);
         }
     }
     return 0;
 }
 
-static int merge(struct loader *l, cprof_profile *p, struct raw_file *files,
-                 char *const *paths, size_t nfiles, bool comp)
+/* Sum one file, already read, into a profile of its own. */
+static int merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bool comp)
 {
-    p->nfiles = nfiles;
+    p->nfiles = 1;
     p->compensated = comp;
-    p->program = cprof_xstrdup(files[0].program);
-    p->clock = cprof_xstrdup(files[0].clock);
-    p->pid = files[0].pid;
-    p->start_unix_ns = files[0].start_unix_ns;
-    p->call_cost_ns = files[0].call_cost_ns;
-    p->count_cost_ns = files[0].count_cost_ns;
-    p->pus = files[0].pus;
-    p->cores = files[0].cores;
-    p->packages = files[0].packages;
+    p->programs = cprof_xcalloc(1, sizeof *p->programs);
+    p->programs[0] = (cprof_prof_program){cprof_xstrdup(rf->program), 1};
+    p->nprograms = 1;
+    p->program = p->programs[0].name;
+    p->clock = cprof_xstrdup(rf->clock);
+    p->pid = rf->pid;
+    p->start_unix_ns = rf->start_unix_ns;
+    p->call_cost_ns = rf->call_cost_ns;
+    p->count_cost_ns = rf->count_cost_ns;
+    p->pus = rf->pus;
+    p->cores = rf->cores;
+    p->packages = rf->packages;
+    p->elapsed_ns = rf->elapsed_ns;
+    p->nworkers = rf->nworkers;
     size_t ncontrib = 0;
-    for (size_t i = 0; i < nfiles; i++) {
-        l->path = paths[i];
-        if (__builtin_add_overflow(p->elapsed_ns, files[i].elapsed_ns, &p->elapsed_ns))
-            return overflow(l);
-        if (files[i].nworkers > p->nworkers)
-            p->nworkers = files[i].nworkers;
-        for (size_t w = 0; w < files[i].nworkers; w++)
-            ncontrib += files[i].workers[w].nroutine_rows + files[i].workers[w].ncall_rows;
+    p->workers = cprof_xcalloc(p->nworkers, sizeof *p->workers);
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        const struct raw_worker *wk = &rf->workers[w];
+        p->workers[w] = (cprof_prof_worker){wk->tid, wk->omp_thread, wk->pu, wk->core};
+        ncontrib += wk->nroutine_rows + wk->ncall_rows;
     }
 
-    /* Ids are dense in every file, so worker w is described by the first file with more
-     * than w workers. */
-    p->workers = cprof_xcalloc(p->nworkers, sizeof *p->workers);
-    for (size_t i = 0, have = 0; i < nfiles; i++)
-        for (; have < files[i].nworkers; have++) {
-            const struct raw_worker *w = &files[i].workers[have];
-            p->workers[have] = (cprof_prof_worker){w->tid, w->omp_thread, w->pu, w->core};
-        }
-
-    merge_routines(p, files, nfiles);
+    merge_routines(p, rf);
 
     struct contrib *c = cprof_xcalloc(ncontrib, sizeof *c);
     size_t n = 0;
-    int rc = 0;
-    for (size_t i = 0; i < nfiles && !rc; i++) {
-        l->path = paths[i];
-        if (comp)
-            compensate_rows(p, &files[i]);
-        rc = merge_rows(l, p, &files[i], i, c, &n);
-    }
+    if (comp)
+        compensate_rows(p, rf);
+    int rc = merge_rows(l, p, rf, c, &n);
     if (!rc) {
         qsort(c, n, sizeof *c, cmp_contrib);
-        rc = fold_arcs(l, p, c, n, paths);
+        rc = fold_arcs(l, p, c, n);
     }
     free(c);
     return rc;
 }
 
-int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, bool compensate,
-                       char *err, size_t errlen)
+/* ---- summing two profiles ----
+ * Files are summed one at a time into the profile of those before them, so that memory
+ * follows the merged result and not the number of files. */
+
+/* Whether profiles of programs a and b may be summed without --force.  The one place
+ * that decides what "the same program" is. */
+static bool same_program(const char *a, const char *b)
 {
-    struct loader l = {NULL, err, errlen};
-    struct raw_file *files = cprof_xcalloc(npaths, sizeof *files);
-    int rc = 0;
-    memset(p, 0, sizeof *p);
-    for (size_t i = 0; i < npaths && !rc; i++) {
-        l.path = paths[i];
-        rc = read_raw(&l, &files[i]);
+    return !strcmp(a, b);
+}
+
+static bool routine_worker_sum(cprof_prof_routine_worker *a, const cprof_prof_routine_worker *b)
+{
+    return tally_sum(&a->c_caller, &b->c_caller) && tally_sum(&a->c_callee, &b->c_callee) &&
+           tally_sum(&a->cs_callee, &b->cs_callee) && tally_sum(&a->cc_callee, &b->cc_callee) &&
+           add(&a->c_self_t, b->c_self_t) && add(&a->c_direct, b->c_direct);
+}
+
+/* Sum routine b (of a profile with nw workers) into a. */
+static bool routine_sum(cprof_prof_routine *a, const cprof_prof_routine *b, size_t nw)
+{
+    if (b->line < a->line)
+        a->line = b->line;
+    if (b->max_depth > a->max_depth)
+        a->max_depth = b->max_depth;
+    a->counted |= b->counted;
+    a->overhead_ns += b->overhead_ns;
+    bool ok = tally_sum(&a->s_caller, &b->s_caller) && tally_sum(&a->s_callee, &b->s_callee) &&
+              add(&a->s_self_t, b->s_self_t) && add(&a->s_direct, b->s_direct);
+    for (size_t w = 0; w < nw && ok; w++)
+        ok = routine_worker_sum(&a->worker[w], &b->worker[w]);
+    return ok;
+}
+
+/* A new routine of the sum, a copy of r's key (its numbers are summed in after). */
+static void routine_key(cprof_prof_routine *out, const cprof_prof_routine *r, size_t nw)
+{
+    out->name = cprof_xstrdup(r->name);
+    out->file = cprof_xstrdup(r->file);
+    out->line = r->line;
+    out->worker = cprof_xcalloc(nw, sizeof *out->worker);
+}
+
+static int cmp_routine_key(const cprof_prof_routine *a, const cprof_prof_routine *b)
+{
+    int d = strcmp(a->name, b->name);
+    return d ? d : strcmp(a->file, b->file);
+}
+
+/* An arc of one of the two profiles, with its routines' indexes in the sum. */
+struct arc_ref {
+    const cprof_prof_arc *arc;
+    size_t caller, callee;
+    const cprof_profile *sum;
+};
+
+static int cmp_arc_ref(const void *x, const void *y)
+{
+    const struct arc_ref *a = x, *b = y;
+    const cprof_prof_routine *r = a->sum->routines;
+    bool ea = a->caller == CPROF_EXTERNAL, eb = b->caller == CPROF_EXTERNAL;
+    int d = strcmp(ea ? cprof_external_name : r[a->caller].name,
+                   eb ? cprof_external_name : r[b->caller].name);
+    if (!d)
+        d = cmp_null_first(ea ? NULL : r[a->caller].file, eb ? NULL : r[b->caller].file);
+    if (!d)
+        d = CMP(a->callee, b->callee);
+    return d;
+}
+
+static int cmp_site(const cprof_prof_site *a, const cprof_prof_site *b)
+{
+    int d = strcmp(a->file, b->file);
+    return d ? d : CMP(a->line, b->line);
+}
+
+/* out = x + y (an arc of each profile, the same caller and callee; y may be NULL). */
+static bool arc_sum(cprof_prof_arc *out, const cprof_prof_arc *x, const cprof_prof_arc *y)
+{
+    size_t ny = y ? y->nsites : 0, i = 0, j = 0;
+    out->sites = cprof_xcalloc(x->nsites + ny, sizeof *out->sites);
+    bool ok = tally_sum(&out->s, &x->s) && tally_sum(&out->c, &x->c) &&
+              (!y || (tally_sum(&out->s, &y->s) && tally_sum(&out->c, &y->c)));
+    while (ok && (i < x->nsites || j < ny)) {
+        int d = i == x->nsites ? 1 : j == ny ? -1 : cmp_site(&x->sites[i], &y->sites[j]);
+        const cprof_prof_site *from = d <= 0 ? &x->sites[i++] : &y->sites[j++];
+        cprof_prof_site *s = &out->sites[out->nsites++];
+        s->file = cprof_xstrdup(from->file);
+        s->line = from->line;
+        ok = tally_sum(&s->s, &from->s) && tally_sum(&s->c, &from->c);
+        if (ok && d == 0)
+            ok = tally_sum(&s->s, &y->sites[j].s) && tally_sum(&s->c, &y->sites[j++].c);
     }
-    if (!rc)
-        rc = merge(&l, p, files, paths, npaths, compensate);
-    for (size_t i = 0; i < npaths; i++)
-        raw_file_free(&files[i]);
-    free(files);
-    if (rc)
-        cprof_profile_free(p);
+    return ok;
+}
+
+/* Sum the routines of a and b into out (in report order); amap and bmap give each
+ * routine's index in out. */
+static int sum_routines(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                        const cprof_profile *b, size_t *amap, size_t *bmap)
+{
+    out->routines = cprof_xcalloc(a->nroutines + b->nroutines, sizeof *out->routines);
+    size_t i = 0, j = 0;
+    while (i < a->nroutines || j < b->nroutines) {
+        int d = i == a->nroutines   ? 1
+                : j == b->nroutines ? -1
+                                    : cmp_routine_key(&a->routines[i], &b->routines[j]);
+        cprof_prof_routine *r = &out->routines[out->nroutines++];
+        routine_key(r, d <= 0 ? &a->routines[i] : &b->routines[j], out->nworkers);
+        if (d <= 0 && !routine_sum(r, &a->routines[i], a->nworkers))
+            return overflow(l);
+        if (d >= 0 && !routine_sum(r, &b->routines[j], b->nworkers))
+            return overflow(l);
+        if (d <= 0)
+            amap[i++] = out->nroutines - 1;
+        if (d >= 0)
+            bmap[j++] = out->nroutines - 1;
+    }
+    return 0;
+}
+
+static int sum_arcs(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                    const cprof_profile *b, const size_t *amap, const size_t *bmap)
+{
+    size_t n = a->narcs + b->narcs, k = 0;
+    struct arc_ref *refs = cprof_xcalloc(n, sizeof *refs);
+    for (size_t s = 0; s < 2; s++) {
+        const cprof_profile *p = s ? b : a;
+        const size_t *map = s ? bmap : amap;
+        for (size_t i = 0; i < p->narcs; i++, k++) {
+            const cprof_prof_arc *arc = &p->arcs[i];
+            refs[k] = (struct arc_ref){arc,
+                                       arc->caller == CPROF_EXTERNAL ? CPROF_EXTERNAL
+                                                                     : map[arc->caller],
+                                       map[arc->callee], out};
+        }
+    }
+    /* Each profile has an arc once: equal keys come in pairs, one of a and one of b. */
+    qsort(refs, n, sizeof *refs, cmp_arc_ref);
+    out->arcs = cprof_xcalloc(n, sizeof *out->arcs);
+    int rc = 0;
+    for (k = 0; k < n && !rc; k++) {
+        bool pair = k + 1 < n && !cmp_arc_ref(&refs[k], &refs[k + 1]);
+        cprof_prof_arc *arc = &out->arcs[out->narcs++];
+        arc->caller = refs[k].caller;
+        arc->callee = refs[k].callee;
+        if (!arc_sum(arc, refs[k].arc, pair ? refs[k + 1].arc : NULL))
+            rc = overflow(l);
+        k += pair;
+    }
+    free(refs);
     return rc;
+}
+
+/* The programs of a, then those of b that a has not, with their numbers of files. */
+static void sum_programs(cprof_profile *out, const cprof_profile *a, const cprof_profile *b)
+{
+    out->programs = cprof_xcalloc(a->nprograms + b->nprograms, sizeof *out->programs);
+    for (size_t s = 0; s < 2; s++)
+        for (size_t i = 0; i < (s ? b : a)->nprograms; i++) {
+            const cprof_prof_program *g = &(s ? b : a)->programs[i];
+            size_t k = 0;
+            while (k < out->nprograms && strcmp(out->programs[k].name, g->name))
+                k++;
+            if (k == out->nprograms)
+                out->programs[out->nprograms++] = (cprof_prof_program){cprof_xstrdup(g->name), 0};
+            out->programs[k].nfiles += g->nfiles;
+        }
+    out->program = out->programs[0].name;
+}
+
+/* out = a + b; what describes the run (pid, machine...) comes from a. */
+static int sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                        const cprof_profile *b)
+{
+    memset(out, 0, sizeof *out);
+    out->nfiles = a->nfiles + b->nfiles;
+    sum_programs(out, a, b);
+    out->clock = cprof_xstrdup(a->clock);
+    out->pid = a->pid;
+    out->start_unix_ns = a->start_unix_ns;
+    out->call_cost_ns = a->call_cost_ns;
+    out->count_cost_ns = a->count_cost_ns;
+    out->overhead_ns = a->overhead_ns + b->overhead_ns;
+    out->compensated = a->compensated;
+    out->compensated_ns = a->compensated_ns + b->compensated_ns;
+    out->pus = a->pus;
+    out->cores = a->cores;
+    out->packages = a->packages;
+    if (__builtin_add_overflow(a->elapsed_ns, b->elapsed_ns, &out->elapsed_ns))
+        return overflow(l);
+    /* Worker w is described by the first file with more than w workers. */
+    out->nworkers = a->nworkers > b->nworkers ? a->nworkers : b->nworkers;
+    out->workers = cprof_xcalloc(out->nworkers, sizeof *out->workers);
+    for (size_t w = 0; w < out->nworkers; w++)
+        out->workers[w] = w < a->nworkers ? a->workers[w] : b->workers[w];
+
+    size_t *amap = cprof_xcalloc(a->nroutines, sizeof *amap);
+    size_t *bmap = cprof_xcalloc(b->nroutines, sizeof *bmap);
+    int rc = sum_routines(l, out, a, b, amap, bmap);
+    if (!rc)
+        rc = sum_arcs(l, out, a, b, amap, bmap);
+    free(amap);
+    free(bmap);
+    return rc;
+}
+
+/* Read file l->path and sum it into *sum (empty before the first file). */
+static int add_file(struct loader *l, cprof_profile *sum, const cprof_load_opts *o)
+{
+    struct raw_file rf = {0};
+    cprof_profile one = {0}, both;
+    int rc = read_raw(l, &rf);
+    if (!rc && sum->nfiles && !o->force && !same_program(sum->program, rf.program))
+        rc = fail(l, "a profile of %s, not of %s like %s (--force sums them anyway)",
+                  rf.program, sum->program, l->first);
+    if (!rc)
+        rc = merge_file(l, &one, &rf, o->compensate);
+    raw_file_free(&rf);
+    if (!rc && !sum->nfiles) {
+        *sum = one;
+        l->first = l->path;
+        return 0;
+    }
+    if (!rc && (rc = sum_profiles(l, &both, sum, &one)))
+        cprof_profile_free(&both);
+    cprof_profile_free(&one);
+    if (rc)
+        return rc;
+    cprof_profile_free(sum);
+    *sum = both;
+    return 0;
+}
+
+int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen)
+{
+    struct loader l = {NULL, NULL, err, errlen};
+    size_t skipped = 0;
+    memset(p, 0, sizeof *p);
+    for (size_t i = 0; i < o->npaths; i++) {
+        l.path = o->paths[i];
+        if (!add_file(&l, p, o))
+            continue;
+        if (!o->warn) {
+            cprof_profile_free(p);
+            return -1;
+        }
+        o->warn(err);
+        skipped++;
+    }
+    if (!p->nfiles) {
+        l.path = o->paths[0];
+        return fail(&l, "none of the %zu profile files could be used", o->npaths);
+    }
+    p->nskipped = skipped;
+    return 0;
 }
 
 void cprof_profile_free(cprof_profile *p)
@@ -719,7 +937,9 @@ void cprof_profile_free(cprof_profile *p)
     free(p->routines);
     free(p->arcs);
     free(p->workers);
-    free(p->program);
+    for (size_t i = 0; i < p->nprograms; i++)
+        free(p->programs[i].name);
+    free(p->programs);
     free(p->clock);
     memset(p, 0, sizeof *p);
 }

@@ -69,9 +69,19 @@ typedef struct {
     size_t nsites;
 } cprof_prof_arc;
 
+/* A program whose profiles are summed, and how many of its files. */
 typedef struct {
+    char *name;
     size_t nfiles;
-    char *program, *clock;           /* from the first file */
+} cprof_prof_program;
+
+typedef struct {
+    size_t nfiles;                   /* files summed */
+    size_t nskipped;                 /* files left out by --keep-going */
+    cprof_prof_program *programs;    /* [nprograms]: the first file's first */
+    size_t nprograms;                /* more than 1 only with --force */
+    const char *program;             /* programs[0].name */
+    char *clock;                     /* from the first file */
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
     double count_cost_ns;            /* from the first file: one call-site count's (0: none) */
@@ -91,12 +101,21 @@ typedef struct {
 /* Name under which an external caller is reported. */
 extern const char cprof_external_name[];
 
-/* Read, validate and sum the profile files paths[0..npaths-1] (npaths >= 1) into *p;
- * with compensate, take out of every time the estimated cost of the profiled calls made
- * inside it (docs/report.md, "Compensation").  Counts are the same either way.
- * Returns 0, or -1 with *p left empty and "FILE: problem" in err. */
-int cprof_profile_load(cprof_profile *p, char *const *paths, size_t npaths, bool compensate,
-                       char *err, size_t errlen);
+typedef struct {
+    char *const *paths;  /* the files, npaths >= 1 */
+    size_t npaths;
+    bool compensate;     /* take out of every time the estimated cost of the profiled
+                          * calls made inside it (docs/report.md, "Compensation") */
+    bool force;          /* sum profiles of different programs */
+    /* NULL: the first bad file fails the load.  Otherwise a bad file is left out and
+     * warn gets its "FILE: problem" (--keep-going). */
+    void (*warn)(const char *msg);
+} cprof_load_opts;
+
+/* Read, validate and sum the profile files into *p, one file at a time.  Counts are the
+ * same with compensation or without.  Profiles of different programs are refused
+ * unless o->force.  Returns 0, or -1 with *p left empty and "FILE: problem" in err. */
+int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen);
 
 void cprof_profile_free(cprof_profile *p);
 

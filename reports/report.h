@@ -26,4 +26,19 @@ char *cprof_report_text(const cprof_view *v, int csv);
 /* The index of the section named name (summary, flat, ... spread) for csv, or -1. */
 int cprof_report_section(const char *name);
 
+/* Tables t[0..n-1] (NULL ones skipped) as text, or with csv >= 0 table csv as CSV; frees
+ * them.  malloc'd, NULL if out of memory. */
+char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief);
+
+/* --diff (diff.c): what changed per routine from before to after (files paths), as
+ * text (both sections), one section as CSV (csv >= 0), or JSON; sorted by the change
+ * of before->o->sort.  malloc'd, NULL if out of memory. */
+char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
+                        const char *const paths[2], int csv, bool json);
+/* The index of the --diff section named name (summary, routines) for csv, or -1. */
+int cprof_diff_section(const char *name);
+
+/* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
+char *cprof_report_dot(const cprof_view *v);
+
 #endif

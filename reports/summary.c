@@ -1,19 +1,27 @@
 /* summary.c: section 1, what ran, where, for how long, and what profiling it cost. */
 #include "report.h"
 
+#include "alloc.h"
+
 #include <math.h>
+#include <stdlib.h>
 
 static const char explain[] =
     "program and started come from the (first) profile file; elapsed is summed over\n"
-    "the files.  Workers are the threads that ran profiled code; packages, cores and\n"
-    "processing units are the machine's, as hwloc saw them.  Calls profiled counts\n"
-    "every entry of a routine, sequential or concurrent.  The overhead is an estimate:\n"
-    "the cost of one profiled call, measured by the runtime at start-up, times the\n"
-    "calls profiled, also shown as a share of the time the workers had (elapsed\n"
-    "times workers).  Most of it falls outside the routines' measured times, but the\n"
-    "calls a routine makes still cost it about that much each: with --compensate,\n"
-    "that cost is taken out of every time (never below 0), and the summary says how\n"
-    "much came out of the self times in all.\n";
+    "the files.  Profiles of different programs are summed only with --force: then\n"
+    "programs lists each with its number of files.  With --keep-going, the files left\n"
+    "out are counted apart.  Workers are the threads that ran profiled code; packages,\n"
+    "cores and processing units are the machine's, as hwloc saw them.  Calls profiled\n"
+    "counts every entry of a routine, sequential or concurrent.  The overhead is an\n"
+    "estimate of the facades' own cost, and of nothing else: the cost of one profiled\n"
+    "call, measured by the runtime at start-up, times the calls profiled, also shown\n"
+    "as a share of the time the workers had (elapsed times workers).  It leaves out\n"
+    "what profiling costs the compiler's optimization (a call gcc would have inlined\n"
+    "stays a call when it is profiled), so a program can run slower than it says.\n"
+    "Most of it falls outside the routines' measured times, but the calls a routine\n"
+    "makes still cost it about that much each: with --compensate, that cost is taken\n"
+    "out of every time (never below 0), and the summary says how much came out of the\n"
+    "self times in all.\n";
 
 static const cprof_column cols[] = {
     {"item", NULL, true},
@@ -52,12 +60,29 @@ cprof_table *cprof_section_summary(const cprof_view *v)
         s_calls = cprof_add(s_calls, v->r[i].s_calls);
         c_calls = cprof_add(c_calls, v->r[i].c_calls);
     }
-    row(t, "program", "program");
-    cprof_cell_str(t, p->program);
+    if (p->nprograms == 1) {
+        row(t, "program", "program");
+        cprof_cell_str(t, p->program);
+    } else {
+        /* Summed with --force: say what was summed. */
+        char *list = NULL;
+        for (size_t i = 0; i < p->nprograms; i++) {
+            char *s = cprof_xasprintf("%s%s%s (%zu file%s)", list ? list : "", list ? ", " : "",
+                                      p->programs[i].name, p->programs[i].nfiles,
+                                      p->programs[i].nfiles == 1 ? "" : "s");
+            free(list);
+            list = s;
+        }
+        row(t, "programs", "programs");
+        cprof_cell_str(t, list);
+        free(list);
+    }
     row(t, "started", "start_unix_ns");
     cprof_cell_date(t, p->start_unix_ns);
     int_row(t, "pid", "pid", p->pid);
     int_row(t, "profile files", "files", (int64_t)p->nfiles);
+    if (p->nskipped)
+        int_row(t, "  left out (bad)", "files_skipped", (int64_t)p->nskipped);
     int_row(t, "workers", "workers", (int64_t)p->nworkers);
     int_row(t, "packages", "packages", p->packages);
     int_row(t, "cores", "cores", p->cores);

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { EMPTY, STR, INT, TIME, PER_CALL, PCT, REAL, DATE, RULE };
+enum kind { EMPTY, STR, INT, TIME, PER_CALL, PCT, REAL, DATE, RULE, DIFF_INT, DIFF_TIME };
 
 struct cell {
     enum kind kind;
-    int64_t a, b;      /* INT, TIME, DATE: a; PER_CALL: a ns over b calls */
+    int64_t a, b;      /* INT, TIME, DATE, DIFF_*: a; PER_CALL: a ns over b calls */
     double d;          /* PCT, REAL */
     char *text, *csv;  /* STR; csv NULL: same as text */
 };
@@ -145,6 +145,16 @@ void cprof_cell_date(cprof_table *t, int64_t unix_ns)
     add(t, DATE)->a = unix_ns;
 }
 
+void cprof_cell_diff_int(cprof_table *t, int64_t v)
+{
+    add(t, DIFF_INT)->a = v;
+}
+
+void cprof_cell_diff_time(cprof_table *t, int64_t ns)
+{
+    add(t, DIFF_TIME)->a = ns;
+}
+
 void cprof_table_note(cprof_table *t, const char *fmt, ...)
 {
     va_list ap;
@@ -187,6 +197,16 @@ static char *format(const struct cell *c, bool csv)
     case PCT:
     case REAL:
         return cprof_xasprintf(csv ? "%.4f" : "%.2f", c->d);
+    case DIFF_INT:
+        return cprof_xasprintf("%+" PRId64, c->a);
+    case DIFF_TIME: {  /* a > INT64_MIN (a saturated difference); 0.000 has no sign */
+        if (csv)
+            return cprof_xasprintf("%+" PRId64, c->a);
+        int64_t ms = div_round(c->a < 0 ? -c->a : c->a, 1000);
+        char *x = fixed3(ms), *s = cprof_xasprintf("%s%s", ms ? c->a < 0 ? "-" : "+" : "", x);
+        free(x);
+        return s;
+    }
     case DATE: {
         if (csv)
             return cprof_xasprintf("%" PRId64, c->a);

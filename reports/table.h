@@ -39,6 +39,8 @@ void cprof_cell_per_call(cprof_table *t, int64_t ns, int64_t n);  /* text: us, 3
 void cprof_cell_pct(cprof_table *t, double pct);         /* text: 2 decimals */
 void cprof_cell_real(cprof_table *t, double x);          /* text: 2 decimals */
 void cprof_cell_date(cprof_table *t, int64_t unix_ns);   /* text: UTC; CSV: ns */
+void cprof_cell_diff_int(cprof_table *t, int64_t v);     /* signed: +3, -2, +0 */
+void cprof_cell_diff_time(cprof_table *t, int64_t ns);   /* signed; text: ms */
 
 /* A line printed under the table in the text form (e.g. what a threshold hid). */
 void cprof_table_note(cprof_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -27,29 +27,30 @@ int cprof_report_section(const char *name)
     return -1;
 }
 
-char *cprof_report_text(const cprof_view *v, int csv)
+char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    if (!m)
-        return NULL;
-    for (size_t s = 0; s < NSECTIONS; s++) {
-        if (csv >= 0 && (size_t)csv != s)
-            continue;
-        cprof_table *t = sections[s](v);
-        if (csv >= 0)
-            cprof_table_print_csv(m, t);
-        else {
+    for (size_t s = 0; s < n; s++) {
+        if (m && csv < 0) {
             fputs(s ? "\n\n" : "", m);
-            cprof_table_print_text(m, t, v->o->brief);
-        }
-        cprof_table_free(t);
+            cprof_table_print_text(m, t[s], brief);
+        } else if (m && (size_t)csv == s)
+            cprof_table_print_csv(m, t[s]);
+        cprof_table_free(t[s]);
     }
-    if (fclose(m)) {
+    if (!m || fclose(m)) {
         free(text);
         return NULL;
     }
     return text;
 }
 
+char *cprof_report_text(const cprof_view *v, int csv)
+{
+    cprof_table *t[NSECTIONS];
+    for (size_t s = 0; s < NSECTIONS; s++)
+        t[s] = csv < 0 || (size_t)csv == s ? sections[s](v) : NULL;
+    return cprof_tables_text(t, NSECTIONS, csv, v->o->brief);
+}

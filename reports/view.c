@@ -64,3 +64,26 @@ bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)
 {
     return v->r[a->callee].match || (a->caller != CPROF_EXTERNAL && v->r[a->caller].match);
 }
+
+cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off)
+{
+    const cprof_prof_routine *r = &v->p->routines[i];
+    cprof_spread s = {{0, 0, 0}, 0, INT64_MAX, 0, 0};
+    for (size_t w = 0; w < v->p->nworkers; w++) {
+        const cprof_tally *x = (const cprof_tally *)((const char *)&r->worker[w] + off);
+        s.sum.n = cprof_add(s.sum.n, x->n);
+        s.sum.t = cprof_add(s.sum.t, x->t);
+        if (!x->n)
+            continue;
+        s.workers++;
+        s.busy = cprof_add(s.busy, x->t);
+        s.min = x->t < s.min ? x->t : s.min;
+        s.max = x->t > s.max ? x->t : s.max;
+    }
+    return s;
+}
+
+double cprof_spread_imbalance(const cprof_spread *s)
+{
+    return s->busy ? (double)s->max * (double)s->workers / (double)s->busy : 0.0;
+}

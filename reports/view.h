@@ -45,6 +45,19 @@ void cprof_view_free(cprof_view *v);
 /* a + b, saturating: sums of valid counts can still exceed 64 bits. */
 int64_t cprof_add(int64_t a, int64_t b);
 
+/* One per-worker tally of a routine (at byte offset off in cprof_prof_routine_worker)
+ * summed over all workers, and spread over the workers with at least one event: how
+ * many, the min, sum and max of their times.  A worker with no event is left out: with
+ * nested parallelism most workers are the short-lived threads of other teams. */
+typedef struct {
+    cprof_tally sum;
+    int64_t workers, min, busy, max;
+} cprof_spread;
+
+cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off);
+/* max / mean over the workers with events; 0 if there is no time to spread. */
+double cprof_spread_imbalance(const cprof_spread *s);
+
 /* Whether the routine or the caller/callee of an arc is named by --routine (an
  * external caller never is). */
 bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a);

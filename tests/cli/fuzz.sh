@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fuzz cprof-report's profile reader and JSON writer (tests/fuzz/profile_fuzz.c) for a
 # bounded time: CPROF_FUZZ_SECONDS (default 30).  Needs clang-14 and libclang-rt-14-dev;
-# skipped (ok, with a note) only if clang-14 is not installed.
+# skipped only if clang-14 is not installed.
 fuzz_seconds=${CPROF_FUZZ_SECONDS:-30}
 . "$(dirname "$0")/../lib/cli.sh"
 
 name="fuzz the profile reader and JSON writer for ${fuzz_seconds}s: no crash, leak or UB"
 if ! command -v clang-14 > /dev/null 2>&1; then
-    ok "$name # skipped: clang-14 not installed"
+    skip "$name" "clang-14 not installed"
     finish
     exit
 fi

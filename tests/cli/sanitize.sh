@@ -5,6 +5,9 @@
 # with no calls.  The rewriter runs as a process of its own (CPROF_SERVER=0), so that
 # LeakSanitizer checks every rewrite; then a few cases go through the rewrite server,
 # whose workers outlive their requests (errors, not leaks, show there).
+# A compile passes only if it also succeeded and profiled every unit: a sanitizer can
+# make cprof-cc fail or fall back to gcc alone ("compiled without profiling"), and a
+# program built that way shows no sanitizer report either.
 . "$(dirname "$0")/../lib/cli.sh"
 
 if ! make -s -C "$root" B="$tmp/build" SANITIZE=1 all > "$tmp/make.log" 2>&1; then
@@ -17,6 +20,13 @@ san=$tmp/build/bin
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0
 export CPROF_SERVER=0
 
+# profiled PROG UNITS STATUS ERR: cprof-cc exited 0, did not fall back, and PROG has
+# the registration of UNITS profiled units.
+profiled() {
+    [ "$3" = 0 ] && [ -f "$1" ] && ! grep -q 'compiled without profiling' "$4" &&
+        [ "$(nm "$1" | grep -c ' __cprof_unit_init$')" -ge "$2" ]
+}
+
 for dir in "$root"/tests/cases/*/; do
     name=$(basename "$dir")
     work=$tmp/$name
@@ -24,41 +34,55 @@ for dir in "$root"/tests/cases/*/; do
     flags="-fopenmp -O2 -Wall"
     [ -f "$dir/cflags" ] && flags=$(cat "$dir/cflags")
     (cd "$work" && "$san/cprof-cc" $flags *.c -o prog > cc.err 2>&1)
-    if grep -qE 'Sanitizer|runtime error:' "$work/cc.err"; then
-        nok "cprof-cc on $name: no sanitizer report" "$(indent "$work/cc.err" 12)"
-    else
-        ok "cprof-cc on $name: no sanitizer report"
-    fi
+    st=$?
+    check "cprof-cc on $name: no sanitizer report" "$(indent "$work/cc.err" 12)" -- \
+        bash -c "! grep -qE 'Sanitizer|runtime error:' '$work/cc.err'"
+    check "cprof-cc on $name: exit 0, every unit profiled" "status $st" "$(indent "$work/cc.err" 12)" -- \
+        profiled "$work/prog" "$(ls "$work"/*.c | wc -l)" "$st" "$work/cc.err"
 done
 
 # A unit without any call: the case that once passed a null table to memcpy.
 printf 'int answer = 42;\nint get(void) { return answer; }\n' > "$tmp/nocall.c"
 "$san/cprof-cc" -c "$tmp/nocall.c" -o "$tmp/nocall.o" > "$tmp/nocall.err" 2>&1
-check "cprof-cc on a unit with no call: no sanitizer report" "$(indent "$tmp/nocall.err")" -- \
+st=$?
+check "cprof-cc on a unit with no call: no sanitizer report, profiled" "status $st" "$(indent "$tmp/nocall.err")" -- \
+    profiled "$tmp/nocall.o" 1 "$st" "$tmp/nocall.err"
+check "cprof-cc on a unit with no call: nothing on stderr" "$(indent "$tmp/nocall.err")" -- \
     test ! -s "$tmp/nocall.err"
 
 # A unit that defines no function (only data): empty tables everywhere, the case
 # that once passed null arrays to qsort.
 printf 'int table[3] = { 1, 2, 3 };\n' > "$tmp/data.c"
 "$san/cprof-cc" -c "$tmp/data.c" -o "$tmp/data.o" > "$tmp/data.err" 2>&1
-check "cprof-cc on a unit that defines no function: no sanitizer report" "$(indent "$tmp/data.err")" -- \
-    test ! -s "$tmp/data.err"
+st=$?
+check "cprof-cc on a unit that defines no function: no sanitizer report, exit 0" "status $st" "$(indent "$tmp/data.err")" -- \
+    test $st = 0 -a -f "$tmp/data.o" -a ! -s "$tmp/data.err"
 
 mkdir -m 700 "$tmp/run"
 for name in 10_function_pointers 23_evaluation 29_static_addresses; do
     work=$tmp/$name
     (cd "$work" && CPROF_SERVER=1 XDG_RUNTIME_DIR=$tmp/run "$san/cprof-cc" -fopenmp -O2 -Wall *.c -o prog2 > cc2.err 2>&1)
+    st=$?
     check "cprof-cc on $name through the rewrite server: no sanitizer report" "$(indent "$work/cc2.err" 12)" -- \
-        test -x "$work/prog2" -a ! -s "$work/cc2.err"
+        test ! -s "$work/cc2.err"
+    check "cprof-cc on $name through the rewrite server: exit 0, every unit profiled" "status $st" -- \
+        profiled "$work/prog2" "$(ls "$work"/*.c | wc -l)" "$st" "$work/cc2.err"
 done
 pkill -f -- "--server $tmp/run/"
 
 w=$tmp/01_sequential
 if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && [ -f "$w/prof.out" ]; then
     "$san/cprof-report" --json "$w/prof.out" "$w/prof.out" > "$w/report.json" 2> "$w/report.err"
-    check "cprof-report --json on two real profiles: no sanitizer report" "$(indent "$w/report.err")" -- \
-        test ! -s "$w/report.err"
+    st=$?
+    check "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "status $st" "$(indent "$w/report.err")" -- \
+        bash -c "[ $st = 0 ] && [ ! -s '$w/report.err' ] && jq -e '.files == 2' '$w/report.json' > /dev/null"
+    for mode in --dot "--diff $w/prof.out"; do
+        "$san/cprof-report" $mode "$w/prof.out" > "$w/mode.out" 2> "$w/mode.err"
+        st=$?
+        check "cprof-report ${mode%% *} on a real profile: no sanitizer report, exit 0" "status $st" "$(indent "$w/mode.err")" -- \
+            test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
+    done
 else
-    nok "cprof-report --json on two real profiles: no sanitizer report" "the profiled program did not write prof.out"
+    nok "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "the profiled program did not write prof.out"
 fi
 finish

@@ -81,7 +81,8 @@ static int load(cprof_profile *p, char *const *paths, size_t n, bool compensate,
                 size_t errlen)
 {
     memset(err, 0, errlen);
-    int rc = cprof_profile_load(p, paths, n, compensate, err, errlen);
+    const cprof_load_opts o = {paths, n, compensate, true, NULL};
+    int rc = cprof_profile_load(p, &o, err, errlen);
     CHECK(rc == 0 || rc == -1);
     if (rc) {
         CHECK(is_empty(p));

@@ -1,7 +1,8 @@
 # tests/lib/cli.sh: sourced by tests/cli/*.sh.
 # Gives: $root (repo), $bin (dir of cprof-cc, cprof-report), $tmp (removed at exit),
-# ok / nok / finish, and small helpers.  Every check prints "ok - NAME" or
-# "not ok - NAME" followed by indented diagnosis lines.
+# ok / nok / skip / finish, and small helpers.  Every check prints "ok - NAME" or
+# "not ok - NAME" followed by indented diagnosis lines, or "ok - NAME # SKIP WHY" if it
+# could not run for want of an optional tool (tests/README.md: what is a skip).
 set -u
 root=${CPROF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${CPROF_BIN:-$root/build/bin}
@@ -12,7 +13,7 @@ for v in $(compgen -e); do
     case $v in OMP_*|GOMP_*|CPROF_OUT) unset "$v" ;; esac
 done
 export OMP_NUM_THREADS=2 LC_ALL=C
-npass=0 nfail=0
+npass=0 nfail=0 nskip=0
 
 ok()  { echo "ok - $script: $1"; npass=$((npass + 1)); }
 nok() {
@@ -20,6 +21,8 @@ nok() {
     local l; for l in "$@"; do printf '    %s\n' "$l"; done
     nfail=$((nfail + 1))
 }
+# skip NAME WHY: a check that could not run, counted apart from passes and failures.
+skip() { echo "ok - $script: $1 # SKIP $2"; nskip=$((nskip + 1)); }
 # check NAME DIAG... -- COMMAND...: ok if COMMAND succeeds
 check() {
     local name=$1; shift
@@ -30,7 +33,7 @@ check() {
 }
 # indent FILE: the head of a file as diagnosis lines
 indent() { head -n "${2:-6}" "$1" 2>/dev/null | cut -c1-200 | sed 's/^/  | /'; }
-finish() { echo "$npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
+finish() { echo "$npass passed, $nfail failed, $nskip skipped"; [ "$nfail" -eq 0 ]; }
 
 # jqv FILE FILTER: compact jq output (empty on error)
 jqv() {

@@ -58,7 +58,7 @@ for f in seq loop cycle nested tasks teams basic compensate count; do
         compensated_counts "$fx/$f.json"
 done
 check "--compensate on basic.json + other.json: counts unchanged, times between 0 and before" \
-    compensated_counts "$fx/basic.json" "$fx/other.json"
+    compensated_counts --force "$fx/basic.json" "$fx/other.json"
 
 # A CPROF_MODE=count profile (a real one, of tests/cases/06_recursion) has every time 0
 # and a non-zero call cost: compensation clamps everything at 0 and changes nothing.

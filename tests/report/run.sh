@@ -19,7 +19,7 @@ command -v jq >/dev/null || { echo "run.sh: jq is needed (apt-get install -y jq)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 check() {  # check NAME COMMAND...: the command's status is the result
     local name=$1; shift
@@ -28,6 +28,10 @@ check() {  # check NAME COMMAND...: the command's status is the result
     else
         echo "not ok - $name"; failed=$((failed + 1))
     fi
+}
+
+skip() {  # skip NAME WHY: a check that could not run for want of an optional tool
+    echo "ok - $1 # SKIP $2"; skipped=$((skipped + 1))
 }
 
 # run ARGS...: run the tool; output in $tmp/out, $tmp/err, status in $rc.
@@ -46,7 +50,19 @@ exact() {
 
 check "basic.json exact output" exact "$exp/basic.json" "$fx/basic.json"
 check "other.json exact output" exact "$exp/other.json" "$fx/other.json"
-check "basic.json + other.json exact output" exact "$exp/basic-other.json" "$fx/basic.json" "$fx/other.json"
+# basic.json and other.json are profiles of two programs (sc, sc2): summed with --force.
+check "basic.json + other.json exact output (--force)" exact "$exp/basic-other.json" --force "$fx/basic.json" "$fx/other.json"
+refuse() {
+    run --json "$fx/basic.json" "$fx/other.json"
+    [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+    [ "$(cat "$tmp/err")" = "cprof-report: $fx/other.json: a profile of /home/u/sc2, not of /home/u/sc like $fx/basic.json (--force sums them anyway)" ]
+}
+check "profiles of two programs: refused without --force" refuse
+check "profiles of two programs: the text report refuses too" \
+    eval 'run "$fx/basic.json" "$fx/other.json"; [ "$rc" = 1 ] && [ ! -s "$tmp/out" ]'
+check "one program's two files: programs lists it once with 2 files" \
+    eval 'run --json "$fx/basic.json" "$fx/basic.json" && [ "$(jq -c .programs "$tmp/out")" = '"'"'[{"program":"/home/u/sc","files":2}]'"'"' ]'
+
 
 # Summing a file with itself doubles every count and time, and nothing else.
 doubled() {
@@ -56,7 +72,7 @@ doubled() {
                    "pu", "core", "pus", "cores", "packages", "start_unix_ns", "call_cost_ns");
       reduce (paths(numbers) | select(map(strings) | last | keep | not)) as $p
         (.; setpath($p; getpath($p) * 2))
-      | .files = 2' "$tmp/out" >"$tmp/want" && [ -s "$tmp/want" ] &&
+      | .files = 2 | .programs[0].files = 2' "$tmp/out" >"$tmp/want" && [ -s "$tmp/want" ] &&
     jq -S . "$tmp/twice" | cmp -s "$tmp/want" -
 }
 check "basic.json twice doubles counts and times" doubled "$fx/basic.json"
@@ -64,8 +80,8 @@ check "other.json twice doubles counts and times" doubled "$fx/other.json"
 
 # The order of the files changes only what comes from the first file.
 order_free() {
-    run --json "$fx/basic.json" "$fx/other.json" && jq -S '{routines, arcs}' "$tmp/out" >"$tmp/ab" && [ -s "$tmp/ab" ] &&
-    run --json "$fx/other.json" "$fx/basic.json" && jq -S '{routines, arcs}' "$tmp/out" | cmp -s "$tmp/ab" -
+    run --json --force "$fx/basic.json" "$fx/other.json" && jq -S '{routines, arcs}' "$tmp/out" >"$tmp/ab" && [ -s "$tmp/ab" ] &&
+    run --json --force "$fx/other.json" "$fx/basic.json" && jq -S '{routines, arcs}' "$tmp/out" | cmp -s "$tmp/ab" -
 }
 check "routines and arcs do not depend on the order of files" order_free
 
@@ -156,6 +172,28 @@ sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/
 check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
     "counts or times overflow 64 bits when summed" "$fx/basic.json"
 
+# --keep-going: each bad file is one warning line naming it, the others are summed, and
+# the report counts the files left out.
+keep_going() {
+    run --json --keep-going "$fx/basic.json" "$tmp/empty.json" "$tmp/truncated.json" "$fx/other.json" "$fx/basic.json"
+    [ "$rc" = 0 ] && [ "$(wc -l <"$tmp/err")" = 3 ] &&
+    [ "$(sed -n 1p "$tmp/err")" = "cprof-report: warning: $tmp/empty.json: empty file (left out)" ] &&
+    case $(sed -n 2p "$tmp/err") in "cprof-report: warning: $tmp/truncated.json: not a cprof profile (truncated"*"(left out)") ;; *) false ;; esac &&
+    case $(sed -n 3p "$tmp/err") in "cprof-report: warning: $fx/other.json: a profile of /home/u/sc2, not of /home/u/sc"*) ;; *) false ;; esac &&
+    jq 'del(.files_skipped)' "$tmp/out" >"$tmp/kept" && [ "$(jq .files_skipped "$tmp/out")" = 3 ] &&
+    run --json "$fx/basic.json" "$fx/basic.json" && jq 'del(.files_skipped)' "$tmp/out" | cmp -s "$tmp/kept" -
+}
+check "--keep-going: bad files left out with one warning each, the rest summed" keep_going
+check "--keep-going: the summary counts the files left out" \
+    eval 'run --keep-going "$tmp/empty.json" "$fx/basic.json" && [ "$rc" = 0 ] &&
+          grep -qxE "profile files +1" "$tmp/out" && grep -qxE "  left out \(bad\) +1" "$tmp/out"'
+check "--keep-going: no usable file: exit 1 and says so" \
+    eval 'run --keep-going "$tmp/empty.json" "$tmp/truncated.json"; [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+          [ "$(tail -n 1 "$tmp/err")" = "cprof-report: $tmp/empty.json: none of the 2 profile files could be used" ]'
+check "without --keep-going: the first bad file stops the report" \
+    eval 'run --json "$fx/basic.json" "$tmp/empty.json" "$fx/basic.json"; [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+          [ "$(cat "$tmp/err")" = "cprof-report: $tmp/empty.json: empty file" ]'
+
 # Bad input gets the same treatment from the text report and from --csv.
 badtext() {
     run "$@"
@@ -176,7 +214,16 @@ check "--routine naming no routine: the message" test $? = 0
 usage() { run "$@"; [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -q '^usage: cprof-report' "$tmp/err"; }
 help() { run --help; [ "$rc" = 0 ] && grep -q '^usage: cprof-report' "$tmp/out" && [ ! -s "$tmp/err" ]; }
 check "--help" help
-check "no files: usage" usage --json
+# No file: ./cprof.out, as gprof reads ./gmon.out.
+default_file() {
+    mkdir -p "$tmp/cwd" && cd "$tmp/cwd" || return 1
+    rm -f cprof.out; run --json
+    [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+        [ "$(cat "$tmp/err")" = "cprof-report: cprof.out: cannot open: No such file or directory" ] &&
+    cp "$fx/basic.json" cprof.out && run --json && [ "$rc" = 0 ] && cmp -s "$exp/basic.json" "$tmp/out"
+    local r=$?; cd "$here"; return $r
+}
+check "no file: reads ./cprof.out" default_file
 check "unknown option: usage" usage --jsn "$fx/basic.json"
 check "option with an argument: usage" usage --json=yes "$fx/basic.json"
 check "--json with a text option: usage" usage --json -b "$fx/basic.json"
@@ -189,5 +236,5 @@ check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
 . "$here/text.sh"
 . "$here/compensate.sh"
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

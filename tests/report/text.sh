@@ -12,7 +12,7 @@ text() {
 for f in seq loop cycle nested tasks teams; do
     check "text report of $f.json" text "$exp/$f.txt" "$fx/$f.json"
 done
-check "text report -b of basic.json + other.json" text "$exp/basic-other.txt" -b "$fx/basic.json" "$fx/other.json"
+check "text report -b of basic.json + other.json" text "$exp/basic-other.txt" -b --force "$fx/basic.json" "$fx/other.json"
 
 # The six sections, in order, each with its explanation unless -b.
 sections() {
@@ -188,3 +188,43 @@ empty_profile() {
     grep -qE '^calls profiled +0$' "$tmp/out" && grep -q '^Call graph' "$tmp/out"
 }
 check "an empty profile: the report, exit 0, nothing on stderr" empty_profile
+
+# --threshold applies to the column the list is sorted by (seq.json: self a 4.5, b 2,
+# main 2, c 1.5 ms, all 10 ms; inclusive main 10, a 6, b 2, c 1.5 ms; calls c 3, a 2,
+# b 1, main 1 of 7).  Sorted by inclusive, 25 % keeps main (100 %) and a (60 %), though
+# main's self is 20 %; sorted by calls, 40 % keeps c alone (3/7 = 42.9 %).
+flat_names() { run --csv flat "$@" "$fx/seq.json" && tr -d '\r' <"$tmp/out" | tail -n +2 | cut -d, -f8 | tr '\n' ' '; }
+check "--sort inclusive --threshold 25: main and a" eval '[ "$(flat_names --sort inclusive --threshold 25)" = "main a " ]'
+check "--sort calls --threshold 40: c" eval '[ "$(flat_names --sort calls --threshold 40)" = "c " ]'
+check "--sort self --threshold 25: a" eval '[ "$(flat_names --threshold 25)" = "a " ]'
+check "--sort inclusive --threshold 25: 2 entries hidden" \
+    eval 'run --sort inclusive --threshold 25 "$fx/seq.json" && grep -qx "2 entries below 25% hidden" "$tmp/out"'
+
+# --dot: loop.json is main -> work (1 sequential call, 13 ms) -> body (40 concurrent
+# calls, 18 ms), main entered once from outside (14 ms); self times body 18, work 10,
+# main 1 of 29 ms.
+dot_has() {  # dot_has LINE...: each LINE is a line of the --dot output of loop.json
+    run --dot "$fx/loop.json" && [ "$rc" = 0 ] || return 1
+    local l; for l in "$@"; do grep -qxF -- "$l" "$tmp/out" || { echo "missing: $l" >&2; return 1; }; done
+}
+check "--dot: one node per routine, sized by inclusive and coloured by self time" dot_has \
+    '  r0 [label="body\nself 18.000 ms (62.1%)\ninclusive 18.000 ms\n40 calls", fontsize=22.4, fillcolor="#ff6161"];' \
+    '  r1 [label="main\nself 1.000 ms (3.4%)\ninclusive 14.000 ms\n1 call", fontsize=19.7, fillcolor="#fff6f6"];' \
+    '  r2 [label="work\nself 10.000 ms (34.5%)\ninclusive 13.000 ms\n1 call", fontsize=19.0, fillcolor="#ffa7a7"];'
+check "--dot: a sequential arc is solid, a concurrent one dashed, each with calls and time" dot_has \
+    '  external -> r1 [label="1 seq.\n14.000 ms", penwidth=2.93];' \
+    '  r1 -> r2 [label="1 seq.\n13.000 ms", penwidth=2.79];' \
+    '  r2 -> r0 [label="40 conc.\n18.000 ms", penwidth=3.48, style=dashed, color="#1f5fbf", fontcolor="#1f5fbf"];'
+check "--dot --routine body: body and its caller work only" \
+    eval 'run --dot --routine body "$fx/loop.json" && [ "$(grep -c "^  r[0-9]* \[" "$tmp/out")" = 2 ] &&
+          grep -q "^  r2 -> r0 " "$tmp/out" && ! grep -q "^  r1 " "$tmp/out"'
+check "--dot with --csv: usage" usage --dot --csv flat "$fx/loop.json"
+if command -v dot >/dev/null; then
+    for f in seq loop cycle nested tasks teams basic compensate count; do
+        check "--dot of $f.json: dot -Tsvg accepts it" \
+            eval 'run --dot "$fx/$f.json" && [ "$rc" = 0 ] && dot -Tsvg "$tmp/out" >"$tmp/svg" 2>"$tmp/dot.err" &&
+                  [ ! -s "$tmp/dot.err" ] && grep -q "<svg" "$tmp/svg"'
+    done
+else  # Graphviz is a test dependency (the Makefile's package list): missing, it fails
+    check "--dot: Graphviz's dot is installed (apt-get install graphviz)" false
+fi

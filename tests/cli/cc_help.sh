@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# cprof-cc -fcprof-help lists cprof's options and variables; --help stays gcc's (build
+# tools ask for it).  Every -fcprof- option of docs/cprof-cc.md and every CPROF_
+# variable that cprof-cc or the runtime reads (getenv in their sources) is listed.
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+"$bin/cprof-cc" -fcprof-help > help.out 2> help.err; st=$?
+check "-fcprof-help: exit 0, help on stdout, nothing on stderr" "status $st" "$(indent help.err)" -- \
+    test $st = 0 -a -s help.out -a ! -s help.err
+check "-fcprof-help: compiles nothing, even with files" -- \
+    bash -c "'$bin/cprof-cc' -fcprof-help nosuch.c -o x > /dev/null 2>&1 && [ ! -e x ]"
+missing=
+for o in $(grep -oE '`-f(no-)?cprof-[a-z-]+' "$root/docs/cprof-cc.md" | tr -d '`' | sort -u) -fcprof-help; do
+    grep -qe "$o" help.out || missing="$missing $o"
+done
+check "-fcprof-help lists every -fcprof- option of docs/cprof-cc.md" "missing:$missing" -- test -z "$missing"
+missing=
+for v in $(cat "$root"/preprocessor/*.c "$root"/runtime/*.c | grep -oE 'getenv\("CPROF_[A-Z_]+"\)' | grep -oE 'CPROF_[A-Z_]+' | sort -u); do
+    grep -q "$v" help.out || missing="$missing $v"
+done
+check "-fcprof-help lists every CPROF_ variable cprof reads" "missing:$missing" -- test -z "$missing"
+gcc --help > gcc.help 2>&1
+"$bin/cprof-cc" --help > cc.help 2>&1
+check "--help is gcc's" "$(diff gcc.help cc.help | head -5)" -- cmp -s gcc.help cc.help
+finish
