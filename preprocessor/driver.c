@@ -700,6 +700,11 @@ static const char cprof_help[] =
     "                                                          these files\n"
     "  -fcprof-libcalls, -fno-cprof-libcalls  CPROF_LIBCALLS=1  profile calls to library\n"
     "                                 functions as leaf routines\n"
+    "  -fcprof-small=N                CPROF_SMALL              a body of at most N tokens\n"
+    "                                 is small: counted at its call sites (default 64)\n"
+    "  -fcprof-count-only=LIST        CPROF_COUNT_ONLY         count these at their call\n"
+    "                                                          sites even if not small\n"
+    "  -fcprof-timed=LIST             CPROF_TIMED              always time these\n"
     "  -fcprof-help                   print this help and exit\n"
     "\n"
     "Variables read by cprof-cc:\n"
@@ -711,6 +716,7 @@ static const char cprof_help[] =
     "  CPROF_OUT=FILE           where the profile goes (default cprof.out; %p: the pid)\n"
     "  CPROF_MODE=count         counts only, no clock read per call\n"
     "  CPROF_CLOCK=monotonic    clock_gettime instead of the time-stamp counter\n"
+    "  CPROF_DEBUG=1            check the runtime's invariants at every call\n"
     "Read the profile with cprof-report (cprof-report --help).\n";
 
 /* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;
