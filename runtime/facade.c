@@ -41,12 +41,21 @@ static __attribute__((noinline)) int active_levels_within(int d)
 
 static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
+/* A signal handler may open and close frames on this thread between any two of our
+ * instructions, in the slots from w->top up.  So a slot is taken before it is filled
+ * and read before it is given back; the compiler is kept from moving stores across
+ * those points (no instruction is added). */
+#define cprof_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
 /* A routine's shared sequential depth is written by the initial thread alone, so a
- * plain load and store keep it exact without a locked instruction. */
-
-
+ * plain load and store keep it exact without a locked instruction.  The depth is
+ * lowered after the frame leaves the stack: every frame on it counts in its depth. */
 static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now)
 {
+    if (__builtin_expect(f->saved_site != 0, 0)) {
+        cprof_pending.site = f->saved_site;
+        cprof_pending.target = f->saved_target;
+    }
     uint64_t dt = now - f->t0;
     uint64_t nested = w->calls - f->calls0;
     struct cprof_side *s = f->side;
@@ -63,12 +72,10 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     }
     f[-1].children += dt;
     f[-1].direct++;
-    --*f->depth;    /* the shared one too: only its one writer closes its frames */
+    int *depth = f->depth;
     w->top = f;
-    if (__builtin_expect(f->saved_site != 0, 0)) {
-        cprof_pending.site = f->saved_site;
-        cprof_pending.target = f->saved_target;
-    }
+    cprof_signal_fence();
+    --*depth;       /* the shared one too: only its one writer closes its frames */
 }
 
 /* Frames above the live one at `keep` were skipped by longjmp: close them now. */
@@ -126,7 +133,10 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
         rec->max_depth = depth;
     if (__builtin_expect(f == w->stack_end, 0))
         return too_deep(mine);
+    /* Taken before it is filled: a handler that interrupts the filling opens its frame
+     * above this one, not in it (it may see this one half filled: docs/semantics.md). */
     w->top = f + 1;
+    cprof_signal_fence();
     f->slot = &c->time[kase];
     f->side = &rec->side[concurrent];
     f->depth = mine;
