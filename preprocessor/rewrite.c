@@ -387,10 +387,9 @@ static CXCursor strip(CXCursor c)
     return c;
 }
 
-/* The function a call names, through (f), (*f) and (&f); null for a pointer.  Only the
- * designator tells: libclang's referenced cursor of a call of pick(1)(3) is pick. */
-/* The name a call's designator calls directly (f, (f), (*f), (&f)), as the
- * expression that mentions it; a null cursor for a call through a pointer. */
+/* The name a call's designator calls directly (f, (f), (*f), (&f)), as the expression
+ * that mentions it; a null cursor for a call through a pointer.  Only the designator
+ * tells: libclang's referenced cursor of a call of pick(1)(3) is pick. */
 static CXCursor callee_reference(CXCursor designator)
 {
     CXCursor c = strip(designator);

@@ -3,7 +3,7 @@
  * cprof_profile_load() reads one or more profile files (docs/profile-format.md),
  * validates them completely and sums them into the model below; the report writers
  * (json.c and the text sections) only read it.  Field names follow
- * ../shared/spec/semantics.md.  Counts and times (ns) are 64-bit and never negative.
+ * docs/semantics.md.  Counts and times (ns) are 64-bit and never negative.
  * With compensation (--compensate) the times are built already compensated, so every
  * writer shows the same numbers without knowing about it.
  */
