@@ -29,6 +29,12 @@
 #include <string.h>
 #include "rewrite.h"
 
+static __attribute__((noreturn)) void out_of_memory(void)
+{
+    fputs("cprof-cc: out of memory\n", stderr);
+    exit(1);
+}
+
 /* ---- growing strings ---- */
 
 struct str {
@@ -43,10 +49,8 @@ static void str_add(struct str *s, const char *p, size_t n)
         while (cap < s->len + n + 1)
             cap *= 2;
         char *q = realloc(s->p, cap);
-        if (!q) {
-            fputs("cprof-cc: out of memory\n", stderr);
-            exit(1);
-        }
+        if (!q)
+            out_of_memory();
         s->p = q;
         s->cap = cap;
     }
@@ -64,10 +68,8 @@ static void str_printf(struct str *s, const char *fmt, ...)
     va_end(ap);
     if (n >= (int)sizeof buf) {
         char *big = malloc((size_t)n + 1);
-        if (!big) {
-            fputs("cprof-cc: out of memory\n", stderr);
-            exit(1);
-        }
+        if (!big)
+            out_of_memory();
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
@@ -119,7 +121,10 @@ struct routine {
     int small;                      /* a short body without loops or pragmas */
     int called_uninstrumented;      /* a function cprof does not instrument calls it */
     int special_entry;              /* called from elsewhere: a constructor, a destructor */
+    int declared_inline;
+    int noinline;
     int counted;                    /* counted at its call sites: no entry hook */
+    int inlinable;                  /* timed, though gcc may inline it (CPROF_ROUTINE_INLINABLE) */
 };
 
 struct site {
@@ -177,7 +182,8 @@ struct unit {
         if ((n) == (cap)) { \
             (cap) = (cap) ? 2 * (cap) : 64; \
             void *p_ = realloc((array), (size_t)(cap) * sizeof *(array)); \
-            if (!p_) { fputs("cprof-cc: out of memory\n", stderr); exit(1); } \
+            if (!p_) \
+                out_of_memory(); \
             (array) = p_; \
         } \
     } while (0)
@@ -185,10 +191,8 @@ struct unit {
 static char *xstrdup(const char *s)
 {
     char *p = strdup(s ? s : "");
-    if (!p) {
-        fputs("cprof-cc: out of memory\n", stderr);
-        exit(1);
-    }
+    if (!p)
+        out_of_memory();
     return p;
 }
 
@@ -977,8 +981,9 @@ static void add_function(struct unit *u, CXCursor fn)
     u->routines[u->nroutines++] = (struct routine){
         .name = name, .file = file, .line = line,
         .internal = clang_getCursorLinkage(fn) == CXLinkage_Internal,
-        /* noinline: the user wants it kept apart, and timed. */
-        .small = is_small(u, body) && !has_attribute(u, fn, (const char *const[]){ "noinline", 0 }),
+        .declared_inline = clang_Cursor_isFunctionInlined(fn),
+        .noinline = has_attribute(u, fn, (const char *const[]){ "noinline", 0 }),
+        .small = is_small(u, body),
         /* Something other than the program's calls enters it. */
         .special_entry = has_attribute(u, fn, (const char *const[]){ "constructor", "destructor",
             "used", "ifunc", "alias", "section", "externally_visible", 0 }),
@@ -1225,22 +1230,35 @@ static void choose_counted(struct unit *u)
     /* A small routine that calls itself is no inlining candidate, and its recursion
      * is what a user profiles it for (fib). */
     int *recursive = calloc((size_t)u->nroutines + 1, sizeof *recursive);
+    int *sites = calloc((size_t)u->nroutines + 1, sizeof *sites);
+    if (!recursive || !sites)
+        out_of_memory();
     for (int i = 0; i < u->nnodes; i++) {
         const struct node *n = &u->nodes[i];
         if (n->kind == N_CALL && n->target) {
             int callee = defined_routine(u, n->target, strlen(n->target));
             if (callee >= 0 && callee == u->sites[n->index].routine)
                 recursive[callee] = 1;
+            if (callee >= 0)
+                sites[callee]++;
         }
     }
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        r->counted = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
-                     && !r->special_entry
-                     && ((r->small && !recursive[i]) || matches(o->count_only_functions, r->name))
-                     && !matches(o->timed_functions, r->name);
+        /* noinline: the user wants it kept apart, and timed. */
+        int only_ours = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
+                        && !r->special_entry;
+        r->counted = only_ours && !matches(o->timed_functions, r->name)
+                     && ((r->small && !r->noinline && !recursive[i])
+                         || matches(o->count_only_functions, r->name));
+        /* What gcc inlines at -O2 whatever its size, a static function called once, and
+         * what the program asks it to inline; only where -fcprof-count-only could count
+         * it instead. */
+        r->inlinable = only_ours && !r->counted && !r->noinline && !recursive[i]
+                       && (r->declared_inline || sites[i] == 1);
     }
     free(recursive);
+    free(sites);
 }
 
 /* ---- rendering ---- */
@@ -1504,7 +1522,8 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
             str_add(out, "0", 1);
         else
             str_printf(out, "(void (*)(void))%s", r->name);
-        str_printf(out, ", %d },", r->counted);
+        str_printf(out, ", %s },", r->counted ? "CPROF_ROUTINE_COUNTED"
+                                   : r->inlinable ? "CPROF_ROUTINE_INLINABLE" : "0");
     }
     str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
     for (int i = 0; i < u->nsites; i++) {

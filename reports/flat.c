@@ -80,18 +80,25 @@ static void overhead_note(cprof_table *t, const cprof_view *v, const size_t *lis
     memcpy(order, listed, n * sizeof *order);
     qsort_r(order, n, sizeof *order, by_overhead, (void *)p);
     char *list = NULL;
+    bool inlinable = false;
     for (size_t k = 0; k < n && k < 3; k++) {
         const cprof_prof_routine *r = &p->routines[order[k]];
         if (k > 0 && r->overhead_ns < 0.05 * p->overhead_ns)
             break;      /* a twentieth of the cost or less: not what distorts the run */
-        char *s = cprof_xasprintf("%s%s%s %.3f ms (%.1f%%)", list ? list : "", list ? ", " : "",
-                                  v->r[order[k]].label, r->overhead_ns / 1e6,
-                                  100.0 * r->overhead_ns / capacity);
+        inlinable |= r->inlinable;
+        char *s = cprof_xasprintf("%s%s%s%s %.3f ms (%.1f%%)", list ? list : "", list ? ", " : "",
+                                  v->r[order[k]].label, r->inlinable ? " (*)" : "",
+                                  r->overhead_ns / 1e6, 100.0 * r->overhead_ns / capacity);
         free(list);
         list = s;
     }
     cprof_table_note(t, "profiling took %.1f%% of elapsed x workers; most in the calls of: %s",
                      100.0 * p->overhead_ns / capacity, list);
+    if (inlinable)
+        cprof_table_note(t, "(*) gcc may inline it in a plain build (static and called from one site,\n"
+                            "or declared inline): its facade also costs what inlining saves, which\n"
+                            "the estimate leaves out; -fcprof-count-only=NAME counts it at its call\n"
+                            "sites instead and leaves it inlinable.");
     free(list);
     free(order);
 }

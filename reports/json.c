@@ -57,6 +57,8 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
     /* Counted at its call sites: its times are its callers' (docs/performance.md). */
     if (r->counted)
         json_object_set_new(o, "counted", json_true());
+    if (r->inlinable)
+        json_object_set_new(o, "inlinable", json_true());
     return o;
 }
 

@@ -27,6 +27,7 @@ struct raw_routine {
     const char *name, *file;
     int64_t line;
     json_t *counted;    /* true, or absent: null */
+    json_t *inlinable;  /* true, or absent: null */
     size_t global;  /* index in the merged profile */
 };
 
@@ -355,6 +356,7 @@ static int read_raw(struct loader *l, struct raw_file *rf)
             {"file", JSON_STRING, &r->file, 0},
             {"line", JSON_INTEGER, &r->line, 0},
             {"counted", JSON_TRUE | OPTIONAL, &r->counted, 0},
+            {"inlinable", JSON_TRUE | OPTIONAL, &r->inlinable, 0},
         };
         if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
             return -1;
@@ -493,6 +495,7 @@ static void merge_routines(cprof_profile *p, struct raw_file *rf)
             last->worker = cprof_xcalloc(p->nworkers, sizeof *last->worker);
         }
         last->counted |= r->counted != NULL;
+        last->inlinable |= r->inlinable != NULL;
         r->global = p->nroutines - 1;
     }
     free(refs);
@@ -690,6 +693,7 @@ static bool routine_sum(cprof_prof_routine *a, const cprof_prof_routine *b, size
     if (b->max_depth > a->max_depth)
         a->max_depth = b->max_depth;
     a->counted |= b->counted;
+    a->inlinable |= b->inlinable;
     a->overhead_ns += b->overhead_ns;
     bool ok = tally_sum(&a->s_caller, &b->s_caller) && tally_sum(&a->s_callee, &b->s_callee) &&
               add(&a->s_self_t, b->s_self_t) && add(&a->s_direct, b->s_direct);

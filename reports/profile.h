@@ -47,6 +47,7 @@ typedef struct {
     int64_t s_self_t;                   /* self time of the sequential activations */
     int64_t s_direct;                   /* calls made directly by them, on their thread */
     bool counted;                       /* counted at its call sites, not timed */
+    bool inlinable;                     /* timed, though gcc may inline it in a plain build */
     double overhead_ns;                 /* estimated cost of its entries' facades */
     cprof_prof_routine_worker *worker;  /* [nworkers] */
 } cprof_prof_routine;

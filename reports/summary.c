@@ -17,7 +17,9 @@ static const char explain[] =
     "call, measured by the runtime at start-up, times the calls profiled, also shown\n"
     "as a share of the time the workers had (elapsed times workers).  It leaves out\n"
     "what profiling costs the compiler's optimization (a call gcc would have inlined\n"
-    "stays a call when it is profiled), so a program can run slower than it says.\n"
+    "stays a call when it is profiled), so a program can run slower than it says;\n"
+    "the routines where cprof-cc could tell (static and called from one site, or\n"
+    "declared inline, yet timed) are counted in \"timed, gcc may inline\".\n"
     "Most of it falls outside the routines' measured times, but the calls a routine\n"
     "makes still cost it about that much each: with --compensate, that cost is taken\n"
     "out of every time (never below 0), and the summary says how much came out of the\n"
@@ -118,6 +120,17 @@ cprof_table *cprof_section_summary(const cprof_view *v)
         cprof_table_note(t, "Routines marked [counted] (small ones gcc would inline) are counted\n"
                             "at their call sites, every case exact, but not timed: their own\n"
                             "time is their callers' self time.");
+    }
+    /* Timed routines gcc may inline in a plain build: what the estimate leaves out. */
+    int64_t inlinable = 0, inlinable_calls = 0;
+    for (size_t i = 0; i < p->nroutines; i++)
+        if (p->routines[i].inlinable && v->r[i].ran) {
+            inlinable++;
+            inlinable_calls = cprof_add(inlinable_calls, cprof_add(v->r[i].s_calls, v->r[i].c_calls));
+        }
+    if (inlinable) {
+        int_row(t, "timed, gcc may inline: routines", "inlinable_routines", inlinable);
+        int_row(t, "  their calls", "inlinable_calls", inlinable_calls);
     }
     row(t, "times compensated", "compensated");
     cprof_cell_str(t, p->compensated ? "yes" : "no");

@@ -30,8 +30,17 @@ struct cprof_routine {
                               null for a static function whose address its unit never
                               takes: only its unit's direct calls reach it, and they name
                               it by site->callee */
-    int counted;           /* no entry hook: its entries are counted at its call sites
-                              (cprof_count), its time stays in its callers' */
+    int flags;             /* CPROF_ROUTINE_* */
+};
+
+/* What the rewriter knew of a routine. */
+enum {
+    /* No entry hook: its entries are counted at its call sites (cprof_count), its time
+     * stays in its callers'. */
+    CPROF_ROUTINE_COUNTED = 1,
+    /* Timed, though gcc may well inline it in a plain build (declared inline, or static
+     * and called from one site): its facade also costs what inlining would have saved. */
+    CPROF_ROUTINE_INLINABLE = 2,
 };
 
 /* One per call site in instrumented code. */

@@ -188,8 +188,10 @@ static json_t *profile_json(void)
     for (int i = 0; i < nroutines; i++) {
         json_t *r = json_pack("{s:s s:s s:i}", "name", routines[i]->name,
                               "file", routines[i]->file, "line", routines[i]->line);
-        if (routines[i]->counted)
+        if (routines[i]->flags & CPROF_ROUTINE_COUNTED)
             json_object_set_new(r, "counted", json_true());
+        if (routines[i]->flags & CPROF_ROUTINE_INLINABLE)
+            json_object_set_new(r, "inlinable", json_true());
         json_array_append_new(jr, r);
     }
     for (int i = 0; i < nsites; i++)

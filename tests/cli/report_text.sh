@@ -60,4 +60,25 @@ check "two copies: 2016 calls profiled" -- grep -qE '^calls profiled +2016$' twi
 "$bin/cprof-report" --csv flat prof.out > flat.csv
 check "--csv flat: leaf row with c_calls 1000" "$(indent flat.csv)" -- \
     eval "tr -d '\r' < flat.csv | awk -F, '\$8 == \"leaf\" && \$5 == 1000 { f = 1 } END { exit !f }'"
+# A hot routine gcc would inline in a plain build (static, called from one site), timed:
+# the summary counts it, and the flat profile's overhead line marks it (*) and says why.
+cat > hot.c <<'EOF2'
+#include <stdio.h>
+static double once(double x) { double s = 0; for (int i = 0; i < 3; i++) s += x * i; return s; }
+int main(void)
+{
+    double s = 0;
+    for (int i = 0; i < 200000; i++)
+        s += once(i);
+    printf("%.1f\n", s);
+    return 0;
+}
+EOF2
+"$bin/cprof-cc" -O2 hot.c -o hot > cc.err 2>&1 || nok "build hot.c" "$(indent cc.err)"
+CPROF_OUT=$tmp/hot.out ./hot > /dev/null
+"$bin/cprof-report" hot.out > hot.txt 2>&1
+check "summary: 1 timed routine gcc may inline, 200000 calls" "$(grep -A1 'may inline' hot.txt)" -- \
+    eval "grep -qE '^timed, gcc may inline: routines +1\$' hot.txt && grep -qE '^  their calls +200000\$' hot.txt"
+check "flat: the overhead line marks once (*) and explains it" "$(grep -A1 'profiling took' hot.txt)" -- \
+    eval "grep -qE 'most in the calls of: once \(\*\) ' hot.txt && grep -q '^(\*) gcc may inline it in a plain build' hot.txt"
 finish
