@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "options.h"
 #include "server.h"
 
 /* ---- argument vectors ---- */
@@ -55,6 +56,13 @@ static void free_owned(void)
     for (int i = 0; i < owned.n; i++)
         free((char *)owned.v[i]);
     free(owned.v);
+}
+
+/* An argument made elsewhere (malloc'd), owned from now on, pushed onto vector. */
+static void push_owned(void *vector, char *s)
+{
+    push(&owned, s);
+    push(vector, s);
 }
 
 static char *fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -290,16 +298,6 @@ static void make_tmpdir(void)
 
 enum mode { LINK, COMPILE, ASSEMBLE_ONLY /* -S */, GCC_ONLY };
 
-/* Bodies of at most this many tokens (no loop) are small: counted, not timed. */
-#define CPROF_SMALL_TOKENS 64
-
-/* cprof's own options (docs/cprof-cc.md), passed on to the rewriter. */
-struct cprof_options {
-    const char *include_functions, *include_files, *exclude_functions, *exclude_files;
-    const char *count_only_functions, *timed_functions, *small_tokens;
-    int libcalls;
-};
-
 enum language { OTHER, C_SOURCE, CXX_SOURCE };
 
 struct input {
@@ -318,7 +316,7 @@ struct cmdline {
     const char *std;
     int dep_md;         /* -MD or -MMD given */
     int openmp;         /* -fopenmp in effect */
-    struct cprof_options select;
+    struct cprof_rewrite_options select;    /* cprof's own options (options.h) */
 };
 
 static int has_suffix(const char *s, const char *suffix)
@@ -545,27 +543,12 @@ static void runtime_libs(struct cmdline *c, struct argv *out)
 static void rewriter_args(struct cmdline *c, const struct input *in, const char *copy,
                           const char *rewritten, struct argv *rw)
 {
-    const struct cprof_options *o = &c->select;
     push(rw, fmt("%s/cprof-rewrite", install_dir("libexec/cprof")));
     if (c->openmp)
         push(rw, "--openmp");
-    if (o->libcalls)
-        push(rw, "--libcalls");
     if (c->std)
         push(rw, !strcmp(c->std, "-ansi") ? "--std=c90" : fmt("-%s", c->std));
-    if (o->include_functions)
-        push(rw, fmt("--include-functions=%s", o->include_functions));
-    if (o->include_files)
-        push(rw, fmt("--include-files=%s", o->include_files));
-    if (o->exclude_functions)
-        push(rw, fmt("--exclude-functions=%s", o->exclude_functions));
-    if (o->exclude_files)
-        push(rw, fmt("--exclude-files=%s", o->exclude_files));
-    if (o->count_only_functions)
-        push(rw, fmt("--count-only=%s", o->count_only_functions));
-    if (o->timed_functions)
-        push(rw, fmt("--timed=%s", o->timed_functions));
-    push(rw, fmt("--small=%d", o->small_tokens ? atoi(o->small_tokens) : CPROF_SMALL_TOKENS));
+    cprof_options_to_rewriter(&c->select, push_owned, rw);
     push(rw, in->path);
     push(rw, copy);
     push(rw, rewritten);
@@ -691,20 +674,10 @@ static const char cprof_help[] =
     "cprof-cc compiles like gcc, and profiles the C functions it compiles (see\n"
     "docs/cprof-cc.md; --help prints gcc's help).\n"
     "\n"
-    "Options (each replaces its variable; LIST: comma-separated globs):\n"
-    "  -fcprof-include-function=LIST  CPROF_INCLUDE_FUNCTIONS  only these functions\n"
-    "  -fcprof-include-file=LIST      CPROF_INCLUDE_FILES      only functions defined in\n"
-    "                                                          these files\n"
-    "  -fcprof-exclude-function=LIST  CPROF_EXCLUDE_FUNCTIONS  not these functions\n"
-    "  -fcprof-exclude-file=LIST      CPROF_EXCLUDE_FILES      not functions defined in\n"
-    "                                                          these files\n"
-    "  -fcprof-libcalls, -fno-cprof-libcalls  CPROF_LIBCALLS=1  profile calls to library\n"
-    "                                 functions as leaf routines\n"
-    "  -fcprof-small=N                CPROF_SMALL              a body of at most N tokens\n"
-    "                                 is small: counted at its call sites (default 64)\n"
-    "  -fcprof-count-only=LIST        CPROF_COUNT_ONLY         count these at their call\n"
-    "                                                          sites even if not small\n"
-    "  -fcprof-timed=LIST             CPROF_TIMED              always time these\n"
+    "Options (each replaces its variable; LIST: comma-separated globs):\n";
+
+/* What follows the options in -fcprof-help. */
+static const char cprof_help_end[] =
     "  -fcprof-help                   print this help and exit\n"
     "\n"
     "Variables read by cprof-cc:\n"
@@ -720,42 +693,23 @@ static const char cprof_help[] =
     "Read the profile with cprof-report (cprof-report --help).\n";
 
 /* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;
- * the environment gives the defaults. */
-static void take_cprof_options(struct argv *args, struct cprof_options *o)
+ * the environment gives the defaults.  A bad value: a message, and exit status 1. */
+static void take_cprof_options(struct argv *args, struct cprof_rewrite_options *o)
 {
-    static const struct { const char *option, *env; size_t field; } lists[] = {
-        { "-fcprof-include-function=", "CPROF_INCLUDE_FUNCTIONS", offsetof(struct cprof_options, include_functions) },
-        { "-fcprof-include-file=", "CPROF_INCLUDE_FILES", offsetof(struct cprof_options, include_files) },
-        { "-fcprof-exclude-function=", "CPROF_EXCLUDE_FUNCTIONS", offsetof(struct cprof_options, exclude_functions) },
-        { "-fcprof-exclude-file=", "CPROF_EXCLUDE_FILES", offsetof(struct cprof_options, exclude_files) },
-        { "-fcprof-count-only=", "CPROF_COUNT_ONLY", offsetof(struct cprof_options, count_only_functions) },
-        { "-fcprof-timed=", "CPROF_TIMED", offsetof(struct cprof_options, timed_functions) },
-        { "-fcprof-small=", "CPROF_SMALL", offsetof(struct cprof_options, small_tokens) },
-    };
-    enum { NLISTS = sizeof lists / sizeof *lists };
-    for (int k = 0; k < NLISTS; k++) {
-        const char *e = getenv(lists[k].env);
-        *(const char **)((char *)o + lists[k].field) = e && *e ? e : NULL;
+    char err[512];
+    if (cprof_options_from_env(o, err, sizeof err) != 0) {
+        fprintf(stderr, "cprof-cc: %s\n", err);
+        exit(1);
     }
-    const char *e = getenv("CPROF_LIBCALLS");
-    o->libcalls = e && *e && strcmp(e, "0");
     int kept = 1;
     for (int i = 1; i < args->n; i++) {
-        const char *a = args->v[i];
-        int taken = 0;
-        for (int k = 0; k < NLISTS; k++) {
-            size_t n = strlen(lists[k].option);
-            if (!strncmp(a, lists[k].option, n)) {
-                *(const char **)((char *)o + lists[k].field) = a + n;
-                taken = 1;
-            }
-        }
-        if (!strcmp(a, "-fcprof-libcalls") || !strcmp(a, "-fno-cprof-libcalls")) {
-            o->libcalls = a[2] == 'c';
-            taken = 1;
+        int taken = cprof_options_take(o, args->v[i], err, sizeof err);
+        if (taken < 0) {
+            fprintf(stderr, "cprof-cc: %s\n", err);
+            exit(1);
         }
         if (!taken)
-            args->v[kept++] = a;
+            args->v[kept++] = args->v[i];
     }
     args->n = kept;
     args->v[kept] = NULL;
@@ -766,6 +720,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-fcprof-help")) {
             fputs(cprof_help, stdout);
+            cprof_options_help(stdout);
+            fputs(cprof_help_end, stdout);
             return fflush(stdout) ? 1 : 0;
         }
     atexit(free_owned);
@@ -773,7 +729,7 @@ int main(int argc, char **argv)
     push(&args, argv[0]);
     for (int i = 1; i < argc; i++)
         add_arg(&args, argv[i], 0);
-    struct cprof_options select;
+    struct cprof_rewrite_options select = { 0 };
     take_cprof_options(&args, &select);
     struct cmdline c;
     parse(&c, args.n, (char **)args.v);

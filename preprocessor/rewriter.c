@@ -12,13 +12,13 @@
  * on success; 1 with one last stderr line "file:line: warning: reason" when the unit
  * cannot be instrumented; 2 for a usage error.
  *
- * Options: --openmp, --libcalls, --std=STD, --include-functions=LIST,
- * --include-files=LIST, --exclude-functions=LIST, --exclude-files=LIST,
- * --count-only=LIST, --timed=LIST, --small=N (rewrite.h).
+ * Options: --openmp, --std=STD, and cprof-cc's own options in their rewriter form
+ * (options.h: --include-function=LIST, --libcalls, --small=N, ...).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "options.h"
 #include "rewrite.h"
 #include "server.h"
 
@@ -54,30 +54,20 @@ static int write_all(const char *path, const char *p, size_t n)
 
 static int rewrite_main(int argc, char **argv)
 {
+    /* cprof-cc passes every option (options.h): the rewriter has no defaults. */
     struct cprof_rewrite_options o = { 0 };
-    const struct { const char *name; const char **value; } lists[] = {
-        { "--include-functions=", &o.include_functions }, { "--include-files=", &o.include_files },
-        { "--exclude-functions=", &o.exclude_functions }, { "--exclude-files=", &o.exclude_files },
-        { "--count-only=", &o.count_only_functions }, { "--timed=", &o.timed_functions },
-    };
     const char *clang_args[1];
+    char err[512];
     int nclang = 0, i = 1;
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
         const char *a = argv[i];
-        int known = 0;
-        for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
-            size_t n = strlen(lists[k].name);
-            if (!strncmp(a, lists[k].name, n)) {
-                *lists[k].value = a + n;
-                known = 1;
-            }
+        int known = cprof_options_take_rewriter(&o, a, err, sizeof err);
+        if (known < 0) {
+            fprintf(stderr, "cprof-rewrite: %s\n", err);
+            return 2;
         }
         if (!strcmp(a, "--openmp"))
             o.openmp = known = 1;
-        else if (!strcmp(a, "--libcalls"))
-            o.libcalls = known = 1;
-        else if (!strncmp(a, "--small=", 8))
-            o.small_tokens = atoi(a + 8), known = 1;
         else if (!strncmp(a, "--std=", 6)) {
             clang_args[0] = a + 1;      /* -std=... */
             nclang = known = 1;

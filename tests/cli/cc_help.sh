@@ -16,11 +16,22 @@ for o in $(grep -oE '`-f(no-)?cprof-[a-z-]+' "$root/docs/cprof-cc.md" | tr -d '`
 done
 check "-fcprof-help lists every -fcprof- option of docs/cprof-cc.md" "missing:$missing" -- test -z "$missing"
 missing=
-for v in $(cat "$root"/preprocessor/*.c "$root"/runtime/*.c | grep -oE 'getenv\("CPROF_[A-Z_]+"\)' | grep -oE 'CPROF_[A-Z_]+' | sort -u); do
+# (options.c declares the options' variables in a table, read by getenv too.)
+for v in $({ cat "$root"/preprocessor/*.c "$root"/runtime/*.c | grep -oE 'getenv\("CPROF_[A-Z_]+"\)'
+             grep -oE '"CPROF_[A-Z_]+"' "$root"/preprocessor/options.c; } | grep -oE 'CPROF_[A-Z_]+' | sort -u); do
     grep -q "$v" help.out || missing="$missing $v"
 done
 check "-fcprof-help lists every CPROF_ variable cprof reads" "missing:$missing" -- test -z "$missing"
 gcc --help > gcc.help 2>&1
 "$bin/cprof-cc" --help > cc.help 2>&1
 check "--help is gcc's" "$(diff gcc.help cc.help | head -5)" -- cmp -s gcc.help cc.help
+echo 'int main(void) { return 0; }' > ok.c
+for bad in -fcprof-small=many -fcprof-small=-1 -fcprof-small=; do
+    "$bin/cprof-cc" "$bad" ok.c -o ok > bad.out 2>&1; st=$?
+    check "$bad: one line naming it, exit 1, nothing built" "status $st" "$(indent bad.out)" -- \
+        eval "[ $st = 1 ] && [ \$(wc -l < bad.out) = 1 ] && grep -qe '^cprof-cc: $bad: ' bad.out && [ ! -e ok ]"
+done
+CPROF_SMALL=x "$bin/cprof-cc" ok.c -o ok > bad.out 2>&1; st=$?
+check "CPROF_SMALL=x: one line naming it, exit 1" "status $st" "$(indent bad.out)" -- \
+    eval "[ $st = 1 ] && [ \$(wc -l < bad.out) = 1 ] && grep -q '^cprof-cc: CPROF_SMALL: ' bad.out"
 finish
