@@ -31,7 +31,7 @@ endif
 RT_SRC  := $(wildcard runtime/*.c)
 RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
-CC_OBJ  := $(B)/obj/preprocessor/driver.o $(B)/obj/preprocessor/client.o $(B)/obj/preprocessor/options.o
+CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options)
 RW_OBJ  := $(B)/obj/preprocessor/rewriter.o $(B)/obj/preprocessor/rewrite.o $(B)/obj/preprocessor/server.o $(B)/obj/preprocessor/options.o $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)

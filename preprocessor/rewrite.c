@@ -35,6 +35,22 @@ static __attribute__((noreturn)) void out_of_memory(void)
     exit(1);
 }
 
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+static void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
 /* ---- growing strings ---- */
 
 struct str {
@@ -48,10 +64,7 @@ static void str_add(struct str *s, const char *p, size_t n)
         size_t cap = s->cap ? s->cap : 4096;
         while (cap < s->len + n + 1)
             cap *= 2;
-        char *q = realloc(s->p, cap);
-        if (!q)
-            out_of_memory();
-        s->p = q;
+        s->p = xrealloc(s->p, cap);
         s->cap = cap;
     }
     memcpy(s->p + s->len, p, n);
@@ -67,7 +80,7 @@ static void str_printf(struct str *s, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n >= (int)sizeof buf) {
-        char *big = malloc((size_t)n + 1);
+        char *big = xcalloc(1, (size_t)n + 1);
         if (!big)
             out_of_memory();
         va_start(ap, fmt);
@@ -181,10 +194,7 @@ struct unit {
 #define GROW(array, n, cap) do { \
         if ((n) == (cap)) { \
             (cap) = (cap) ? 2 * (cap) : 64; \
-            void *p_ = realloc((array), (size_t)(cap) * sizeof *(array)); \
-            if (!p_) \
-                out_of_memory(); \
-            (array) = p_; \
+            (array) = xrealloc((array), (size_t)(cap) * sizeof *(array)); \
         } \
     } while (0)
 
@@ -598,9 +608,9 @@ static void add_call(struct unit *u, CXCursor call)
         n->implicit = decl >= u->body_start && decl < u->body_end;
     }
     n->nargs = nargs;
-    n->arg_start = calloc((size_t)nargs + 1, sizeof *n->arg_start);
-    n->arg_end = calloc((size_t)nargs + 1, sizeof *n->arg_end);
-    n->arg_bitfield = calloc((size_t)nargs + 1, 1);
+    n->arg_start = xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
+    n->arg_end = xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
+    n->arg_bitfield = xcalloc((size_t)nargs + 1, 1);
     for (int i = 0; i < nargs; i++) {
         CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
         extent_of(arg, &n->arg_start[i], &n->arg_end[i]);
@@ -689,9 +699,9 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
                 n->desig_end = (unsigned)(q - t);
                 n->target = strndup(w, (size_t)(q - w));
                 n->nargs = nargs;
-                n->arg_start = calloc((size_t)nargs + 1, sizeof *n->arg_start);
-                n->arg_end = calloc((size_t)nargs + 1, sizeof *n->arg_end);
-                n->arg_bitfield = calloc((size_t)nargs + 1, 1);
+                n->arg_start = xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
+                n->arg_end = xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
+                n->arg_bitfield = xcalloc((size_t)nargs + 1, 1);
                 int k = 0;
                 const char *arg = open + 1;
                 level = 0;
@@ -1062,7 +1072,7 @@ static int by_routine_name(const void *a, const void *b, void *data)
 
 static void index_routines(struct unit *u)
 {
-    u->defined = malloc(((size_t)u->nroutines + 1) * sizeof *u->defined);
+    u->defined = xcalloc((size_t)u->nroutines + 1, sizeof *u->defined);
     for (int i = 0; i < u->nroutines; i++)
         if (u->routines[i].line)
             u->defined[u->ndefined++] = i;
@@ -1206,9 +1216,9 @@ static enum CXChildVisitResult count_known_top(CXCursor c, CXCursor parent, CXCl
 
 static void find_addresses_taken(struct unit *u)
 {
-    int *mentions = calloc((size_t)u->nroutines + 1, sizeof *mentions);
-    struct known_mentions k = { .u = u, .known = calloc((size_t)u->nroutines + 1, sizeof *k.known),
-                                .uninstrumented = calloc((size_t)u->nroutines + 1, sizeof *k.known),
+    int *mentions = xcalloc((size_t)u->nroutines + 1, sizeof *mentions);
+    struct known_mentions k = { .u = u, .known = xcalloc((size_t)u->nroutines + 1, sizeof *k.known),
+                                .uninstrumented = xcalloc((size_t)u->nroutines + 1, sizeof *k.known),
                                 .callee_at = UINT_MAX };
     count_mentions(u, mentions);
     clang_visitChildren(clang_getTranslationUnitCursor(u->tu), count_known_top, &k);
@@ -1229,10 +1239,8 @@ static void choose_counted(struct unit *u)
     const struct cprof_rewrite_options *o = u->options;
     /* A small routine that calls itself is no inlining candidate, and its recursion
      * is what a user profiles it for (fib). */
-    int *recursive = calloc((size_t)u->nroutines + 1, sizeof *recursive);
-    int *sites = calloc((size_t)u->nroutines + 1, sizeof *sites);
-    if (!recursive || !sites)
-        out_of_memory();
+    int *recursive = xcalloc((size_t)u->nroutines + 1, sizeof *recursive);
+    int *sites = xcalloc((size_t)u->nroutines + 1, sizeof *sites);
     for (int i = 0; i < u->nnodes; i++) {
         const struct node *n = &u->nodes[i];
         if (n->kind == N_CALL && n->target) {
@@ -1277,8 +1285,8 @@ static int by_position(const void *a, const void *b)
  * contained nodes, and return the top ones. */
 static int *build_tree(struct unit *u, int copy, int *ntop)
 {
-    int *stack = malloc(((size_t)u->nnodes + 1) * sizeof *stack);
-    int *top = malloc(((size_t)u->nnodes + 1) * sizeof *top);
+    int *stack = xcalloc((size_t)u->nnodes + 1, sizeof *stack);
+    int *top = xcalloc((size_t)u->nnodes + 1, sizeof *top);
     int depth = 0;
     *ntop = 0;
     for (int i = 0; i < u->nnodes; i++) {
@@ -1295,7 +1303,7 @@ static int *build_tree(struct unit *u, int copy, int *ntop)
             top[(*ntop)++] = i;
         } else {
             struct node *p = &u->nodes[stack[depth - 1]];
-            p->kids = realloc(p->kids, ((size_t)p->nkids + 1) * sizeof *p->kids);
+            p->kids = xrealloc(p->kids, ((size_t)p->nkids + 1) * sizeof *p->kids);
             p->kids[p->nkids++] = i;
         }
         stack[depth++] = i;
@@ -1576,7 +1584,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     const char *fixed[] = { "-x", "c", "-D__malloc__(...)=__malloc__", "-D_Float128=__float128",
                             "-ferror-limit=0", "-Wno-everything" };
     int nfixed = (int)(sizeof fixed / sizeof *fixed);
-    const char **args = malloc(((size_t)nfixed + (size_t)nclang_args) * sizeof *args);
+    const char **args = xcalloc((size_t)nfixed + (size_t)nclang_args, sizeof *args);
     memcpy(args, fixed, sizeof fixed);
     for (int i = 0; i < nclang_args; i++)
         args[nfixed + i] = clang_args[i];
@@ -1614,7 +1622,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
         qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */
     {
-        struct site *sorted = malloc(((size_t)u.nsites + 1) * sizeof *sorted);
+        struct site *sorted = xcalloc((size_t)u.nsites + 1, sizeof *sorted);
         int next = 0;
         for (int i = 0; i < u.nnodes; i++)
             if (u.nodes[i].kind == N_CALL) {
