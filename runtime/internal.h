@@ -140,6 +140,8 @@ void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
+/* Units registered and not yet unregistered. */
+int cprof_units_loaded(void);
 
 /* ---- facade.c ---- */
 
@@ -158,6 +160,8 @@ struct cprof_costs cprof_facade_cost_ns(void);
 /* ---- profile.c ---- */
 
 void cprof_runtime_start(void);
+/* units.c: the last loaded unit unregistered (at exit: its destructor was the last). */
+void cprof_last_unit_gone(void);
 /* stack.c: lets the initial thread's stack grow past the soft limit it started with. */
 void cprof_stack_start(void);
 
