@@ -135,7 +135,8 @@ struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int
 
 void cprof_routine_id_slow(struct cprof_routine *r);
 void cprof_site_id_slow(struct cprof_site *s);
-/* Snapshot of the tables for the writer; valid until the next registration. */
+/* The tables, for the writer: valid while it holds cprof_tables_lock(); an entry of a
+ * unit that unregistered points at the runtime's copy. */
 void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);

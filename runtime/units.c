@@ -38,15 +38,16 @@ struct gone {
 };
 static struct gone *gone;
 
-static void *own(size_t size)
+static void *or_die(void *p)
 {
-    void *p = calloc(1, size);
     if (!p) {
         fputs("cprof: out of memory\n", stderr);
         abort();
     }
     return p;
 }
+
+static void *own(size_t size) { return or_die(calloc(1, size)); }
 
 static void *grow(void *array, int *cap, int need, size_t elem)
 {
@@ -55,11 +56,7 @@ static void *grow(void *array, int *cap, int need, size_t elem)
     int n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *p = realloc(array, (size_t)n * elem);
-    if (!p) {
-        fputs("cprof: out of memory\n", stderr);
-        abort();
-    }
+    void *p = or_die(realloc(array, (size_t)n * elem));
     *cap = n;
     return p;
 }
