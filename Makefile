@@ -51,10 +51,11 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # Shared libraries built by cprof-cc link this one: one runtime per process, whether
-# the program is profiled (its static copy, exported, wins) or not.
+# the program is profiled (its static copy, exported, wins) or not.  Never unloaded
+# (nodelete): a dlclosed library leaves its counts in it until the profile is written.
 $(B)/lib/libcprof.so: $(RT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared $^ $$(pkg-config --libs hwloc jansson) -fopenmp -o $@
+	$(CC) -shared -Wl,-z,nodelete $^ $$(pkg-config --libs hwloc jansson) -fopenmp -o $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)

@@ -1472,7 +1472,7 @@ static void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v3", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v4", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -1544,10 +1544,15 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
         str_literal(out, s->file);
         str_printf(out, ", %u, %d, -1 },", s->line, s->d);
     }
-    str_printf(out, "\n};\nstatic void __attribute__((constructor)) __cprof_unit_init(void)\n{\n"
-                    "  static struct cprof_unit unit = { ");
+    /* The destructor runs after the object's other destructors (units.c: the profile
+     * is written when the last unit unregisters at exit). */
+    str_add(out, "\n};\nstatic struct cprof_unit __cprof_unit = { ", 46);
     str_literal(out, unit_file);
-    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n  cprof_register_unit_v3(&unit);\n}\n",
+    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n"
+                    "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
+                    "{ cprof_register_unit_v4(&__cprof_unit); }\n"
+                    "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
+                    "{ cprof_unregister_unit_v4(&__cprof_unit); }\n",
                u->nroutines, u->nsites);
 }
 

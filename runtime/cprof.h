@@ -13,7 +13,7 @@
 
 /* Write the profile now (to the path that would be used at exit, see CPROF_OUT).
  * Returns 0 on success, -1 with errno set on failure.  The profile is written again
- * at exit. */
+ * when the program ends. */
 int cprof_write(void);
 
 /* ---- ABI used by code that cprof-cc generates; not for hand-written code ---- */
@@ -53,7 +53,9 @@ struct cprof_site {
     int id;                /* global id, assigned when its unit registers */
 };
 
-/* One per translation unit, registered by a constructor before main. */
+/* One per translation unit, registered by a constructor before main and unregistered
+ * by a destructor after the program's own (priority 101: after every destructor of its
+ * object without a priority or with a larger one), or when its object is unloaded. */
 struct cprof_unit {
     const char *file;
     int nroutines, nsites;
@@ -80,9 +82,12 @@ extern __thread struct cprof_pending cprof_pending;
 void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
-/* The name carries the version of these structures: an object compiled by a cprof-cc
- * with another layout fails to link instead of being misread. */
-void cprof_register_unit_v3(struct cprof_unit *unit);
+/* The name carries the version of these structures and of the protocol: an object
+ * compiled by a cprof-cc with another layout, or that does not unregister its units
+ * (v3), fails to link instead of being misread.  The profile is written at exit when
+ * the last registered unit unregisters. */
+void cprof_register_unit_v4(struct cprof_unit *unit);
+void cprof_unregister_unit_v4(struct cprof_unit *unit);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the

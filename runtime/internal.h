@@ -135,11 +135,14 @@ struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int
 
 void cprof_routine_id_slow(struct cprof_routine *r);
 void cprof_site_id_slow(struct cprof_site *s);
-/* Snapshot of the tables for the writer; valid until the next registration. */
+/* The tables, for the writer: valid while it holds cprof_tables_lock(); an entry of a
+ * unit that unregistered points at the runtime's copy. */
 void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
+/* Units registered and not yet unregistered. */
+int cprof_units_loaded(void);
 
 /* ---- facade.c ---- */
 
@@ -158,6 +161,8 @@ struct cprof_costs cprof_facade_cost_ns(void);
 /* ---- profile.c ---- */
 
 void cprof_runtime_start(void);
+/* units.c: the last loaded unit unregistered (at exit: its destructor was the last). */
+void cprof_last_unit_gone(void);
 /* stack.c: lets the initial thread's stack grow past the soft limit it started with. */
 void cprof_stack_start(void);
 

@@ -5,6 +5,10 @@
  * regular file (/dev/null, a FIFO) is written directly.  A forked child that did not
  * exec shares the parent's counters up to the fork; it writes a profile only when
  * CPROF_OUT holds %p, so it never overwrites the parent's.
+ *
+ * The profile of the run is written once, as late as the program runs code cprof
+ * compiled: at exit when the last unit unregisters, or by an at_quick_exit handler;
+ * cprof_write() writes the profile so far on demand.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,11 +24,33 @@
 
 static pid_t start_pid;
 static struct cprof_costs facade_cost_ns;
+static int exiting, written;
 
-static void at_exit(void)
+/* The profile of the whole run, once, with the activations still open closed now. */
+static void write_final(void)
 {
+    if (__atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST))
+        return;
     cprof_close_open_frames();
     cprof_write();
+}
+
+/* exit() has begun: the atexit handlers registered after this one have run, the
+ * destructors have not.  Each unit's destructor comes after the other destructors of
+ * its object, and objects are finalized after those that depend on them, so the last
+ * unit to unregister is the end of the profiled program (units.c).  With no unit
+ * loaded any more, nothing profiled can run: the profile is written now. */
+static void at_exit(void)
+{
+    __atomic_store_n(&exiting, 1, __ATOMIC_SEQ_CST);
+    if (!cprof_units_loaded())
+        write_final();
+}
+
+void cprof_last_unit_gone(void)
+{
+    if (__atomic_load_n(&exiting, __ATOMIC_SEQ_CST))
+        write_final();
 }
 
 void cprof_runtime_start(void)
@@ -34,6 +60,9 @@ void cprof_runtime_start(void)
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
     atexit(at_exit);
+    /* quick_exit() runs no destructor; handlers run in reverse order of registration,
+     * so the program's own, registered later, run before this one. */
+    at_quick_exit(write_final);
 }
 
 /* CPROF_OUT, or cprof.out; %p becomes the pid, %% a percent sign. */

@@ -5,9 +5,17 @@
  * directly.  A descriptor reached before its unit registered (a user constructor that
  * runs first) gets its id lazily; registration then skips it.  Descriptors start with
  * id -1.
+ *
+ * A unit unregisters from a destructor: when its object is unloaded (dlclose), or at
+ * exit.  What the profile needs of its descriptors is then copied into the runtime's
+ * memory and the tables point at the copies, so the writer never reads an object that
+ * is gone; the same unit loaded again takes its ids back.  At exit, the last unit to
+ * unregister has the profile written (profile.c).
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "internal.h"
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -16,6 +24,30 @@ static int nroutines, routines_cap;
 static struct cprof_site **sites;
 static int nsites, sites_cap;
 static int started;
+static int loaded;                  /* units registered and not unregistered */
+
+/* A unit that unregistered: the ids its descriptors had, in its order (routines, then
+ * sites), which the tables' copies carry.  A unit registering with the same tables
+ * takes them back (`back`) until it unregisters in turn. */
+struct gone {
+    const struct cprof_unit *back;
+    char *file;
+    int nroutines, nsites;
+    int *ids;
+    struct gone *next;
+};
+static struct gone *gone;
+
+static void *or_die(void *p)
+{
+    if (!p) {
+        fputs("cprof: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+static void *own(size_t size) { return or_die(calloc(1, size)); }
 
 static void *grow(void *array, int *cap, int need, size_t elem)
 {
@@ -24,11 +56,7 @@ static void *grow(void *array, int *cap, int need, size_t elem)
     int n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *p = realloc(array, (size_t)n * elem);
-    if (!p) {
-        fputs("cprof: out of memory\n", stderr);
-        abort();
-    }
+    void *p = or_die(realloc(array, (size_t)n * elem));
     *cap = n;
     return p;
 }
@@ -63,15 +91,159 @@ static void add_site(struct cprof_site *s)
     nsites++;
 }
 
-void cprof_register_unit_v3(struct cprof_unit *unit)
+/* The index of a descriptor in its unit's table, or -1 (a site's callee outside it). */
+static int index_of(const struct cprof_routine *r, const struct cprof_unit *unit)
+{
+    uintptr_t a = (uintptr_t)r, lo = (uintptr_t)unit->routines;
+    size_t i = (a - lo) / sizeof *r;
+    return a >= lo && i < (size_t)unit->nroutines ? (int)i : -1;
+}
+
+static int same_routine(const struct cprof_routine *a, const struct cprof_routine *b)
+{
+    return !strcmp(a->name, b->name) && !strcmp(a->file, b->file) && a->line == b->line &&
+           a->counted == b->counted;
+}
+
+/* Does the unit describe what g's copies do?  A site names its caller and callee by
+ * their index in the unit, a copy by the id they had. */
+static int same_unit(const struct gone *g, const struct cprof_unit *unit)
+{
+    if (g->back || g->nroutines != unit->nroutines || g->nsites != unit->nsites ||
+        strcmp(g->file, unit->file))
+        return 0;
+    for (int i = 0; i < unit->nroutines; i++)
+        if (!same_routine(routines[g->ids[i]], &unit->routines[i]))
+            return 0;
+    for (int i = 0; i < unit->nsites; i++) {
+        const struct cprof_site *c = sites[g->ids[unit->nroutines + i]], *s = &unit->sites[i];
+        int caller = index_of(s->caller, unit), callee = s->callee ? index_of(s->callee, unit) : -1;
+        if (strcmp(c->file, s->file) || c->line != s->line || c->d != s->d || caller < 0 ||
+            c->caller->id != g->ids[caller] || !c->callee != !s->callee ||
+            (s->callee && (callee < 0 || c->callee->id != g->ids[callee])))
+            return 0;
+    }
+    return 1;
+}
+
+/* A descriptor that already has an id (reached before its unit registered) keeps it. */
+static void take_ids(struct gone *g, struct cprof_unit *unit)
+{
+    g->back = unit;
+    for (int i = 0; i < unit->nroutines; i++)
+        if (unit->routines[i].id < 0)
+            __atomic_store_n(&unit->routines[i].id, g->ids[i], __ATOMIC_RELEASE);
+    for (int i = 0; i < unit->nsites; i++)
+        if (unit->sites[i].id < 0)
+            __atomic_store_n(&unit->sites[i].id, g->ids[unit->nroutines + i], __ATOMIC_RELEASE);
+}
+
+void cprof_register_unit_v4(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
+    loaded++;
+    for (struct gone *g = gone; g; g = g->next)
+        if (same_unit(g, unit)) {
+            take_ids(g, unit);
+            break;
+        }
     for (int i = 0; i < unit->nroutines; i++)
         add_routine(&unit->routines[i]);
     for (int i = 0; i < unit->nsites; i++)
         add_site(&unit->sites[i]);
     pthread_mutex_unlock(&tables_lock);
+}
+
+/* A copy holds its strings: the descriptor's are in the object going away. */
+static char *copy_string(char **to, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = memcpy(*to, s, n);
+    *to += n;
+    return p;
+}
+
+static struct cprof_routine *copy_routine(const struct cprof_routine *r)
+{
+    struct cprof_routine *c = own(sizeof *c + strlen(r->name) + strlen(r->file) + 2);
+    char *to = (char *)(c + 1);
+    c->name = copy_string(&to, r->name);
+    c->file = copy_string(&to, r->file);
+    c->line = r->line;
+    c->id = r->id;
+    c->counted = r->counted;
+    return c;
+}
+
+/* After the unit's routines: caller and callee are the tables' entries, copies. */
+static struct cprof_site *copy_site(const struct cprof_site *s)
+{
+    struct cprof_site *c = own(sizeof *c + strlen(s->file) + 1);
+    char *to = (char *)(c + 1);
+    c->caller = routines[s->caller->id];
+    c->callee = s->callee ? routines[s->callee->id] : 0;
+    c->file = copy_string(&to, s->file);
+    c->line = s->line;
+    c->d = s->d;
+    c->id = s->id;
+    return c;
+}
+
+static struct gone *remember(const struct cprof_unit *unit)
+{
+    struct gone *g = own(sizeof *g);
+    g->file = strcpy(own(strlen(unit->file) + 1), unit->file);
+    g->nroutines = unit->nroutines;
+    g->nsites = unit->nsites;
+    g->ids = own(((size_t)unit->nroutines + (size_t)unit->nsites + 1) * sizeof *g->ids);
+    for (int i = 0; i < unit->nroutines; i++)
+        g->ids[i] = unit->routines[i].id;
+    for (int i = 0; i < unit->nsites; i++)
+        g->ids[unit->nroutines + i] = unit->sites[i].id;
+    g->next = gone;
+    return gone = g;
+}
+
+void cprof_unregister_unit_v4(struct cprof_unit *unit)
+{
+    pthread_mutex_lock(&tables_lock);
+    struct gone *g = gone;
+    while (g && g->back != unit)
+        g = g->next;
+    if (g)
+        g->back = 0;
+    else
+        remember(unit);
+    /* Entries that point into the unit: all of a unit seen for the first time, only
+     * those with ids of their own in a unit that took its ids back. */
+    for (int i = 0; i < unit->nroutines; i++) {
+        struct cprof_routine *r = &unit->routines[i];
+        if (routines[r->id] == r)
+            routines[r->id] = copy_routine(r);
+    }
+    for (int i = 0; i < unit->nsites; i++) {
+        struct cprof_site *s = &unit->sites[i];
+        if (sites[s->id] == s)
+            sites[s->id] = copy_site(s);
+    }
+    /* A call from the unit to code cprof did not compile left its handshake pending on
+     * this thread: the next entry from outside reads the copy. */
+    uintptr_t p = (uintptr_t)cprof_pending.site, lo = (uintptr_t)unit->sites;
+    if (p >= lo && (p - lo) / sizeof *unit->sites < (size_t)unit->nsites)
+        cprof_pending.site = sites[cprof_pending.site->id];
+    int last = --loaded == 0;
+    pthread_mutex_unlock(&tables_lock);
+    if (last)
+        cprof_last_unit_gone();
+}
+
+int cprof_units_loaded(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    int n = loaded;
+    pthread_mutex_unlock(&tables_lock);
+    return n;
 }
 
 void cprof_routine_id_slow(struct cprof_routine *r)
