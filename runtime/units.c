@@ -102,7 +102,7 @@ static int index_of(const struct cprof_routine *r, const struct cprof_unit *unit
 static int same_routine(const struct cprof_routine *a, const struct cprof_routine *b)
 {
     return !strcmp(a->name, b->name) && !strcmp(a->file, b->file) && a->line == b->line &&
-           a->counted == b->counted;
+           a->flags == b->flags;
 }
 
 /* Does the unit describe what g's copies do?  A site names its caller and callee by
@@ -172,7 +172,7 @@ static struct cprof_routine *copy_routine(const struct cprof_routine *r)
     c->file = copy_string(&to, r->file);
     c->line = r->line;
     c->id = r->id;
-    c->counted = r->counted;
+    c->flags = r->flags;
     return c;
 }
 
