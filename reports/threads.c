@@ -107,7 +107,8 @@ static cprof_tally concurrent_calls(const cprof_prof_routine *r, size_t w)
     const cprof_prof_routine_worker *rw = &r->worker[w];
     return (cprof_tally){cprof_add(rw->c_callee.n, rw->cc_callee.n),
                          cprof_add(rw->c_callee.t, rw->cc_callee.t),
-                         cprof_add(rw->c_callee.nested, rw->cc_callee.nested)};
+                         cprof_add(rw->c_callee.nested, rw->cc_callee.nested),
+                         cprof_add(rw->c_callee.rec_t, rw->cc_callee.rec_t)};
 }
 
 cprof_table *cprof_section_spread(const cprof_view *v)

@@ -60,6 +60,14 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     if (f->outermost) {
         s->time += dt;
         s->nested += nested;
+    } else if (*f->depth > 1 || w->initial) {
+        /* Nested in an activation of its routine on this thread: the initial thread's
+         * depth is all its own, another thread's own depth is *f->depth. */
+        f->slot[2 * CPROF_NCASES] += dt;
+        f->slot[3 * CPROF_NCASES] += nested;
+    } else {
+        s->thread_time += dt;
+        s->thread_nested += nested;
     }
     f[-1].children += dt;
     f[-1].direct++;
