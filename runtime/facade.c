@@ -57,7 +57,7 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
      * team) has no frame below it there: it is not subtracted, it overlaps. */
     s->self_time += dt - f->children;
     s->direct += f->direct;
-    if (f->outermost) {
+    if (__builtin_expect(f->outermost, 1)) {
         s->time += dt;
         s->nested += nested;
     } else if (*f->depth > 1 || w->initial) {

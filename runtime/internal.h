@@ -63,21 +63,22 @@ struct cprof_call_rec {
     int callee;                     /* routine id */
 };
 
-/* A routine's figures on one worker, for its sequential or its concurrent entries. */
+/* A routine's figures on one worker, for its sequential or its concurrent entries.
+ * The thread_ fields are concurrent activations outermost on their own thread that the
+ * paper's rule does not count as outermost (the initial thread had the routine open
+ * sequentially): with `time` they give the time the routine was open on this thread.
+ * Each sits beside its paper counterpart, not beside each other: gcc would pair their
+ * additions in vector registers and lengthen close_frame's common path. */
 struct cprof_side {
     uint64_t time;                  /* outermost activations only (paper 4.4.1), ticks */
+    uint64_t thread_time;
     uint64_t self_time;             /* all activations, minus their callees on this thread */
     /* For compensating the profiler's own cost in reports: profiled calls made on this
      * thread inside the outermost activations (their times include those calls'
      * facades), and directly by any activation (self). */
     uint64_t nested;
-    uint64_t direct;
-    /* Concurrent activations outermost on their own thread that the paper's rule does
-     * not count as outermost (the initial thread had the routine open sequentially):
-     * their time and nested calls.  With `time` they give the time the routine was
-     * open on this thread. */
-    uint64_t thread_time;
     uint64_t thread_nested;
+    uint64_t direct;
 };
 
 /* Per worker and routine.  Entries are not counted here: they are the sum of the call
