@@ -208,9 +208,9 @@ dot_has() {  # dot_has LINE...: each LINE is a line of the --dot output of loop.
     local l; for l in "$@"; do grep -qxF -- "$l" "$tmp/out" || { echo "missing: $l" >&2; return 1; }; done
 }
 check "--dot: one node per routine, sized by inclusive and coloured by self time" dot_has \
-    '  r0 [label="body\nself 18.000 ms (62.1%)\ninclusive 18.000 ms\n40 calls", fontsize=22.4, fillcolor="#ff6161"];' \
-    '  r1 [label="main\nself 1.000 ms (3.4%)\ninclusive 14.000 ms\n1 call", fontsize=19.7, fillcolor="#fff6f6"];' \
-    '  r2 [label="work\nself 10.000 ms (34.5%)\ninclusive 13.000 ms\n1 call", fontsize=19.0, fillcolor="#ffa7a7"];'
+    '  r0 [label="body\nworker self 18.000 ms (62.1%)\nworker incl 18.000 ms\n40 calls", fontsize=22.4, fillcolor="#ff6161"];' \
+    '  r1 [label="main\nworker self 1.000 ms (3.4%)\nworker incl 14.000 ms\n1 call", fontsize=19.7, fillcolor="#fff6f6"];' \
+    '  r2 [label="work\nworker self 10.000 ms (34.5%)\nworker incl 13.000 ms\n1 call", fontsize=19.0, fillcolor="#ffa7a7"];'
 check "--dot: a sequential arc is solid, a concurrent one dashed, each with calls and time" dot_has \
     '  external -> r1 [label="1 seq.\n14.000 ms", penwidth=2.93];' \
     '  r1 -> r2 [label="1 seq.\n13.000 ms", penwidth=2.79];' \
