@@ -61,8 +61,9 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
         s->time += dt;
         s->nested += nested;
     } else if (*f->depth > 1 || w->initial) {
-        /* Nested in an activation of its routine on this thread: the initial thread's
-         * depth is all its own, another thread's own depth is *f->depth. */
+        /* Nested in an activation of its routine on this thread: all the initial
+         * thread's depths are its own; on another thread *f->depth is, and the rest
+         * (else) is the initial thread's sequential depth alone. */
         f->slot[2 * CPROF_NCASES] += dt;
         f->slot[3 * CPROF_NCASES] += nested;
     } else {
