@@ -7,23 +7,34 @@
 #include <stdlib.h>
 
 static const char explain[] =
-    "s calls, s time  calls that entered the callee sequentially (S-S), and the elapsed\n"
-    "                 time of those activations of the callee\n"
-    "c calls, c time  calls that entered it concurrently (S-C, C-S and C-C)\n"
+    "s calls          calls that entered the callee sequentially (S-S)\n"
+    "s wall           the elapsed time of those activations of the callee, on the\n"
+    "                 thread that entered it\n"
+    "c calls          calls that entered it concurrently (S-C, C-S and C-C)\n"
+    "c worker         the elapsed time of those activations, summed over the workers\n"
+    "*                the time before it sums activations nested in one of the same\n"
+    "                 routine on their thread (recursion, the paper's definition)\n"
+    "s outer, c outer the same time with each stretch of a thread's time counted once:\n"
+    "                 the callee's activations nested in one of its own on their thread\n"
+    "                 left out; the outer times of the arcs into a routine add up to its\n"
+    "                 worker inclusive time (flat profile)\n"
     "arc              caller -> callee; <external> is code cprof did not compile (main's\n"
     "                 caller, qsort, a thread library...)\n"
     "site             where the call is written; an arc with several call sites is\n"
     "                 followed by one line per site\n"
-    "Times are in milliseconds, measured on each call: recursive calls included, so the\n"
-    "arcs into a routine add up to its calls, and their times to the time of all its\n"
-    "activations.\n";
+    "Times are in milliseconds, measured on each call: the calls on the arcs into a\n"
+    "routine add up to its entries.\n";
 
 static const cprof_column cols[] = {
     {NULL, "row", false},
     {"s calls", "s_calls", false},
-    {"s time", "s_ns", false},
+    {"s wall", "s_wall_ns", false},
+    {"", NULL, true},
+    {"s outer", "s_outer_wall_ns", false},
     {"c calls", "c_calls", false},
-    {"c time", "c_ns", false},
+    {"c worker", "c_worker_ns", false},
+    {"", NULL, true},
+    {"c outer", "c_outer_worker_ns", false},
     {"arc", NULL, true},
     {NULL, "caller", false},
     {NULL, "caller_file", false},
@@ -34,14 +45,20 @@ static const cprof_column cols[] = {
     {NULL, "site_line", false},
 };
 
+static void part(cprof_table *t, const cprof_tally *x)
+{
+    cprof_cell_int(t, x->n);
+    cprof_cell_time(t, x->t);
+    cprof_cell_str(t, x->rec_t ? "*" : "");
+    cprof_cell_time(t, cprof_outer(x));
+}
+
 static void numbers(cprof_table *t, const char *row, cprof_tally s, cprof_tally c)
 {
     cprof_table_row(t);
     cprof_cell_str(t, row);
-    cprof_cell_int(t, s.n);
-    cprof_cell_time(t, s.t);
-    cprof_cell_int(t, c.n);
-    cprof_cell_time(t, c.t);
+    part(t, &s);
+    part(t, &c);
 }
 
 static void site(cprof_table *t, const cprof_prof_site *s)

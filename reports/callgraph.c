@@ -3,7 +3,7 @@
  * One entry per routine that ran, and one per cycle (a strongly connected component of
  * the arcs, self-arcs left out, found with Tarjan's algorithm), sorted by self +
  * children.  Unlike gprof, nothing is apportioned: every time on a parent or child line
- * is the measured time of that arc.
+ * is the measured time of that arc (worker time counted once, and its wall part).
  */
 #include "report.h"
 #include "alloc.h"
@@ -17,16 +17,21 @@ static const char explain[] =
     "the lines above it are its parents (callers), the lines below its children\n"
     "(callees).\n"
     "%time     self + children of the entry as a share of all routines' self time\n"
-    "self      the routine's own time, all workers (as in the flat profile)\n"
-    "children  on the entry's line: the measured time of its calls to other routines\n"
-    "          (its children lines added up); on a parent or child line: the measured\n"
-    "          time of that one arc, that is the elapsed time of the callee's activations\n"
-    "          along it.  gprof splits a child's time over its parents in proportion to\n"
-    "          the calls; cprof measures every arc, so it apportions nothing and shows\n"
-    "          the arc's time whole.  A callee that ran in a parallel region counts the\n"
-    "          time of all workers, so a routine that opens parallel regions can show\n"
-    "          more than its callers see of it, which is only the elapsed time of the\n"
-    "          call on their thread.\n"
+    "self      the routine's own time, worker time (as in the flat profile)\n"
+    "children  worker time.  On the entry's line: the measured time of its calls to\n"
+    "          other routines (its children lines added up); on a parent or child line:\n"
+    "          the measured time of that one arc, that is the elapsed time of the\n"
+    "          callee's activations along it, summed over workers, each stretch of a\n"
+    "          thread's time counted once (activations nested in one of the callee's\n"
+    "          own on their thread left out: the arc's outer time).  gprof splits a\n"
+    "          child's time over its parents in proportion to the calls; cprof measures\n"
+    "          every arc, so it apportions nothing and shows the arc's time whole.  A\n"
+    "          callee that ran in a parallel region counts the time of all workers, so\n"
+    "          a routine that opens parallel regions can show more than its callers see\n"
+    "          of it, which is only the elapsed time of the call on their thread.\n"
+    "wall      wall time, elapsed on the thread that entered: on the entry's line the\n"
+    "          routine's wall inclusive time (flat profile); on a parent or child line\n"
+    "          the time of the arc's sequential calls (the arcs' s outer)\n"
     "called    on the entry's line: calls of the routine, +calls of itself (recursion);\n"
     "          on a parent line: calls along that arc / all calls of the entry's routine\n"
     "          (its own calls left out); on a child line: calls along the arc / all\n"
@@ -41,8 +46,9 @@ static const cprof_column cols[] = {
     {"index", "entry", false},
     {NULL, "line", false},
     {"%time", "pct_time", false},
-    {"self", "self_ns", false},
-    {"children", "children_ns", false},
+    {"self", "self_worker_ns", false},
+    {"children", "children_worker_ns", false},
+    {"wall", "wall_ns", false},
     {"called", NULL, false},
     {NULL, "calls", false},
     {NULL, "calls_total", false},
@@ -66,9 +72,10 @@ static int64_t arc_n(const cprof_prof_arc *a)
     return cprof_add(a->s.n, a->c.n);
 }
 
+/* The arc's worker time, each stretch of a thread's time counted once. */
 static int64_t arc_t(const cprof_prof_arc *a)
 {
-    return cprof_add(a->s.t, a->c.t);
+    return cprof_add(cprof_outer(&a->s), cprof_outer(&a->c));
 }
 
 static bool same_cycle(const struct graph *g, size_t a, size_t b)
@@ -200,6 +207,7 @@ struct line {
     bool primary, timed;
     double pct;
     int64_t self, children;    /* self only on primary and member lines */
+    int64_t wall;              /* < 0: none */
     int64_t calls, total;      /* total < 0: none */
     int64_t self_calls;        /* < 0: none */
     size_t who;                /* routine, CPROF_EXTERNAL, or n + cycle - 1 */
@@ -225,6 +233,10 @@ static void emit(cprof_table *t, const struct graph *g, const struct line *l)
         cprof_cell_empty(t);
     if (l->timed)
         cprof_cell_time(t, l->children);
+    else
+        cprof_cell_empty(t);
+    if (l->timed && l->wall >= 0)
+        cprof_cell_time(t, l->wall);
     else
         cprof_cell_empty(t);
 
@@ -284,7 +296,8 @@ static void arc_line(cprof_table *t, const struct graph *g, size_t entry,
 {
     bool inside = same_cycle(g, a->caller, a->callee);
     struct line l = {parent ? "parent" : "child", entry, false, !inside, 0, 0, arc_t(a),
-                     arc_n(a), inside ? -1 : total, -1, parent ? a->caller : a->callee};
+                     cprof_outer(&a->s), arc_n(a), inside ? -1 : total, -1,
+                     parent ? a->caller : a->callee};
     emit(t, g, &l);
 }
 
@@ -308,7 +321,7 @@ static void routine_entry(cprof_table *t, const struct graph *g, const struct en
     for (size_t a = 0; a < p->narcs; a++)
         if (p->arcs[a].callee == i && p->arcs[a].caller != i)
             arc_line(t, g, idx, &p->arcs[a], true, outside_calls(g->v, i));
-    struct line l = {"primary", idx, true, true, pct, e->self, e->children,
+    struct line l = {"primary", idx, true, true, pct, e->self, e->children, g->v->r[i].wall,
                      outside_calls(g->v, i), -1, g->v->r[i].self_calls, i};
     emit(t, g, &l);
     for (size_t a = 0; a < p->narcs; a++)
@@ -336,13 +349,14 @@ static void cycle_entry(cprof_table *t, const struct graph *g, const struct entr
         if (g->cycle[x->callee] == c && !same_cycle(g, x->caller, x->callee))
             arc_line(t, g, idx, x, true, in);
     }
-    struct line l = {"primary", idx, true, true, pct, e->self, e->children, in, -1, within,
-                     e->i};
+    struct line l = {"primary", idx, true, true, pct, e->self, e->children, -1, in, -1,
+                     within, e->i};
     emit(t, g, &l);
     for (size_t i = 0; i < g->n; i++)
         if (g->cycle[i] == c) {
             struct line m = {"member", idx, false, true, 0, g->v->r[i].self, children(g, i),
-                             outside_calls(g->v, i), -1, g->v->r[i].self_calls, i};
+                             g->v->r[i].wall, outside_calls(g->v, i), -1,
+                             g->v->r[i].self_calls, i};
             emit(t, g, &m);
         }
 }

@@ -16,22 +16,35 @@ static const char explain[] =
     "C-S        calls it made while entered concurrently, outside regions of its own\n"
     "C-C        calls it made while entered concurrently, inside a nested active region\n"
     "           of its own\n"
+    "unit       wall: elapsed on the thread that entered (sequential entries and their\n"
+    "           S-S calls); worker: summed over the workers that ran them\n"
+    "time       the paper's figure: a callee's time is added at every level of a\n"
+    "           recursion, so it can exceed elapsed x workers\n"
+    "*          marks a time that differs from outer\n"
+    "outer      the same activations, each stretch of a thread's time counted once:\n"
+    "           callees nested in one of the same routine on their thread left out;\n"
+    "           for C entries, also those the paper's rule leaves out because the\n"
+    "           routine was open sequentially on the initial thread\n"
     "workers          how many workers made such calls (concurrent rows only)\n"
-    "min, mean, max   of the per-worker times over those workers only\n"
+    "min, mean, max   of the per-worker times (the paper's) over those workers only\n"
     "imbalance        max / mean: 1.00 is a perfectly even spread over those workers\n"
     "A worker with no such call is left out (with nested parallelism most workers are\n"
     "threads of other teams), so a team member that got no work at all is not seen:\n"
     "workers lower than the team size is itself a sign of imbalance (1 worker: one\n"
     "thread did everything, and the imbalance reads 1.00).\n"
     "Times are in milliseconds.  Routines that were only entered and only called\n"
-    "sequentially are folded into one S-S line.\n";
+    "sequentially are folded into one S-S line with their calls (their callee times\n"
+    "nest in each other, so no sum of them is shown).\n";
 
 static const cprof_column cols[] = {
     {"name", "name", true},
     {NULL, "file", false},
     {"case", "case", true},
+    {"unit", "unit", true},
     {"calls", "calls", false},
     {"time", "time_ns", false},
+    {"", NULL, true},
+    {"outer", "outer_ns", false},
     {"workers", "workers", false},
     {"min", "min_ns", false},
     {"mean", "mean_ns", false},
@@ -39,31 +52,42 @@ static const cprof_column cols[] = {
     {"imbalance", "imbalance", false},
 };
 
-static void start(cprof_table *t, const cprof_view *v, size_t i, bool first, const char *c)
+static void start(cprof_table *t, const cprof_view *v, size_t i, bool first, const char *c,
+                  const char *unit)
 {
     cprof_table_row(t);
     cprof_cell_str2(t, first ? v->r[i].label : "", v->p->routines[i].name);
     cprof_cell_str(t, v->p->routines[i].file);
     cprof_cell_str(t, c);
+    cprof_cell_str(t, unit);
 }
 
-static void single(cprof_table *t, cprof_tally x)
+/* The paper's time, marked when it differs from the time counted once, and that. */
+static void times(cprof_table *t, int64_t time, int64_t outer)
+{
+    cprof_cell_time(t, time);
+    cprof_cell_str(t, time != outer ? "*" : "");
+    cprof_cell_time(t, outer);
+}
+
+static void single(cprof_table *t, cprof_tally x, int64_t outer)
 {
     cprof_cell_int(t, x.n);
-    cprof_cell_time(t, x.t);
+    times(t, x.t, outer);
     for (int k = 0; k < 5; k++)
         cprof_cell_empty(t);
 }
 
-/* The row's calls and time summed over all workers; then, over the workers that made
- * at least one such call (k of them), k, the min, mean and max of their times and the
- * imbalance max / mean. */
-static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off)
+/* The row's calls and time summed over all workers, and the time counted once
+ * (outer); then, over the workers that made at least one such call (k of them), k,
+ * the min, mean and max of their times and the imbalance max / mean. */
+static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off,
+                       int64_t outer)
 {
     cprof_spread s = cprof_view_spread(v, i, off);
     int64_t k = s.workers;
     cprof_cell_int(t, s.sum.n);
-    cprof_cell_time(t, s.sum.t);
+    times(t, s.sum.t, outer);
     if (!k) {
         for (int c = 0; c < 5; c++)
             cprof_cell_empty(t);
@@ -77,6 +101,13 @@ static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off
         cprof_cell_real(t, cprof_spread_imbalance(&s));
     else
         cprof_cell_empty(t);
+}
+
+/* A per-worker callee row (at offset off) with its time counted once. */
+static void callee_row(cprof_table *t, const cprof_view *v, size_t i, size_t off)
+{
+    cprof_spread s = cprof_view_spread(v, i, off);
+    per_worker(t, v, i, off, cprof_outer(&s.sum));
 }
 
 static bool concurrent(const cprof_view *v, size_t i)
@@ -96,29 +127,29 @@ cprof_table *cprof_section_cases(const cprof_view *v)
     cprof_table *t = cprof_table_new("Concurrency cases", explain, cols,
                                      sizeof cols / sizeof *cols);
     size_t nseq = 0;
-    cprof_tally seq = {0};
+    int64_t calls = 0;
     for (size_t i = 0; i < p->nroutines; i++) {
         const cprof_prof_routine *r = &p->routines[i];
         if (!v->r[i].ran || !v->r[i].match)
             continue;
         if (!concurrent(v, i)) {
             nseq++;
-            seq.n = cprof_add(seq.n, r->s_callee.n);
-            seq.t = cprof_add(seq.t, r->s_callee.t);
+            calls = cprof_add(calls, r->s_callee.n);
             continue;
         }
-        start(t, v, i, true, "S entries");
-        single(t, r->s_caller);
-        start(t, v, i, false, "C entries");
-        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller));
-        start(t, v, i, false, "S-S");
-        single(t, r->s_callee);
-        start(t, v, i, false, "S-C");
-        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_callee));
-        start(t, v, i, false, "C-S");
-        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, cs_callee));
-        start(t, v, i, false, "C-C");
-        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, cc_callee));
+        start(t, v, i, true, "S entries", "wall");
+        single(t, r->s_caller, r->s_caller.t);
+        start(t, v, i, false, "C entries", "worker");
+        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller),
+                   v->r[i].inclusive - v->r[i].wall);
+        start(t, v, i, false, "S-S", "wall");
+        single(t, r->s_callee, cprof_outer(&r->s_callee));
+        start(t, v, i, false, "S-C", "worker");
+        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, c_callee));
+        start(t, v, i, false, "C-S", "worker");
+        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, cs_callee));
+        start(t, v, i, false, "C-C", "worker");
+        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, cc_callee));
     }
     if (nseq) {
         char *label = cprof_xasprintf("(%zu sequential-only routine%s)", nseq,
@@ -127,7 +158,10 @@ cprof_table *cprof_section_cases(const cprof_view *v)
         cprof_cell_str2(t, label, "(sequential only)");
         cprof_cell_empty(t);
         cprof_cell_str(t, "S-S");
-        single(t, seq);
+        cprof_cell_empty(t);
+        cprof_cell_int(t, calls);
+        for (int k = 0; k < 8; k++)
+            cprof_cell_empty(t);
         free(label);
     }
     return t;

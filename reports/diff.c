@@ -21,8 +21,8 @@ static const char summary_explain[] =
 static const char routines_explain[] =
     "One row per routine that ran in either profile, matched by name and file (a\n"
     "routine that ran in one only counts 0 in the other).  Changes are after - before.\n"
-    "self, incl   the change of self and inclusive time (as in the flat profile); self\n"
-    "             before and after are shown too\n"
+    "self, incl   the change of worker self and worker inclusive time (as in the flat\n"
+    "             profile: summed over workers); self before and after are shown too\n"
     "calls        the change of all entries; S, C: of sequential and concurrent entries\n"
     "S-S ... C-C  the change of the calls the routine made, by case (as in the cases\n"
     "             section)\n"
@@ -38,12 +38,12 @@ static const cprof_column summary_cols[] = {
 };
 
 static const cprof_column routine_cols[] = {
-    {"self", "self_diff_ns", false},
-    {"before", "self_before_ns", false},
-    {"after", "self_after_ns", false},
-    {"incl", "inclusive_diff_ns", false},
-    {NULL, "inclusive_before_ns", false},
-    {NULL, "inclusive_after_ns", false},
+    {"self", "self_worker_diff_ns", false},
+    {"before", "self_worker_before_ns", false},
+    {"after", "self_worker_after_ns", false},
+    {"incl", "inclusive_worker_diff_ns", false},
+    {NULL, "inclusive_worker_before_ns", false},
+    {NULL, "inclusive_worker_after_ns", false},
     {"calls", "calls_diff", false},
     {NULL, "calls_before", false},
     {NULL, "calls_after", false},
@@ -243,7 +243,8 @@ int cprof_diff_section(const char *name)
 static json_t *side_json(const struct side *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
-                     "self_ns", (json_int_t)s->self, "inclusive_ns", (json_int_t)s->inclusive,
+                     "self_worker_ns", (json_int_t)s->self,
+                     "inclusive_worker_ns", (json_int_t)s->inclusive,
                      "calls", (json_int_t)s->calls, "s_calls", (json_int_t)s->s_calls,
                      "c_calls", (json_int_t)s->c_calls, "ss", (json_int_t)s->ss,
                      "sc", (json_int_t)s->sc, "cs", (json_int_t)s->cs, "cc", (json_int_t)s->cc,
@@ -277,7 +278,7 @@ static char *json(const cprof_view *v[2], const char *const paths[2], const stru
         }
     }
     json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:I, s:o}", "format", "cprof-diff",
-                            "version", 1, "before", profile_json(v[0], paths[0]), "after",
+                            "version", 2, "before", profile_json(v[0], paths[0]), "after",
                             profile_json(v[1], paths[1]), "elapsed_diff_ns",
                             (json_int_t)sub(v[1]->p->elapsed_ns, v[0]->p->elapsed_ns),
                             "routines", list);

@@ -62,8 +62,8 @@ static void edge(FILE *f, const cprof_view *v, const cprof_prof_arc *a, const cp
     else
         fprintf(f, "  r%zu", a->caller);
     fprintf(f, " -> r%zu [label=\"%lld %s\\n%.3f ms\", penwidth=%.2f%s];\n", a->callee,
-            (long long)x->n, concurrent ? "conc." : "seq.", ms(x->t),
-            1.0 + 4.0 * share(x->t, v->total_self),
+            (long long)x->n, concurrent ? "conc." : "seq.", ms(cprof_outer(x)),
+            1.0 + 4.0 * share(cprof_outer(x), v->total_self),
             concurrent ? ", style=dashed, color=\"#1f5fbf\", fontcolor=\"#1f5fbf\"" : "");
 }
 
@@ -98,7 +98,7 @@ char *cprof_report_dot(const cprof_view *v)
         /* Font (so box) from 10 to 30 points by inclusive time; fill from white to red
          * by self time. */
         int64_t calls = cprof_add(r->s_calls, r->c_calls);
-        fprintf(f, "\\nself %.3f ms (%.1f%%)\\ninclusive %.3f ms\\n%lld call%s\", "
+        fprintf(f, "\\nworker self %.3f ms (%.1f%%)\\nworker incl %.3f ms\\n%lld call%s\", "
                 "fontsize=%.1f, fillcolor=\"#ff%02x%02x\"];\n",
                 ms(r->self), 100.0 * self, ms(r->inclusive), (long long)calls,
                 calls == 1 ? "" : "s", 10.0 + 20.0 * incl,

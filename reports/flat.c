@@ -7,30 +7,39 @@
 #include <string.h>
 
 static const char explain[] =
-    "%time     the routine's self time as a share of all routines' self time (the\n"
-    "          column adds up to 100)\n"
-    "self      time spent in the routine itself, on all workers: the elapsed time of\n"
-    "          its activations minus that of the activations nested in them on the\n"
-    "          same thread, as the runtime measured it per thread\n"
-    "inclusive time of its outermost activations, on all workers: with its callees,\n"
-    "          recursive activations counted once\n"
-    "s calls   entries while no parallel region was active (sequential)\n"
-    "c calls   entries inside an active parallel region (concurrent), all workers\n"
-    "self/call self time per call, in microseconds\n"
-    "incl/call inclusive time per call, in microseconds\n"
-    "name      the routine; (file) when two routines have the same name\n"
-    "Times are in milliseconds.  A callee that ran on another worker is not subtracted\n"
-    "from its caller's self time (it overlaps the caller), so self times add up to the\n"
-    "time all workers spent in routines, which may exceed the elapsed time.\n";
+    "Two units of time.  Worker time is summed over the workers that ran the routine:\n"
+    "up to elapsed x workers.  Wall time is elapsed on the thread that entered it, for\n"
+    "its sequential entries (the paper's caller time): up to the elapsed time.\n"
+    "%time       the routine's worker self time as a share of all routines' (the\n"
+    "            column adds up to 100)\n"
+    "worker self time spent in the routine itself, on all workers: the elapsed time of\n"
+    "            its activations minus that of the activations nested in them on the\n"
+    "            same thread, as the runtime measured it per thread\n"
+    "worker incl time the routine was open on each thread, summed over the workers:\n"
+    "            with its callees on that thread, recursive activations counted once;\n"
+    "            callees it ran on other workers (its parallel regions) are theirs\n"
+    "wall self   self time of its sequential activations\n"
+    "wall incl   elapsed time of its outermost sequential activations, with everything\n"
+    "            they called, on all workers (its parallel regions too)\n"
+    "s calls     entries while no parallel region was active (sequential)\n"
+    "c calls     entries inside an active parallel region (concurrent), all workers\n"
+    "self/call   worker self time per call, in microseconds\n"
+    "incl/call   worker inclusive time per call, in microseconds\n"
+    "name        the routine; (file) when two routines have the same name\n"
+    "Times are in milliseconds.  In each unit self <= inclusive.  A routine that runs\n"
+    "a parallel region has a wall inclusive time that covers the region, but its callees\n"
+    "there have worker times of their own, which may exceed it.\n";
 
 static const cprof_column cols[] = {
     {"%time", "pct_time", false},
-    {"self", "self_ns", false},
-    {"inclusive", "inclusive_ns", false},
+    {"worker self", "self_worker_ns", false},
+    {"worker incl", "inclusive_worker_ns", false},
+    {"wall self", "self_wall_ns", false},
+    {"wall incl", "inclusive_wall_ns", false},
     {"s calls", "s_calls", false},
     {"c calls", "c_calls", false},
-    {"self/call", "self_ns_per_call", false},
-    {"incl/call", "inclusive_ns_per_call", false},
+    {"self/call", "self_worker_ns_per_call", false},
+    {"incl/call", "inclusive_worker_ns_per_call", false},
     {"name", "name", true},
     {NULL, "file", false},
 };
@@ -149,6 +158,8 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         cprof_cell_pct(t, pct);
         cprof_cell_time(t, r->self);
         cprof_cell_time(t, r->inclusive);
+        cprof_cell_time(t, r->wall_self);
+        cprof_cell_time(t, r->wall);
         cprof_cell_int(t, r->s_calls);
         cprof_cell_int(t, r->c_calls);
         cprof_cell_per_call(t, r->self, calls);

@@ -34,7 +34,28 @@ static json_t *per_worker(const cprof_profile *p, const cprof_prof_routine *r, s
 
 #define PER_WORKER(field) per_worker(p, r, offsetof(cprof_prof_routine_worker, field))
 
-static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
+/* The outer time (cprof_outer) of the tally at byte offset off, per worker. */
+static json_t *per_worker_outer(const cprof_profile *p, const cprof_prof_routine *r, size_t off)
+{
+    json_t *a = json_array();
+    for (size_t w = 0; w < p->nworkers; w++)
+        a = append(a, json_integer(cprof_outer((const cprof_tally *)((const char *)&r->worker[w] +
+                                                                    off))));
+    return a;
+}
+
+#define PER_WORKER_OUTER(field) per_worker_outer(p, r, offsetof(cprof_prof_routine_worker, field))
+
+/* The routine's times in the two units, as the text report derives them (view.c). */
+static json_t *units(const cprof_rview *rv)
+{
+    return json_pack("{s:I, s:I, s:I, s:I}", "self_worker_t", (json_int_t)rv->self,
+                     "inclusive_worker_t", (json_int_t)rv->inclusive,
+                     "self_wall_t", (json_int_t)rv->wall_self,
+                     "inclusive_wall_t", (json_int_t)rv->wall);
+}
+
+static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r, const cprof_rview *rv)
 {
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o,"
                      " s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:I, s:o}",
@@ -54,21 +75,35 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r)
                      "s_nested", (json_int_t)r->s_caller.nested,
                      "c_nested", PER_WORKER(c_caller.nested),
                      "s_direct", (json_int_t)r->s_direct, "c_direct", PER_WORKER(c_direct));
+    if (!o)
+        return NULL;
     /* Counted at its call sites: its times are its callers' (docs/performance.md). */
     if (r->counted)
         json_object_set_new(o, "counted", json_true());
     if (r->inlinable)
         json_object_set_new(o, "inlinable", json_true());
+    json_t *more = json_pack("{s:o, s:I, s:o, s:o, s:o}",
+                             "c_caller_thread_t", PER_WORKER(c_thread_t),
+                             "s_callee_outer_t", (json_int_t)cprof_outer(&r->s_callee),
+                             "c_callee_outer_t", PER_WORKER_OUTER(c_callee),
+                             "cs_callee_outer_t", PER_WORKER_OUTER(cs_callee),
+                             "cc_callee_outer_t", PER_WORKER_OUTER(cc_callee));
+    if (json_object_update_new(o, more) || json_object_update_new(o, units(rv))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
 static json_t *site(const cprof_prof_site *s)
 {
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "file", s->file,
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "file", s->file,
                      "line", (json_int_t)s->line,
                      "s_callarc", (json_int_t)s->s.n, "c_callarc", (json_int_t)s->c.n,
                      "s_callarc_t", (json_int_t)s->s.t, "c_callarc_t", (json_int_t)s->c.t,
-                     "s_nested", (json_int_t)s->s.nested, "c_nested", (json_int_t)s->c.nested);
+                     "s_nested", (json_int_t)s->s.nested, "c_nested", (json_int_t)s->c.nested,
+                     "s_callarc_outer_t", (json_int_t)cprof_outer(&s->s),
+                     "c_callarc_outer_t", (json_int_t)cprof_outer(&s->c));
 }
 
 static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
@@ -79,14 +114,15 @@ static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
     json_t *sites = json_array();
     for (size_t i = 0; i < a->nsites; i++)
         sites = append(sites, site(&a->sites[i]));
-    return json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+    return json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
                      "caller", caller ? caller->name : cprof_external_name,
                      "caller_file", caller ? caller->file : NULL,
                      "callee", callee->name, "callee_file", callee->file,
                      "s_callarc", (json_int_t)a->s.n, "c_callarc", (json_int_t)a->c.n,
                      "s_callarc_t", (json_int_t)a->s.t, "c_callarc_t", (json_int_t)a->c.t,
                      "s_nested", (json_int_t)a->s.nested, "c_nested", (json_int_t)a->c.nested,
-                     "sites", sites);
+                     "s_callarc_outer_t", (json_int_t)cprof_outer(&a->s),
+                     "c_callarc_outer_t", (json_int_t)cprof_outer(&a->c), "sites", sites);
 }
 
 static json_t *worker(const cprof_profile *p, size_t id)
@@ -102,8 +138,12 @@ char *cprof_report_json(const cprof_profile *p)
     json_t *workers = json_array(), *routines = json_array(), *arcs = json_array();
     for (size_t i = 0; i < p->nworkers; i++)
         workers = append(workers, worker(p, i));
+    static const cprof_opts all;   /* every routine, no option */
+    cprof_view v;
+    cprof_view_init(&v, p, &all);
     for (size_t i = 0; i < p->nroutines; i++)
-        routines = append(routines, routine(p, &p->routines[i]));
+        routines = append(routines, routine(p, &p->routines[i], &v.r[i]));
+    cprof_view_free(&v);
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
     json_t *programs = json_array();

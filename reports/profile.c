@@ -20,8 +20,10 @@
 
 const char cprof_external_name[] = "<external>";
 
-/* Columns of a worker's "routines" and "calls" rows; both are stored MAX_COLS wide. */
-enum { ROUTINE_COLS = 18, CALL_COLS = 14, MAX_COLS = 18 };
+/* Columns of a worker's "routines" and "calls" rows; both are stored MAX_COLS wide.
+ * Rows of older writers lack the recursion columns (OLD_ width): they read as 0. */
+enum { ROUTINE_COLS = 24, CALL_COLS = 22, OLD_ROUTINE_COLS = 18, OLD_CALL_COLS = 14,
+       MAX_COLS = 24 };
 
 struct raw_routine {
     const char *name, *file;
@@ -196,20 +198,22 @@ struct index_col {
     const char *table;
 };
 
-/* Copy the array arr, worker w's table `name` (rows of ncols integers): the first nidx
- * columns are indexes described by idx, the others counts and times, never negative. */
+/* Copy the array arr, worker w's table `name` (rows of ncols integers, or nold from
+ * an older writer, the rest 0): the first nidx columns are indexes described by idx,
+ * the others counts and times, never negative. */
 static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, size_t ncols,
-                    const struct index_col *idx, size_t nidx,
+                    size_t nold, const struct index_col *idx, size_t nidx,
                     int64_t (**rows)[MAX_COLS], size_t *nrows)
 {
     *nrows = json_array_size(arr);
     *rows = cprof_xcalloc(*nrows, sizeof **rows);
     for (size_t i = 0; i < *nrows; i++) {
         json_t *row = json_array_get(arr, i);
-        if (!json_is_array(row) || json_array_size(row) != ncols)
+        size_t n = json_array_size(row);
+        if (!json_is_array(row) || (n != ncols && n != nold))
             return fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
-                        " integers", w, name, i, ncols);
-        for (size_t c = 0; c < ncols; c++) {
+                        " (or %zu) integers", w, name, i, ncols, nold);
+        for (size_t c = 0; c < n; c++) {
             json_t *v = json_array_get(row, c);
             if (!json_is_integer(v))
                 return fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is not"
@@ -267,10 +271,11 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
         const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
         const struct index_col call_idx[] = {{rf->nsites, "sites"},
                                              {rf->nroutines, "routines"}};
-        rc = get_rows(l, routines, i, "routines", ROUTINE_COLS, routine_idx, 1,
+        rc = get_rows(l, routines, i, "routines", ROUTINE_COLS, OLD_ROUTINE_COLS, routine_idx, 1,
                       &w->routine_rows, &w->nroutine_rows);
         if (!rc)
-            rc = get_rows(l, calls, i, "calls", CALL_COLS, call_idx, 2, &w->call_rows,
+            rc = get_rows(l, calls, i, "calls", CALL_COLS, OLD_CALL_COLS, call_idx, 2,
+                          &w->call_rows,
                           &w->ncall_rows);
     }
     free(seen);
@@ -392,10 +397,11 @@ struct comp_col {
 };
 static const struct comp_col routine_comp[] = {
     {2, 12, false}, {4, 13, false}, {7, 14, false}, {9, 15, false},
-    {10, 16, true}, {11, 17, true},
+    {10, 16, true}, {11, 17, true}, {18, 19, false}, {20, 22, false}, {21, 23, false},
 };
 static const struct comp_col call_comp[] = {
     {3, 10, false}, {5, 11, false}, {7, 12, false}, {9, 13, false},
+    {14, 18, false}, {15, 19, false}, {16, 20, false}, {17, 21, false},
 };
 
 /* t less `calls` calls of cost ns each, not below 0. */
@@ -445,15 +451,15 @@ static bool add(int64_t *a, int64_t b)
     return !__builtin_add_overflow(*a, b, a);
 }
 
-static bool tally_add(cprof_tally *a, int64_t n, int64_t t, int64_t nested)
+static bool tally_add(cprof_tally *a, int64_t n, int64_t t, int64_t nested, int64_t rec_t)
 {
-    return add(&a->n, n) && add(&a->t, t) && add(&a->nested, nested);
+    return add(&a->n, n) && add(&a->t, t) && add(&a->nested, nested) && add(&a->rec_t, rec_t);
 }
 
 /* Sum b into a. */
 static bool tally_sum(cprof_tally *a, const cprof_tally *b)
 {
-    return tally_add(a, b->n, b->t, b->nested);
+    return tally_add(a, b->n, b->t, b->nested, b->rec_t);
 }
 
 static int overflow(struct loader *l)
@@ -586,10 +592,10 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             size_t g = rf->routines[v[0]].global;
             cprof_prof_routine *r = &p->routines[g];
             cprof_prof_routine_worker *rw = &r->worker[w];
-            if (!tally_add(&r->s_caller, v[1], v[2], v[12]) ||
-                !tally_add(&rw->c_caller, v[3], v[4], v[13]) || !add(&r->s_self_t, v[10]) ||
+            if (!tally_add(&r->s_caller, v[1], v[2], v[12], 0) ||
+                !tally_add(&rw->c_caller, v[3], v[4], v[13], 0) || !add(&r->s_self_t, v[10]) ||
                 !add(&rw->c_self_t, v[11]) || !add(&r->s_direct, v[16]) ||
-                !add(&rw->c_direct, v[17]))
+                !add(&rw->c_direct, v[17]) || !add(&rw->c_thread_t, v[18]))
                 return overflow(l);
             /* Every entry, external or not, went through one profiled call's facade:
              * a counted routine's, its call site's count. */
@@ -600,7 +606,7 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             if (v[5] > r->max_depth)
                 r->max_depth = v[5];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
-                                     {v[6], v[7], v[14]}, {v[8], v[9], v[15]}};
+                                     {v[6], v[7], v[14], v[20]}, {v[8], v[9], v[15], v[21]}};
             *n += nonzero(&c[*n]);
         }
         for (size_t i = 0; i < wk->ncall_rows; i++) {
@@ -610,15 +616,16 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             cprof_prof_routine *r = &p->routines[g];
             cprof_prof_routine_worker *rw = &r->worker[w];
             cprof_tally conc = {0};  /* S-C + C-S + C-C */
-            if (!tally_add(&r->s_callee, v[2], v[3], v[10]) ||
-                !tally_add(&rw->c_callee, v[4], v[5], v[11]) ||
-                !tally_add(&rw->cs_callee, v[6], v[7], v[12]) ||
-                !tally_add(&rw->cc_callee, v[8], v[9], v[13]) ||
-                !tally_add(&conc, v[4], v[5], v[11]) ||
-                !tally_add(&conc, v[6], v[7], v[12]) || !tally_add(&conc, v[8], v[9], v[13]))
+            if (!tally_add(&r->s_callee, v[2], v[3], v[10], v[14]) ||
+                !tally_add(&rw->c_callee, v[4], v[5], v[11], v[15]) ||
+                !tally_add(&rw->cs_callee, v[6], v[7], v[12], v[16]) ||
+                !tally_add(&rw->cc_callee, v[8], v[9], v[13], v[17]) ||
+                !tally_add(&conc, v[4], v[5], v[11], v[15]) ||
+                !tally_add(&conc, v[6], v[7], v[12], v[16]) ||
+                !tally_add(&conc, v[8], v[9], v[13], v[17]))
                 return overflow(l);
             c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[1]].global, s->file,
-                                     s->line, {v[2], v[3], v[10]}, conc};
+                                     s->line, {v[2], v[3], v[10], v[14]}, conc};
             *n += nonzero(&c[*n]);
         }
     }
@@ -682,7 +689,8 @@ static bool routine_worker_sum(cprof_prof_routine_worker *a, const cprof_prof_ro
 {
     return tally_sum(&a->c_caller, &b->c_caller) && tally_sum(&a->c_callee, &b->c_callee) &&
            tally_sum(&a->cs_callee, &b->cs_callee) && tally_sum(&a->cc_callee, &b->cc_callee) &&
-           add(&a->c_self_t, b->c_self_t) && add(&a->c_direct, b->c_direct);
+           add(&a->c_self_t, b->c_self_t) && add(&a->c_direct, b->c_direct) &&
+           add(&a->c_thread_t, b->c_thread_t);
 }
 
 /* Sum routine b (of a profile with nw workers) into a. */

@@ -15,9 +15,12 @@
 #include <stdint.h>
 
 /* A number of events, their elapsed time in ns, and the profiled calls made inside
- * those activations on their own thread (whose facades' cost is inside t). */
+ * those activations on their own thread (whose facades' cost is inside t).  For callee
+ * times (calls, arcs, sites) rec_t is the part of t spent in activations nested in an
+ * activation of the same routine on the same thread (recursion): t - rec_t counts each
+ * stretch of a thread's time once.  0 elsewhere, and in profiles of older writers. */
 typedef struct {
-    int64_t n, t, nested;
+    int64_t n, t, nested, rec_t;
 } cprof_tally;
 
 /* Worker w of the merged profile is workers[w]: ids are dense (docs/profile-format.md).
@@ -34,6 +37,10 @@ typedef struct {
     cprof_tally cc_callee;  /* C-C calls made by B */
     int64_t c_self_t;       /* self time of B's concurrent activations on this worker */
     int64_t c_direct;       /* calls made directly by them (their facades are in c_self_t) */
+    /* Concurrent activations outermost on this worker's thread but not by the paper's
+     * rule (the initial thread had B open sequentially): their time.  c_caller.t +
+     * c_thread_t is the time B was open on this thread in concurrent entries. */
+    int64_t c_thread_t;
 } cprof_prof_routine_worker;
 
 /* A routine, identified by (name, file); every routine the files declare is here,

@@ -13,8 +13,9 @@ static const char workers_explain[] =
     "omp         the OpenMP thread number when it first ran profiled code\n"
     "pu, core    the processing unit it ran on then, and hwloc's index of its core\n"
     "c entries   entries of routines on this worker inside active parallel regions\n"
-    "c time      time in those concurrent activations (their self times added up, so\n"
-    "            nested activations count once), in milliseconds\n"
+    "c time      time in those concurrent activations, worker time of this one worker\n"
+    "            (their self times added up, so nested activations count once), in\n"
+    "            milliseconds\n"
     "%elapsed    c time as a share of the program's elapsed time\n"
     "vs mean     c time's deviation from the mean over the workers with concurrent\n"
     "            entries (empty for a worker without any)\n"
@@ -28,8 +29,9 @@ static const char workers_explain[] =
 static const char spread_explain[] =
     "For each routine that made calls from inside its own parallel regions (S-C and\n"
     "C-C calls), the calls and the callees' elapsed time on each worker that made such\n"
-    "calls (ms), its share of the routine's total, and its deviation from the mean over\n"
-    "those workers.  Workers without such calls are not listed, so a team member that\n"
+    "calls (ms: that worker's share of the worker time in the cases section, the\n"
+    "paper's callee time), its share of the routine's total, and its deviation from the\n"
+    "mean over those workers.  Workers without such calls are not listed, so a team member that\n"
     "got no work at all is not seen: fewer rows than the team has threads is itself an\n"
     "imbalance.  An even spread shows every row near 0%; the imbalance (max / mean) is\n"
     "in the concurrency cases above.\n";
@@ -107,7 +109,8 @@ static cprof_tally concurrent_calls(const cprof_prof_routine *r, size_t w)
     const cprof_prof_routine_worker *rw = &r->worker[w];
     return (cprof_tally){cprof_add(rw->c_callee.n, rw->cc_callee.n),
                          cprof_add(rw->c_callee.t, rw->cc_callee.t),
-                         cprof_add(rw->c_callee.nested, rw->cc_callee.nested)};
+                         cprof_add(rw->c_callee.nested, rw->cc_callee.nested),
+                         cprof_add(rw->c_callee.rec_t, rw->cc_callee.rec_t)};
 }
 
 cprof_table *cprof_section_spread(const cprof_view *v)

@@ -11,6 +11,11 @@ int64_t cprof_add(int64_t a, int64_t b)
     return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
 }
 
+int64_t cprof_outer(const cprof_tally *x)
+{
+    return x->t > x->rec_t ? x->t - x->rec_t : 0;
+}
+
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
 {
     *v = (cprof_view){p, o, cprof_xcalloc(p->nroutines, sizeof *v->r), 0};
@@ -27,12 +32,13 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
                                     shared ? r->file : "", shared ? ")" : "",
                                     r->counted ? " [counted]" : "");
         rv->s_calls = r->s_caller.n;
-        rv->self = r->s_self_t;
-        rv->inclusive = r->s_caller.t;
+        rv->self = rv->wall_self = r->s_self_t;
+        rv->inclusive = rv->wall = r->s_caller.t;
         for (size_t w = 0; w < p->nworkers; w++) {
-            rv->c_calls = cprof_add(rv->c_calls, r->worker[w].c_caller.n);
-            rv->self = cprof_add(rv->self, r->worker[w].c_self_t);
-            rv->inclusive = cprof_add(rv->inclusive, r->worker[w].c_caller.t);
+            const cprof_prof_routine_worker *rw = &r->worker[w];
+            rv->c_calls = cprof_add(rv->c_calls, rw->c_caller.n);
+            rv->self = cprof_add(rv->self, rw->c_self_t);
+            rv->inclusive = cprof_add(rv->inclusive, cprof_add(rw->c_caller.t, rw->c_thread_t));
         }
         rv->ran = rv->s_calls || rv->c_calls;
         rv->match = !o->routine || !strcmp(o->routine, r->name);
@@ -68,11 +74,12 @@ bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)
 cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off)
 {
     const cprof_prof_routine *r = &v->p->routines[i];
-    cprof_spread s = {{0, 0, 0}, 0, INT64_MAX, 0, 0};
+    cprof_spread s = {{0, 0, 0, 0}, 0, INT64_MAX, 0, 0};
     for (size_t w = 0; w < v->p->nworkers; w++) {
         const cprof_tally *x = (const cprof_tally *)((const char *)&r->worker[w] + off);
         s.sum.n = cprof_add(s.sum.n, x->n);
         s.sum.t = cprof_add(s.sum.t, x->t);
+        s.sum.rec_t = cprof_add(s.sum.rec_t, x->rec_t);
         if (!x->n)
             continue;
         s.workers++;

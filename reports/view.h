@@ -24,8 +24,12 @@ typedef struct {
     char *label;          /* name, or "name (file)" if another routine has the same name */
     int64_t s_calls;      /* sequential entries */
     int64_t c_calls;      /* concurrent entries, all workers */
-    int64_t self;         /* self time, sequential + concurrent on all workers (ns) */
-    int64_t inclusive;    /* time of the outermost activations, all workers (ns) */
+    /* Worker time (summed over the workers that ran it) and wall time (elapsed on the
+     * thread that entered, sequential entries only), docs/report.md. */
+    int64_t self;         /* worker: self time, sequential + concurrent, all workers (ns) */
+    int64_t inclusive;    /* worker: time the routine was open on each thread, summed */
+    int64_t wall_self;    /* wall: self time of the sequential activations */
+    int64_t wall;         /* wall: time of the outermost sequential activations */
     int64_t self_calls;   /* calls of the routine by itself (its self-arc) */
     bool ran;             /* entered at least once */
     bool match;           /* named by --routine (every routine if there is none) */
@@ -44,6 +48,10 @@ void cprof_view_free(cprof_view *v);
 
 /* a + b, saturating: sums of valid counts can still exceed 64 bits. */
 int64_t cprof_add(int64_t a, int64_t b);
+
+/* A callee time counted once per stretch of its thread's time: t less the activations
+ * nested in one of the same routine on the same thread (never below 0). */
+int64_t cprof_outer(const cprof_tally *x);
 
 /* One per-worker tally of a routine (at byte offset off in cprof_prof_routine_worker)
  * summed over all workers, and spread over the workers with at least one event: how

@@ -66,9 +66,18 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
      * team) has no frame below it there: it is not subtracted, it overlaps. */
     s->self_time += dt - f->children;
     s->direct += f->direct;
-    if (f->outermost) {
+    if (__builtin_expect(f->outermost, 1)) {
         s->time += dt;
         s->nested += nested;
+    } else if (*f->depth > 1 || w->initial) {
+        /* Nested in an activation of its routine on this thread: all the initial
+         * thread's depths are its own; on another thread *f->depth is, and the rest
+         * (else) is the initial thread's sequential depth alone. */
+        f->slot[2 * CPROF_NCASES] += dt;
+        f->slot[3 * CPROF_NCASES] += nested;
+    } else {
+        s->thread_time += dt;
+        s->thread_nested += nested;
     }
     f[-1].children += dt;
     f[-1].direct++;

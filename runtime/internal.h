@@ -52,19 +52,32 @@ struct cprof_call_rec {
     uint64_t nested[CPROF_NCASES];  /* profiled calls inside these activations, same
                                        thread; right after time[]: a frame keeps one
                                        pointer and finds both */
+    /* Of those activations, the ones nested in an activation of the same routine on
+     * the same thread (recursion): their time and nested calls, kept only when such an
+     * activation closes, so that a report can count each stretch of a thread's time
+     * once (docs/semantics.md, "Wall and worker time"). */
+    uint64_t rec_time[CPROF_NCASES];
+    uint64_t rec_nested[CPROF_NCASES];
     struct cprof_routine_rec *rec;  /* the callee's record on this worker */
     struct cprof_call_rec *next;    /* other callees of the same site (function pointers) */
     int callee;                     /* routine id */
 };
 
-/* A routine's figures on one worker, for its sequential or its concurrent entries. */
+/* A routine's figures on one worker, for its sequential or its concurrent entries.
+ * The thread_ fields are concurrent activations outermost on their own thread that the
+ * paper's rule does not count as outermost (the initial thread had the routine open
+ * sequentially): with `time` they give the time the routine was open on this thread.
+ * Each sits beside its paper counterpart, not beside each other: gcc would pair their
+ * additions in vector registers and lengthen close_frame's common path. */
 struct cprof_side {
     uint64_t time;                  /* outermost activations only (paper 4.4.1), ticks */
+    uint64_t thread_time;
     uint64_t self_time;             /* all activations, minus their callees on this thread */
     /* For compensating the profiler's own cost in reports: profiled calls made on this
      * thread inside the outermost activations (their times include those calls'
      * facades), and directly by any activation (self). */
     uint64_t nested;
+    uint64_t thread_nested;
     uint64_t direct;
 };
 
@@ -84,7 +97,8 @@ struct cprof_frame {
     uint64_t t0;
     uint64_t children;              /* elapsed time of activations nested in this one */
     uint64_t calls0;                /* the worker's call count at entry */
-    uint64_t *slot;                 /* time[case] of its call record; nested[case] follows */
+    uint64_t *slot;                 /* time[case] of its call record; nested, rec_time and
+                                       rec_nested [case] follow, CPROF_NCASES apart */
     struct cprof_side *side;
     int *depth;                     /* the depth this entry raised */
     const void *sp;                 /* stack position at entry: finds frames skipped by longjmp */

@@ -159,7 +159,7 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
         if (!r || !(entries[i][0] | entries[i][1]))
             continue;
         const struct cprof_call_rec *x = &r->ext;
-        json_array_append_new(routines, json_pack("[i I o I o i I o I o o o I I I I I I]", i,
+        json_array_append_new(routines, json_pack("[i I o I o i I o I o o o I I I I I I o I o o I I]", i,
             (json_int_t)entries[i][0], ns(r->side[0].time, npt),
             (json_int_t)entries[i][1], ns(r->side[1].time, npt), r->max_depth,
             (json_int_t)x->count[CPROF_SS], ns(x->time[CPROF_SS], npt),
@@ -167,7 +167,10 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
             ns(r->side[0].self_time, npt), ns(r->side[1].self_time, npt),
             (json_int_t)r->side[0].nested, (json_int_t)r->side[1].nested,
             (json_int_t)x->nested[CPROF_SS], (json_int_t)x->nested[CPROF_CS],
-            (json_int_t)r->side[0].direct, (json_int_t)r->side[1].direct));
+            (json_int_t)r->side[0].direct, (json_int_t)r->side[1].direct,
+            ns(r->side[1].thread_time, npt), (json_int_t)r->side[1].thread_nested,
+            ns(x->rec_time[CPROF_SS], npt), ns(x->rec_time[CPROF_CS], npt),
+            (json_int_t)x->rec_nested[CPROF_SS], (json_int_t)x->rec_nested[CPROF_CS]));
     }
     free(entries);
     for (int i = 0; i < w->sites_cap; i++) {
@@ -179,6 +182,10 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
             }
             for (int k = 0; k < CPROF_NCASES; k++)
                 json_array_append_new(row, json_integer((json_int_t)c->nested[k]));
+            for (int k = 0; k < CPROF_NCASES; k++)
+                json_array_append_new(row, ns(c->rec_time[k], npt));
+            for (int k = 0; k < CPROF_NCASES; k++)
+                json_array_append_new(row, json_integer((json_int_t)c->rec_nested[k]));
             json_array_append_new(calls, row);
         }
     }

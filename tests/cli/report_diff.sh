@@ -45,7 +45,7 @@ check "step: 400 entries both times, C-S calls -3600" "$(indent c.csv)" -- \
 check "main: S-C calls unchanged (+0), setup unchanged" "$(indent c.csv)" -- \
     test "$(col main sc_diff) $(col setup calls_diff)" = "+0 +0"
 check "leaf: self time fell" "$(indent c.csv)" -- \
-    test "$(col leaf self_diff_ns)" -lt 0 -a "$(col leaf self_after_ns)" -lt "$(col leaf self_before_ns)"
+    test "$(col leaf self_worker_diff_ns)" -lt 0 -a "$(col leaf self_worker_after_ns)" -lt "$(col leaf self_worker_before_ns)"
 
 "$bin/cprof-report" --diff -b before.out after.out > diff.txt 2> err; st=$?
 check "--diff text: exit 0" "status $st" "$(indent err)" -- test $st = 0 -a ! -s err

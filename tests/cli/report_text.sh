@@ -38,19 +38,19 @@ check "summary: 1008 calls profiled (1 + 1 + 1000 + 6)" -- grep -qE '^calls prof
 check "summary: 1000 of them concurrent" -- grep -qE '^  concurrent +1000$' report.txt
 # leaf is small and static: counted at its call sites, and marked so.
 check "flat: leaf has 0 sequential and 1000 concurrent calls, counted" "$(flat | grep leaf)" -- \
-    eval "flat | grep -qE '^ *0.00 +0.000 +0.000 +0 +1000 +.* leaf \[counted\]\$'"
+    eval "flat | grep -qE '^ *0.00 +0.000 +0.000 +0.000 +0.000 +0 +1000 +.* leaf \[counted\]\$'"
 check "summary: 1 routine counted, 1000 calls" "$(grep -A1 counted report.txt)" -- \
     eval "grep -qE '^counted, not timed: routines +1\$' report.txt && grep -qE '^  their calls +1000\$' report.txt"
 check "flat: fact has 6 sequential calls" "$(flat | grep fact)" -- \
-    eval "flat | grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +6 +0 +.* fact\$'"
+    eval "flat | grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +6 +0 +.* fact\$'"
 pct=$(flat | awk '$1 ~ /^[0-9]+\.[0-9][0-9]$/ { s += $1 } END { printf "%.2f", s }')
 check "flat: %time adds up to 100 ($pct)" -- awk -v s="$pct" 'BEGIN { exit !(s > 99.9 && s < 100.1) }'
 check "arcs: work -> leaf has 1000 concurrent calls" "$(grep ' -> leaf' report.txt)" -- \
-    eval "grep -qE '^ +0 +[0-9.]+ +1000 +[0-9.]+ +work -> leaf ' report.txt"
+    eval "grep -qE '^ +0 +[0-9.]+ +[0-9.]+ +1000 +[0-9.]+ +[0-9.]+ +work -> leaf ' report.txt"
 check "call graph: fact called 1+5" "$(grep 'fact \[' report.txt)" -- \
-    eval "grep -qE '^ +\[[0-9]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\+5 +fact \[[0-9]+\]\$' report.txt"
+    eval "grep -qE '^ +\[[0-9]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\+5 +fact \[[0-9]+\]\$' report.txt"
 check "call graph: leaf's parent line is work with 1000/1000" -- \
-    eval "grep -qE '^ +[0-9.]+ +1000/1000 +work \[[0-9]+\]\$' report.txt"
+    eval "grep -qE '^ +[0-9.]+ +[0-9.]+ +1000/1000 +work \[[0-9]+\]\$' report.txt"
 nworkers=$(sed -n '/^Per-thread concurrency$/,/^Concurrent callee/p' report.txt | awk '$1 ~ /^[01]$/ && NF == 9' | wc -l)
 check "per-thread: one row per worker (2)" "got $nworkers" -- [ "$nworkers" = 2 ]
 entries=$(sed -n '/^Per-thread concurrency$/,/^Concurrent callee/p' report.txt | awk '$1 ~ /^[01]$/ && NF == 9 { s += $6 } END { print s }')
@@ -59,7 +59,7 @@ check "per-thread: concurrent entries add up to 1000" "got $entries" -- [ "$entr
 check "two copies: 2016 calls profiled" -- grep -qE '^calls profiled +2016$' twice.txt
 "$bin/cprof-report" --csv flat prof.out > flat.csv
 check "--csv flat: leaf row with c_calls 1000" "$(indent flat.csv)" -- \
-    eval "tr -d '\r' < flat.csv | awk -F, '\$8 == \"leaf\" && \$5 == 1000 { f = 1 } END { exit !f }'"
+    eval "tr -d '\r' < flat.csv | awk -F, '\$10 == \"leaf\" && \$7 == 1000 { f = 1 } END { exit !f }'"
 # A hot routine gcc would inline in a plain build (static, called from one site), timed:
 # the summary counts it, and the flat profile's overhead line marks it (*) and says why.
 cat > hot.c <<'EOF2'

@@ -20,13 +20,13 @@ check "--compensate: routines and arcs do not depend on the order of files" comp
 comp_csv() {  # comp_csv SECTION KEYCOL KEY COL [OPTION...]: csv_value of compensate.json
     csv_value "$1" "$fx/compensate.json" "${@:2}"
 }
-check "--compensate --csv flat: main self_ns = 10000000 - 2 x 20" \
-    eval 'csv_value flat "$fx/compensate.json" name main self_ns | grep -qx 10000000 &&
-          comp_csv flat name main self_ns --compensate | grep -qx 9999960'
-check "--compensate --csv flat: main inclusive_ns = 100000000 - 1500002 x 20" \
-    eval 'comp_csv flat name main inclusive_ns --compensate | grep -qx 69999960'
+check "--compensate --csv flat: main self_worker_ns = 10000000 - 2 x 20" \
+    eval 'csv_value flat "$fx/compensate.json" name main self_worker_ns | grep -qx 10000000 &&
+          comp_csv flat name main self_worker_ns --compensate | grep -qx 9999960'
+check "--compensate --csv flat: main inclusive_worker_ns = 100000000 - 1500002 x 20" \
+    eval 'comp_csv flat name main inclusive_worker_ns --compensate | grep -qx 69999960'
 check "--compensate --csv flat: quick self clamped at 0 (1700 - 110 x 20)" \
-    eval 'comp_csv flat name quick self_ns --compensate | grep -qx 0'
+    eval 'comp_csv flat name quick self_worker_ns --compensate | grep -qx 0'
 check "--compensate --csv summary: taken out of self times" \
     eval 'comp_csv summary key compensated value --compensate | grep -qx yes &&
           comp_csv summary key compensated_ns value --compensate | grep -qx 30001780'

@@ -130,12 +130,14 @@ check "bad: site caller out of range" bad "$(variant site-caller '.sites[2].call
     "invalid profile: sites[2]: caller index 7 out of range (7 routines)"
 check "bad: calls row with 13 columns" bad "$(variant short-row '.workers[0].calls[2] |= .[1:]')"
 check "bad: calls row with 16 columns" bad "$(variant long-call '.workers[0].calls[0] += [0, 0]')" \
-    "invalid profile: workers[0].calls[0] is not an array of 14 integers"
+    "invalid profile: workers[0].calls[0] is not an array of 22 (or 14) integers"
+check "bad: calls row with 23 columns" bad "$(variant longer-call '.workers[0].calls[0] += [0, 0, 0, 0, 0, 0, 0, 0, 0]')"
 check "bad: calls row with 10 columns (older layout)" bad "$(variant old-call '.workers[0].calls[0] |= .[:10]')" \
-    "invalid profile: workers[0].calls[0] is not an array of 14 integers"
+    "invalid profile: workers[0].calls[0] is not an array of 22 (or 14) integers"
 check "bad: routines row with 19 columns" bad "$(variant long-row '.workers[0].routines[0] += [0]')"
+check "bad: routines row with 25 columns" bad "$(variant longer-row '.workers[0].routines[0] += [0, 0, 0, 0, 0, 0, 0]')"
 check "bad: routines row with 12 columns (older layout)" bad "$(variant old-row '.workers[0].routines[0] |= .[:12]')" \
-    "invalid profile: workers[0].routines[0] is not an array of 18 integers"
+    "invalid profile: workers[0].routines[0] is not an array of 24 (or 18) integers"
 check "bad: routines row with 10 columns (oldest layout)" bad "$(variant older-row '.workers[0].routines[0] |= .[:10]')"
 check "bad: negative nested-call count" bad "$(variant negative-nested '.workers[0].calls[1][11] = -1')" \
     "invalid profile: workers[0].calls[1]: column 11 is negative"
@@ -235,6 +237,36 @@ check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
 
 . "$here/text.sh"
 . "$here/compensate.sh"
+
+# consistency.sh (issue 18): every profile of the fuzz corpus that cprof-report reads
+# passes it; a report doctored to break one rule fails it, naming the rule.
+consistent() { CPROF_BIN=$(dirname "$report") "$here/consistency.sh" "$@" > "$tmp/cons" 2>&1; }
+for f in "$root"/tests/fuzz/corpus/*; do
+    "$report" --json "$f" > /dev/null 2>&1 || continue
+    check "consistency.sh passes on corpus/$(basename "$f")" consistent "$f"
+done
+"$report" --json "$root/tests/fuzz/corpus/v1-rec-real.json" > "$tmp/rec.json"
+doctored() {  # doctored JQ_EDIT MESSAGE: the edited report fails, with MESSAGE
+    jq "$1" "$tmp/rec.json" > "$tmp/doctored.json" &&
+    ! consistent "$tmp/doctored.json" && grep -q -- "$2" "$tmp/cons" ||
+        { cat "$tmp/cons" >&2; return 1; }
+}
+check "consistency.sh passes on the report of corpus/v1-rec-real.json" consistent "$tmp/rec.json"
+check "consistency.sh fails: worker self above worker inclusive" doctored \
+    '(.routines[] | select(.name == "fib")).self_worker_t += 1000000' 'fib (.*): worker self .* > worker inclusive'
+check "consistency.sh fails: wall self above wall inclusive" doctored \
+    '(.routines[] | select(.name == "main")).self_wall_t += 1000000' 'main (.*): wall self .* > wall inclusive'
+check "consistency.sh fails: worker inclusive above elapsed x workers" doctored \
+    '.elapsed_ns = 1000' 'worker inclusive .* > elapsed x workers'
+check "consistency.sh fails: a child above the arcs into it" doctored \
+    '(.arcs[] | select(.caller == "main" and .callee == "fib")).c_callarc_outer_t = 0' \
+    'fib (.*): worker inclusive .* the outer time of the arcs into it'
+check "consistency.sh fails: wall inclusive above the arcs' sequential time" doctored \
+    '(.arcs[] | select(.caller == "main" and .callee == "fib")).s_callarc_outer_t = 0' \
+    'fib (.*): wall inclusive .* the sequential outer time of the arcs into it'
+check "consistency.sh fails: an arc's outer time above elapsed x workers" doctored \
+    '(.arcs[] | select(.caller == "main" and .callee == "fib")).c_callarc_outer_t = 1e15' \
+    'arc main -> fib: outer time'
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

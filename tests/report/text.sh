@@ -23,8 +23,8 @@ sections() {
 check "sections in order" sections
 check "sections in order with -b" sections -b
 brief() {
-    run "$fx/loop.json" && grep -q '^%time     the routine' "$tmp/out" &&
-    run -b "$fx/loop.json" && ! grep -q '^%time     the routine' "$tmp/out" && ! grep -q '^Times are' "$tmp/out"
+    run "$fx/loop.json" && grep -q '^%time       the routine' "$tmp/out" &&
+    run -b "$fx/loop.json" && ! grep -q '^%time       the routine' "$tmp/out" && ! grep -q '^Times are' "$tmp/out"
 }
 check "-b leaves out the explanations" brief
 cmp_brief_long() { run -b "$fx/loop.json"; cp "$tmp/out" "$tmp/b"; run --brief "$fx/loop.json"; cmp -s "$tmp/b" "$tmp/out"; }
@@ -43,18 +43,18 @@ csv_value() {  # csv_value SECTION FILE KEYCOL KEY COL [OPTION...]: the value of
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col[kc] == k { print $col[c]; exit }' "$tmp/csv"
 }
-check "--csv flat: body self_ns" test "$(csv_value flat "$fx/loop.json" name body self_ns)" = 18000000
-check "--csv flat: work inclusive_ns" test "$(csv_value flat "$fx/loop.json" name work inclusive_ns)" = 13000000
+check "--csv flat: body self_worker_ns" test "$(csv_value flat "$fx/loop.json" name body self_worker_ns)" = 18000000
+check "--csv flat: work inclusive_worker_ns, inclusive_wall_ns" test "$(csv_value flat "$fx/loop.json" name work inclusive_worker_ns),$(csv_value flat "$fx/loop.json" name work inclusive_wall_ns)" = 13000000,13000000
 check "--csv flat: body c_calls" test "$(csv_value flat "$fx/loop.json" name body c_calls)" = 40
 check "--csv summary: elapsed_ns" test "$(csv_value summary "$fx/loop.json" key elapsed_ns value)" = 15000000
 check "--csv summary: overhead_ns (42 calls x 20 ns)" test "$(csv_value summary "$fx/loop.json" key overhead_ns value)" = 840
 check "--csv threads: worker 2 c_ns" test "$(csv_value threads "$fx/loop.json" worker 2 c_ns)" = 12000000
-check "--csv cases: work S-C max" test "$(csv cases "$fx/loop.json" && awk -F, '$1 == "work" && $3 == "S-C" { print $9 }' "$tmp/csv")" = 12000000
-check "--csv callgraph: cycle 1 as a whole has 1+3 calls" test "$(csv callgraph "$fx/cycle.json" && awk -F, '$2 == "primary" && $9 == "<cycle 1 as a whole>" { print $6 "+" $8 }' "$tmp/csv")" = "1+3"
+check "--csv cases: work S-C max" test "$(csv cases "$fx/loop.json" && awk -F, '$1 == "work" && $3 == "S-C" { print $11 }' "$tmp/csv")" = 12000000
+check "--csv callgraph: cycle 1 as a whole has 1+3 calls" test "$(csv callgraph "$fx/cycle.json" && awk -F, '$2 == "primary" && $10 == "<cycle 1 as a whole>" { print $7 "+" $9 }' "$tmp/csv")" = "1+3"
 # Per-worker statistics are over the workers that made such calls (teams.json: narrow's
 # 8 calls of uneven ran on workers 0 and 1 of 4, 3 and 9 ms).
 cases_row() {  # cases_row FILE NAME CASE: workers,min_ns,mean_ns,max_ns,imbalance
-    csv cases "$1" && awk -F, -v n="$2" -v c="$3" '$1 == n && $3 == c { print $6 "," $7 "," $8 "," $9 "," $10 }' "$tmp/csv"
+    csv cases "$1" && awk -F, -v n="$2" -v c="$3" '$1 == n && $3 == c { print $8 "," $9 "," $10 "," $11 "," $12 }' "$tmp/csv"
 }
 check "--csv cases: S-C over the 2 workers that made calls" \
     test "$(cases_row "$fx/teams.json" narrow S-C)" = "2,3000000,6000000,9000000,1.5000"
@@ -84,7 +84,7 @@ check "--csv arcs: fib -> fib has two site rows" test "$(csv arcs "$fx/tasks.jso
 
 # --sort
 order() {  # order ARGS...: the names of the flat profile, in order
-    csv flat "$@" && awk -F, 'NR > 1 { printf "%s ", $8 }' "$tmp/csv"
+    csv flat "$@" && awk -F, 'NR > 1 { printf "%s ", $10 }' "$tmp/csv"
 }
 check "--sort self (default)" test "$(order "$fx/seq.json")" = "a b main c "
 check "--sort self" test "$(order --sort self "$fx/seq.json")" = "a b main c "
@@ -139,13 +139,13 @@ pct_100() {  # the flat profile's %time adds up to 100 within rounding
         awk '$1 ~ /^[0-9]+\.[0-9][0-9]$/ { s += $1 } END { exit !(s > 99.95 && s < 100.05) }'
 }
 graph_calls() {  # the call graph's "called" of a routine = its flat profile calls
-    csv flat "$1" && awk -F, 'NR > 1 { print $8, $4 + $5 }' "$tmp/csv" | sort >"$tmp/a" &&
-    csv callgraph "$1" && awk -F, '$2 == "primary" && $9 !~ /^<cycle/ { print $9, $6 + $8 }' "$tmp/csv" | sort >"$tmp/b" &&
+    csv flat "$1" && awk -F, 'NR > 1 { print $10, $6 + $7 }' "$tmp/csv" | sort >"$tmp/a" &&
+    csv callgraph "$1" && awk -F, '$2 == "primary" && $10 !~ /^<cycle/ { print $10, $7 + $9 }' "$tmp/csv" | sort >"$tmp/b" &&
     [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
 }
 cases_match_arcs() {  # a routine's concurrent entries (cases) = concurrent arcs into it
-    csv cases "$1" && awk -F, '$3 == "C entries" && $4 > 0 { print $1, $4 }' "$tmp/csv" | sort >"$tmp/a" &&
-    csv arcs "$1" && awk -F, '$1 == "arc" { c[$8] += $4 } END { for (k in c) if (c[k]) print k, c[k] }' "$tmp/csv" | sort >"$tmp/b" &&
+    csv cases "$1" && awk -F, '$3 == "C entries" && $5 > 0 { print $1, $5 }' "$tmp/csv" | sort >"$tmp/a" &&
+    csv arcs "$1" && awk -F, '$1 == "arc" { c[$10] += $5 } END { for (k in c) if (c[k]) print k, c[k] }' "$tmp/csv" | sort >"$tmp/b" &&
     cmp -s "$tmp/a" "$tmp/b"
 }
 for f in seq loop cycle nested tasks teams; do
@@ -167,15 +167,15 @@ doubled_csv() {  # doubled_csv SECTION FILE COLUMN...: these columns double, the
         END { exit bad || FNR < 2 }' "$tmp/once" "$tmp/twice"
 }
 for f in loop cycle nested tasks teams; do
-    check "$f.json twice: flat doubles" doubled_csv flat "$fx/$f.json" self_ns inclusive_ns s_calls c_calls
-    check "$f.json twice: arcs double" doubled_csv arcs "$fx/$f.json" s_calls s_ns c_calls c_ns
-    check "$f.json twice: cases double" doubled_csv cases "$fx/$f.json" calls time_ns min_ns max_ns
+    check "$f.json twice: flat doubles" doubled_csv flat "$fx/$f.json" self_worker_ns inclusive_worker_ns self_wall_ns inclusive_wall_ns s_calls c_calls
+    check "$f.json twice: arcs double" doubled_csv arcs "$fx/$f.json" s_calls s_wall_ns s_outer_wall_ns c_calls c_worker_ns c_outer_worker_ns
+    check "$f.json twice: cases double" doubled_csv cases "$fx/$f.json" calls time_ns outer_ns min_ns max_ns
     check "$f.json twice: threads double" doubled_csv threads "$fx/$f.json" c_entries c_ns
-    check "$f.json twice: call graph doubles" doubled_csv callgraph "$fx/$f.json" self_ns children_ns calls calls_total self_calls
+    check "$f.json twice: call graph doubles" doubled_csv callgraph "$fx/$f.json" self_worker_ns children_worker_ns wall_ns calls calls_total self_calls
 done
 text_doubled() {  # the text flat profile's calls columns double
-    run -b "$fx/loop.json" && sed -n '/^Flat/,/^Concurrency/p' "$tmp/out" | awk 'NF == 8 && $1 ~ /^[0-9.]+$/ { print $8, 2 * $4, 2 * $5 }' >"$tmp/a" &&
-    run -b "$fx/loop.json" "$fx/loop.json" && sed -n '/^Flat/,/^Concurrency/p' "$tmp/out" | awk 'NF == 8 && $1 ~ /^[0-9.]+$/ { print $8, $4, $5 }' >"$tmp/b" &&
+    run -b "$fx/loop.json" && sed -n '/^Flat/,/^Concurrency/p' "$tmp/out" | awk 'NF == 10 && $1 ~ /^[0-9.]+$/ { print $10, 2 * $6, 2 * $7 }' >"$tmp/a" &&
+    run -b "$fx/loop.json" "$fx/loop.json" && sed -n '/^Flat/,/^Concurrency/p' "$tmp/out" | awk 'NF == 10 && $1 ~ /^[0-9.]+$/ { print $10, $6, $7 }' >"$tmp/b" &&
     [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && grep -qE '^profile files +2$' "$tmp/out"
 }
 check "loop.json twice: text flat profile calls double" text_doubled
@@ -193,7 +193,7 @@ check "an empty profile: the report, exit 0, nothing on stderr" empty_profile
 # main 2, c 1.5 ms, all 10 ms; inclusive main 10, a 6, b 2, c 1.5 ms; calls c 3, a 2,
 # b 1, main 1 of 7).  Sorted by inclusive, 25 % keeps main (100 %) and a (60 %), though
 # main's self is 20 %; sorted by calls, 40 % keeps c alone (3/7 = 42.9 %).
-flat_names() { run --csv flat "$@" "$fx/seq.json" && tr -d '\r' <"$tmp/out" | tail -n +2 | cut -d, -f8 | tr '\n' ' '; }
+flat_names() { run --csv flat "$@" "$fx/seq.json" && tr -d '\r' <"$tmp/out" | tail -n +2 | cut -d, -f10 | tr '\n' ' '; }
 check "--sort inclusive --threshold 25: main and a" eval '[ "$(flat_names --sort inclusive --threshold 25)" = "main a " ]'
 check "--sort calls --threshold 40: c" eval '[ "$(flat_names --sort calls --threshold 40)" = "c " ]'
 check "--sort self --threshold 25: a" eval '[ "$(flat_names --threshold 25)" = "a " ]'
@@ -208,9 +208,9 @@ dot_has() {  # dot_has LINE...: each LINE is a line of the --dot output of loop.
     local l; for l in "$@"; do grep -qxF -- "$l" "$tmp/out" || { echo "missing: $l" >&2; return 1; }; done
 }
 check "--dot: one node per routine, sized by inclusive and coloured by self time" dot_has \
-    '  r0 [label="body\nself 18.000 ms (62.1%)\ninclusive 18.000 ms\n40 calls", fontsize=22.4, fillcolor="#ff6161"];' \
-    '  r1 [label="main\nself 1.000 ms (3.4%)\ninclusive 14.000 ms\n1 call", fontsize=19.7, fillcolor="#fff6f6"];' \
-    '  r2 [label="work\nself 10.000 ms (34.5%)\ninclusive 13.000 ms\n1 call", fontsize=19.0, fillcolor="#ffa7a7"];'
+    '  r0 [label="body\nworker self 18.000 ms (62.1%)\nworker incl 18.000 ms\n40 calls", fontsize=22.4, fillcolor="#ff6161"];' \
+    '  r1 [label="main\nworker self 1.000 ms (3.4%)\nworker incl 14.000 ms\n1 call", fontsize=19.7, fillcolor="#fff6f6"];' \
+    '  r2 [label="work\nworker self 10.000 ms (34.5%)\nworker incl 13.000 ms\n1 call", fontsize=19.0, fillcolor="#ffa7a7"];'
 check "--dot: a sequential arc is solid, a concurrent one dashed, each with calls and time" dot_has \
     '  external -> r1 [label="1 seq.\n14.000 ms", penwidth=2.93];' \
     '  r1 -> r2 [label="1 seq.\n13.000 ms", penwidth=2.79];' \

@@ -1,0 +1,82 @@
+#!/bin/bash
+# tests/report/consistency.sh FILE...: checks that the numbers of cprof-report never
+# contradict each other (issue 18, docs/report.md "Wall and worker time").  FILE is a
+# profile (cprof.out) or a `cprof-report --json` document.  For every routine:
+#   1. self <= inclusive, in worker time and in wall time;
+#   2. worker inclusive <= elapsed x workers, and every arc's outer time too;
+#   3. the flat profile's %time column adds up to at most 100 (profiles only: the
+#      printed --csv flat);
+#   4. its worker inclusive <= the outer times of the arcs into it, added up, and its
+#      wall inclusive <= their sequential (s) outer times: a child never takes more
+#      time than its callers spent calling it.
+# A profile of an older writer (18-column routine rows, 14-column call rows) has no
+# record of recursion: its outer times are the paper's (docs/profile-format.md), so the
+# arcs' checks (2 for arcs, 4) are left out for it.
+# Times are rounded to ns per profile row, so sums are compared with 1 ns per row
+# (per worker and arc) of slack.  Prints one line "FILE: what" per violation; exit
+# status 1 if there was one (or a file could not be read), 0 otherwise.
+#   CPROF_BIN=DIR: cprof-report is DIR/cprof-report (default build/bin).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+report=${CPROF_BIN:-$root/build/bin}/cprof-report
+status=0
+
+# The jq program: one string per violation.
+read -r -d '' CHECKS <<'EOF'
+(.workers | length) as $w | (if $w > 0 then $w else 1 end) as $nw |
+(.elapsed_ns * $nw) as $cap |
+def arcs_into($r): [.arcs[] | select(.callee == $r.name and .callee_file == $r.file)];
+def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0));
+(.routines[] | . as $r | "\(.name) (\(.file))" as $n |
+  (if .self_worker_t > .inclusive_worker_t + 3 * $nw then
+     "\($n): worker self \(.self_worker_t) > worker inclusive \(.inclusive_worker_t)" else empty end),
+  (if .self_wall_t > .inclusive_wall_t + 2 * $nw then
+     "\($n): wall self \(.self_wall_t) > wall inclusive \(.inclusive_wall_t)" else empty end),
+  (if .inclusive_worker_t > $cap then
+     "\($n): worker inclusive \(.inclusive_worker_t) > elapsed x workers \($cap)" else empty end)),
+(.arcs[] | select($new) | select(.s_callarc_outer_t + .c_callarc_outer_t > $cap) |
+  "arc \(.caller) -> \(.callee): outer time \(.s_callarc_outer_t + .c_callarc_outer_t) > elapsed x workers \($cap)"),
+(. as $doc | .routines[] | select($new) | select(.s_caller + (.c_caller | add // 0) > 0) | . as $r |
+  "\(.name) (\(.file))" as $n | ($doc | arcs_into($r)) as $in | slack($in) as $tol |
+  ([$in[] | .s_callarc_outer_t + .c_callarc_outer_t] | add // 0) as $worker |
+  ([$in[] | .s_callarc_outer_t] | add // 0) as $wall |
+  (if .inclusive_worker_t > $worker + $tol then
+     "\($n): worker inclusive \(.inclusive_worker_t) > \($worker), the outer time of the arcs into it" else empty end),
+  (if .inclusive_wall_t > $wall + $tol then
+     "\($n): wall inclusive \(.inclusive_wall_t) > \($wall), the sequential outer time of the arcs into it" else empty end))
+EOF
+
+# The flat profile as printed (--csv flat): the %time column adds up to at most 100
+# (each share rounded to 4 decimals).
+shares() {
+    "$report" --csv flat "$1" | tr -d '\r' | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pct_time") c = i; next }
+        { s += $c; n++ }
+        END { if (s > 100 + 0.0001 * n) printf "flat profile: %%time adds up to %.4f\n", s }'
+}
+
+for f in "$@"; do
+    new=true
+    if jq -e '.format == "cprof"' "$f" > /dev/null 2>&1; then
+        doc=$(cat "$f")
+        flat=
+    elif ! doc=$("$report" --json "$f" 2>&1); then
+        echo "$f: cprof-report --json failed: $doc"
+        status=1
+        continue
+    else
+        flat=$(shares "$f")
+        jq -e '[.workers[].routines[] | length == 18] | any' "$f" > /dev/null && new=false
+    fi
+    if ! out=$(jq -r --argjson new "$new" "$CHECKS" <<< "$doc" 2>&1); then
+        echo "$f: not a cprof-report document ($out)"
+        status=1
+        continue
+    fi
+    out=$(printf '%s\n%s' "$out" "$flat" | sed '/^$/d')
+    if [ -n "$out" ]; then
+        sed "s|^|$f: |" <<< "$out"
+        status=1
+    fi
+done
+exit $status
