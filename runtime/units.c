@@ -6,8 +6,6 @@
  * runs first) gets its id lazily; registration then skips it.  Descriptors start with
  * id -1.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include "internal.h"
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -24,21 +22,20 @@ static void *grow(void *array, int *cap, int need, size_t elem)
     int n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *p = realloc(array, (size_t)n * elem);
-    if (!p) {
-        fputs("cprof: out of memory\n", stderr);
-        abort();
-    }
+    void *p = cprof_realloc(array, (size_t)*cap * elem, (size_t)n * elem);
     *cap = n;
     return p;
 }
 
-/* Called with tables_lock held. */
+/* Called with tables_lock held.  The runtime's own code: what it calls back in the
+ * program is not counted (and cannot come back here for the lock). */
 static void start_once(void)
 {
     if (!started) {
         started = 1;
+        cprof_inside_begin();
         cprof_runtime_start();
+        cprof_inside_end();
     }
 }
 
