@@ -1,11 +1,11 @@
 /* profile.c: start-up, and writing the profile file (docs/profile-format.md).
  *
  * The file is built whole in memory (jansson, given the runtime's own memory while it
- * writes: memory.c), written to a temporary file beside the
- * target and renamed: a profile is complete or absent.  A target that is not a
- * regular file (/dev/null, a FIFO) is written directly.  A forked child that did not
- * exec shares the parent's counters up to the fork; it writes a profile only when
- * CPROF_OUT holds %p, so it never overwrites the parent's.
+ * writes: memory.c), written to a temporary file beside the target and renamed: a
+ * profile is complete or absent.  A target that is not a regular file (/dev/null, a
+ * FIFO) is written directly.  A forked child that did not exec shares the parent's
+ * counters up to the fork; it writes a profile only when CPROF_OUT holds %p, so it
+ * never overwrites the parent's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
