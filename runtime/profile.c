@@ -37,7 +37,7 @@ void cprof_runtime_start(void)
     start_pid = getpid();
     /* Worker 0 is the initial thread whenever it is the one that starts the runtime,
      * even if another thread runs profiled code first. */
-    if (gettid() == start_pid)
+    if (gettid() == start_pid && !cprof_workers())
         cprof_worker_create(1);
     atexit(at_exit);
 }
