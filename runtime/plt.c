@@ -20,7 +20,8 @@ void (*cprof_plt_target(void (*f)(void)))(void)
 {
 #if defined(__x86_64__)
     /* The target may be stale (a call that reached code cprof did not compile, which
-     * returned) and its object unloaded since: read only inside a loaded object. */
+     * returned) and its code unmapped since: read only inside a loaded object
+     * (_dl_find_object, glibc 2.35: lock-free, no allocation). */
     struct dl_find_object obj;
     const unsigned char *p = (const unsigned char *)f;
     if (_dl_find_object((void *)p, &obj) != 0)
