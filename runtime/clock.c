@@ -8,10 +8,11 @@
  * CPROF_CLOCK=monotonic forces clock_gettime; CPROF_MODE=count reads no clock at all
  * (counts only, at the least cost per call).
  */
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "internal.h"
 
 enum cprof_clock_kind cprof_clock;
@@ -33,19 +34,25 @@ static int tsc_is_invariant(void)
     const char *want = getenv("CPROF_CLOCK");
     if (want && strcmp(want, "monotonic") == 0)
         return 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
+    /* read(2), not stdio, whose buffer would come from the program's malloc. */
+    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    static char line[1 << 14];
-    int ok = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "flags", 5) == 0) {
-            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
-            break;
-        }
+    static char text[1 << 16];
+    size_t n = 0;
+    ssize_t got;
+    char *line = 0, *eol = 0;
+    while (!eol && n < sizeof text - 1 && (got = read(fd, text + n, sizeof text - 1 - n)) > 0) {
+        n += (size_t)got;
+        text[n] = 0;
+        line = strncmp(text, "flags", 5) == 0 ? text : strstr(text, "\nflags");
+        eol = line ? strchr(line + 1, '\n') : 0;
     }
-    fclose(f);
-    return ok;
+    close(fd);
+    if (!eol)
+        return 0;
+    *eol = 0;
+    return strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
 #else
     return 0;
 #endif

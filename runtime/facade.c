@@ -170,8 +170,10 @@ call_rec(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_sit
     struct cprof_routine_rec *rec;
     if (id >= w->routines_cap || !(rec = w->routines[id]))
         rec = cprof_routine_rec_slow(w, id);
+    void (*target)(void) = cprof_pending.target;
     int from_site = site->callee ? site->callee == r
-                                 : site->caller && (cprof_pending.target == r->self || !cprof_pending.target);
+                                 : site->caller && (target == r->self || !target ||
+                                                    (r->self && cprof_plt_target(target) == r->self));
     if (!from_site)
         return &rec->ext;
     if (site->id < 0)
@@ -201,8 +203,8 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
            enum cprof_clock_kind clock, const void *sp)
 {
     struct cprof_worker *w = cprof_self;
-    if (!w)
-        w = cprof_worker_create(1);
+    if (!w && !(w = cprof_self_slow()))
+        return 0;
     struct cprof_call_rec *c;
     int sid = site->id;
     if (site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
@@ -249,8 +251,8 @@ enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int a
 static __attribute__((noinline)) void count_slow(const struct cprof_site *site, int al)
 {
     struct cprof_worker *w = cprof_self;
-    if (!w)
-        w = cprof_worker_create(1);
+    if (!w && !(w = cprof_self_slow()))
+        return;
     struct cprof_call_rec *c;
     int sid = site->id;
     if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
@@ -323,9 +325,12 @@ static void leave_tsc(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC); }
 static void leave_monotonic(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC); }
 
 /* Before the runtime starts (an instrumented constructor that runs before any unit
- * registered): start it, then take the entry it chose. */
+ * registered): start it, then take the entry it chose.  Not while the program is being
+ * relocated (an ifunc resolver): nothing is counted then (workers.c). */
 static struct cprof_frame *enter_first(struct cprof_routine *r)
 {
+    if (!cprof_may_count())
+        return 0;
     if (r->id < 0)
         cprof_routine_id_slow(r);   /* starts the runtime, which selects the facade */
     return cprof_facade.enter == enter_first ? 0 : cprof_facade.enter(r);
@@ -360,7 +365,9 @@ static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
     struct cprof_frame *f = enter(r, cprof_clock);
     struct cprof_worker *w = cprof_self;
-    CHECK(w != 0, r);
+    CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
+    if (!w)
+        return f;       /* inside the runtime: not counted */
     CHECK(cprof_pending.site == &no_site || f == 0 || f->saved_site, r);
     if (cprof_clock == CPROF_CLOCK_NONE) {
         CHECK(f == 0, r);
@@ -407,8 +414,8 @@ void cprof_facade_select(void)
 void *cprof_setjmp_mark(void *env)
 {
     struct cprof_worker *w = cprof_self;
-    if (!w)
-        w = cprof_worker_create(1);
+    if (!w && !(w = cprof_self_slow()))
+        return env;
     int slot = -1;
     for (int i = 0; i < CPROF_JMP_MARKS; i++)
         if (w->jmp[i].env == env)

@@ -36,6 +36,23 @@ uint64_t cprof_start_unix_ns(void);
 uint64_t cprof_elapsed_ns(void);
 const char *cprof_clock_name(void);
 
+/* ---- memory.c: the runtime's memory, never the program's malloc ---- */
+
+/* Zeroed, 64-byte aligned; freed with the size it was asked with. */
+void *cprof_alloc(size_t size);
+void cprof_free(void *p, size_t size);
+void *cprof_realloc(void *p, size_t old, size_t size);
+__attribute__((noreturn)) void cprof_out_of_memory(void);
+/* Blocks of 16-byte alignment that are freed all at once. */
+struct cprof_pool {
+    pthread_mutex_t lock;
+    struct pool_chunk *chunks;
+    char *next, *end;
+};
+void *cprof_pool_alloc(struct cprof_pool *pool, size_t size);
+int cprof_pool_owns(struct cprof_pool *pool, const void *p);
+void cprof_pool_release(struct cprof_pool *pool);
+
 /* ---- workers.c: per-worker shards; only the owner writes its shard ---- */
 
 /* The four cases, caller entry then callee call. */
@@ -137,6 +154,16 @@ struct cprof_worker {
 /* This thread's shard, null until it runs instrumented code. */
 #define cprof_self (cprof_pending.worker)
 
+/* The runtime's own code on this thread, between these two (they nest): its worker is
+ * hidden, so that entries take the slow path, and they count nothing there. */
+void cprof_inside_begin(void);
+void cprof_inside_end(void);
+/* Whether this thread may count now: its thread-local storage is set up and it is not
+ * inside the runtime. */
+int cprof_may_count(void);
+/* For a slow path that found no worker: the thread's new one, or null if it may not
+ * count now. */
+struct cprof_worker *cprof_self_slow(void);
 /* A listed worker is the calling thread's shard for good; an unlisted one is scratch
  * (start-up measurement), released with cprof_worker_destroy(). */
 struct cprof_worker *cprof_worker_create(int listed);
@@ -171,6 +198,11 @@ struct cprof_costs {
     double timed, counted;
 };
 struct cprof_costs cprof_facade_cost_ns(void);
+
+/* ---- plt.c ---- */
+
+/* Where f leads if it is a PLT entry (an ifunc's address, say), else null. */
+void (*cprof_plt_target(void (*f)(void)))(void);
 
 /* ---- profile.c ---- */
 

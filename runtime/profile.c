@@ -1,10 +1,11 @@
 /* profile.c: start-up, and writing the profile file (docs/profile-format.md).
  *
- * The file is built whole in memory (jansson), written to a temporary file beside the
- * target and renamed: a profile is complete or absent.  A target that is not a
- * regular file (/dev/null, a FIFO) is written directly.  A forked child that did not
- * exec shares the parent's counters up to the fork; it writes a profile only when
- * CPROF_OUT holds %p, so it never overwrites the parent's.
+ * The file is built whole in memory (jansson, given the runtime's own memory while it
+ * writes: memory.c), written to a temporary file beside the target and renamed: a
+ * profile is complete or absent.  A target that is not a regular file (/dev/null, a
+ * FIFO) is written directly.  A forked child that did not exec shares the parent's
+ * counters up to the fork; it writes a profile only when CPROF_OUT holds %p, so it
+ * never overwrites the parent's.
  *
  * The profile of the run is written once, as late as the program runs code cprof
  * compiled: at exit when the last unit unregisters, or by an at_quick_exit handler;
@@ -12,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
 #include <jansson.h>
 #include <limits.h>
@@ -59,6 +61,10 @@ void cprof_runtime_start(void)
     cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
+    /* Worker 0 is the initial thread whenever it is the one that starts the runtime,
+     * even if another thread runs profiled code first. */
+    if (gettid() == start_pid && !cprof_workers())
+        cprof_worker_create(1);
     atexit(at_exit);
     /* quick_exit() runs no destructor; handlers run in reverse order of registration,
      * so the program's own, registered later, run before this one. */
@@ -148,11 +154,8 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
 {
     json_t *routines = json_array(), *calls = json_array();
     pthread_mutex_lock(&w->lock);
-    uint64_t (*entries)[2] = calloc(w->routines_cap ? (size_t)w->routines_cap : 1, sizeof *entries);
-    if (!entries) {
-        fputs("cprof: out of memory\n", stderr);
-        abort();
-    }
+    size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
+    uint64_t (*entries)[2] = cprof_alloc(entries_size);
     count_entries(w, entries);
     for (int i = 0; i < w->routines_cap; i++) {
         struct cprof_routine_rec *r = w->routines[i];
@@ -172,7 +175,7 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
             ns(x->rec_time[CPROF_SS], npt), ns(x->rec_time[CPROF_CS], npt),
             (json_int_t)x->rec_nested[CPROF_SS], (json_int_t)x->rec_nested[CPROF_CS]));
     }
-    free(entries);
+    cprof_free(entries, entries_size);
     for (int i = 0; i < w->sites_cap; i++) {
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
             json_t *row = json_pack("[i i]", i, c->callee);
@@ -249,7 +252,7 @@ static json_t *profile_json(void)
     return root;
 }
 
-int cprof_write(void)
+static int write_profile(void)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     int has_pid = output_path(path, sizeof path);
@@ -269,7 +272,11 @@ int cprof_write(void)
         snprintf(tmp, sizeof tmp, "%s", path);
     else
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int rc = json_dump_file(root, tmp, JSON_COMPACT);
+    /* Not json_dump_file: stdio would take its buffer from the program's malloc. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int rc = fd < 0 ? -1 : json_dumpfd(root, fd, JSON_COMPACT);
+    if (fd >= 0 && close(fd) != 0)
+        rc = -1;
     json_decref(root);
     if (rc == 0 && (stream || rename(tmp, path) == 0))
         return 0;
@@ -279,4 +286,38 @@ int cprof_write(void)
         unlink(tmp);
     errno = err;
     return -1;
+}
+
+/* jansson's memory while the profile is written: a pool, released after.  A block it
+ * frees that is not the pool's is the program's own jansson data (freed by another
+ * thread meanwhile): its allocator's. */
+static struct cprof_pool json_pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static json_free_t program_json_free;
+
+static void *json_pool_alloc(size_t size) { return cprof_pool_alloc(&json_pool, size); }
+
+static void json_pool_free(void *p)
+{
+    if (p && !cprof_pool_owns(&json_pool, p))
+        program_json_free(p);
+}
+
+/* The runtime's own code: whatever it calls back in the program (its malloc, through
+ * hwloc) is not counted; one writer at a time. */
+int cprof_write(void)
+{
+    static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+    cprof_inside_begin();
+    pthread_mutex_lock(&write_lock);
+    json_malloc_t program_json_malloc;
+    json_get_alloc_funcs(&program_json_malloc, &program_json_free);
+    json_set_alloc_funcs(json_pool_alloc, json_pool_free);
+    int rc = write_profile();
+    int err = errno;
+    json_set_alloc_funcs(program_json_malloc, program_json_free);
+    cprof_pool_release(&json_pool);
+    pthread_mutex_unlock(&write_lock);
+    cprof_inside_end();
+    errno = err;
+    return rc;
 }

@@ -12,9 +12,7 @@
  * is gone; the same unit loaded again takes its ids back.  At exit, the last unit to
  * unregister has the profile written (profile.c).
  */
-#include <stdio.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
@@ -38,16 +36,8 @@ struct gone {
 };
 static struct gone *gone;
 
-static void *or_die(void *p)
-{
-    if (!p) {
-        fputs("cprof: out of memory\n", stderr);
-        abort();
-    }
-    return p;
-}
-
-static void *own(size_t size) { return or_die(calloc(1, size)); }
+/* What a unit leaves behind lives until exit: the runtime's memory (memory.c). */
+static void *own(size_t size) { return cprof_alloc(size); }
 
 static void *grow(void *array, int *cap, int need, size_t elem)
 {
@@ -56,17 +46,20 @@ static void *grow(void *array, int *cap, int need, size_t elem)
     int n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *p = or_die(realloc(array, (size_t)n * elem));
+    void *p = cprof_realloc(array, (size_t)*cap * elem, (size_t)n * elem);
     *cap = n;
     return p;
 }
 
-/* Called with tables_lock held. */
+/* Called with tables_lock held.  The runtime's own code: what it calls back in the
+ * program is not counted (and cannot come back here for the lock). */
 static void start_once(void)
 {
     if (!started) {
         started = 1;
+        cprof_inside_begin();
         cprof_runtime_start();
+        cprof_inside_end();
     }
 }
 

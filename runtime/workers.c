@@ -2,16 +2,26 @@
  *
  * Only the owner writes its shard, so the hot path takes no lock and shares no cache
  * line with another worker: shards and their arenas are separate, 64-byte aligned
- * allocations.  Records are carved from the arena and never move, so open frames can
- * point at them while the index tables grow.  Shards live until the process ends: the
- * profile is written after worker threads may have exited.
+ * allocations (memory.c: never the program's malloc).  Records are carved from the
+ * arena and never move, so open frames can point at them while the index tables grow.
+ * Shards live until the process ends: the profile is written after worker threads may
+ * have exited.
+ *
+ * When a thread may not have a worker (docs/semantics.md):
+ *  - before the dynamic linker has set up its thread-local storage: an ifunc resolver
+ *    runs while the program is relocated, when the TLS block exists but is not yet
+ *    initialized, and what is written to it then is overwritten by the initialization
+ *    (a worker made then would be lost, and the thread would make a second one);
+ *  - while the thread runs the runtime's own code (start-up, a worker's registration,
+ *    writing the profile): whatever that calls back in the program (its own malloc,
+ *    through a library) is the runtime's doing, not the program's.
+ * In both, entries find no worker (cprof_self is null: inside the runtime it is hidden
+ * meanwhile), take the slow path that would make one, and count nothing: no test is
+ * added to the straight path.
  */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "internal.h"
@@ -24,10 +34,37 @@ static int nworkers;
 #define STACK_FRAMES (1u << 20)
 #define ARENA_CHUNK (64u << 10)
 
-static void out_of_memory(void)
+/* What this thread's storage holds once the dynamic linker has initialized it; zero
+ * before, as the linker allocated it.  Volatile: never written, it would be taken for
+ * a constant. */
+#define TLS_SET_UP 0x63707266746c7331ull
+static __thread volatile uint64_t tls_set_up = TLS_SET_UP;
+/* Nesting of the runtime's own code on this thread, and its worker meanwhile. */
+static __thread int inside;
+static __thread struct cprof_worker *hidden;
+
+void cprof_inside_begin(void)
 {
-    fputs("cprof: out of memory\n", stderr);
-    abort();
+    if (inside++ == 0) {
+        hidden = cprof_self;
+        cprof_self = 0;
+    }
+}
+
+void cprof_inside_end(void)
+{
+    if (--inside == 0)
+        cprof_self = hidden;
+}
+
+int cprof_may_count(void)
+{
+    return !inside && tls_set_up == TLS_SET_UP;
+}
+
+struct cprof_worker *cprof_self_slow(void)
+{
+    return cprof_may_count() ? cprof_worker_create(1) : 0;
 }
 
 struct cprof_worker *cprof_workers(void)
@@ -40,10 +77,8 @@ struct cprof_worker *cprof_workers(void)
 
 struct cprof_worker *cprof_worker_create(int listed)
 {
-    struct cprof_worker *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
-    if (!w)
-        out_of_memory();
-    memset(w, 0, sizeof *w);
+    cprof_inside_begin();
+    struct cprof_worker *w = cprof_alloc(sizeof *w);
     pthread_mutex_init(&w->lock, NULL);
     w->tid = gettid();
     w->initial = w->tid == getpid();
@@ -53,7 +88,7 @@ struct cprof_worker *cprof_worker_create(int listed)
     void *stack = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (stack == MAP_FAILED)
-        out_of_memory();
+        cprof_out_of_memory();
     w->stack = stack;
     w->stack_end = w->stack + STACK_FRAMES;
     /* The sentinel: above every stack position, so no entry takes it for a frame left
@@ -61,14 +96,15 @@ struct cprof_worker *cprof_worker_create(int listed)
     w->stack->sp = (const void *)UINTPTR_MAX;
     w->top = w->stack + 1;
 
-    if (!listed)
-        return w;
-    pthread_mutex_lock(&list_lock);
-    w->id = nworkers++;
-    w->next = list;
-    list = w;
-    pthread_mutex_unlock(&list_lock);
-    cprof_self = w;
+    if (listed) {
+        pthread_mutex_lock(&list_lock);
+        w->id = nworkers++;
+        w->next = list;
+        list = w;
+        pthread_mutex_unlock(&list_lock);
+        hidden = w;     /* this thread's worker from now on */
+    }
+    cprof_inside_end();
     return w;
 }
 
@@ -78,11 +114,11 @@ void cprof_worker_destroy(struct cprof_worker *w)
 {
     munmap(w->stack, STACK_FRAMES * sizeof(struct cprof_frame));
     if (w->arena_end)
-        free(w->arena_end - ARENA_CHUNK);
-    free(w->routines);
-    free(w->sites);
+        cprof_free(w->arena_end - ARENA_CHUNK, ARENA_CHUNK);
+    cprof_free(w->routines, (size_t)w->routines_cap * sizeof *w->routines);
+    cprof_free(w->sites, (size_t)w->sites_cap * sizeof *w->sites);
     pthread_mutex_destroy(&w->lock);
-    free(w);
+    cprof_free(w, sizeof *w);
 }
 
 /* Called with w->lock held. */
@@ -91,15 +127,12 @@ static void *arena_alloc(struct cprof_worker *w, size_t size)
     size = (size + 63) & ~(size_t)63;
     if ((size_t)(w->arena_end - w->arena) < size) {
         size_t chunk = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-        w->arena = aligned_alloc(64, chunk);
-        if (!w->arena)
-            out_of_memory();
+        w->arena = cprof_alloc(chunk);
         w->arena_end = w->arena + chunk;
     }
     void *p = w->arena;
     w->arena += size;
-    memset(p, 0, size);
-    return p;
+    return p;           /* zero: chunks are */
 }
 
 /* Called with w->lock held: the index tables may move while the writer reads them. */
@@ -110,10 +143,7 @@ static void *grow_index(void *table, int *cap, int need)
     int n = *cap ? *cap : 256;
     while (n <= need)
         n *= 2;
-    void **p = realloc(table, (size_t)n * sizeof *p);
-    if (!p)
-        out_of_memory();
-    memset(p + *cap, 0, (size_t)(n - *cap) * sizeof *p);
+    void **p = cprof_realloc(table, (size_t)*cap * sizeof *p, (size_t)n * sizeof *p);
     *cap = n;
     return p;
 }
