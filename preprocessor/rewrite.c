@@ -1454,8 +1454,8 @@ static void add_handshake(struct unit *u, struct str *out, const struct node *n)
         u->sites[site].callee = callee;
         const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
         if (s->cache == CACHE_CASE0)
-            str_printf(out, "%scprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); ",
-                       to_callee, site, s->slot);
+            str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
+                       site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
         else if (s->cache == CACHE_BLOCK)
             str_printf(out, "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
                             "__cprof_k%d))%s; ", to_callee, s->block, site, s->slot, s->block,
