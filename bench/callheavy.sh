@@ -47,7 +47,7 @@ for name in $programs; do
     med() { sort -g "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
     ps=$(med "$tmp/p"); cs=$(med "$tmp/c")
     ratio=$(awk -v c="$cs" -v p="$ps" 'BEGIN { printf "%.2f", c / p }')
-    cpu=$(awk -v c="$(med "$tmp/cu")" -v p="$(med "$tmp/pu")" 'BEGIN { printf "%.2f", p > 0 ? c / p : 0 }')
+    cpu=$(awk -v c="$(med "$tmp/cu")" -v p="$(med "$tmp/pu")" 'BEGIN { printf "%.2f", (p > 0 ? c / p : 0) }')
     echo "$ratio" >> "$tmp/ratios"
     calls=$(jq '[.routines[] | .s_caller + (.c_caller | add)] | add' "$tmp/timed.json")
     counted=$(jq '[.routines[] | select(.counted)] | length' "$tmp/timed.json")

@@ -8,7 +8,7 @@
  * Shape: per sweep, one `parallel for` over the rows calling the tiny point (the
  * five-point update of one grid point, a routine gcc inlines in a plain build) for each
  * point of the row, with a max-reduction of the change; the set-up and the error are
- * sequential.  Tens of millions of calls of point, all S-C calls of sweep.
+ * sequential.  Hundreds of millions of calls of point, all S-C calls of sweep.
  *
  * Checks: the largest change per sweep never grows, and the error against u* falls at
  * every checkpoint.  Each point's new value depends only on the previous sweep, and the
@@ -18,8 +18,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#define N 1024
-#define SWEEPS 60
+#define N 1536
+#define SWEEPS 200
 #define CHECKPOINTS 4
 
 static double grid[2][N][N];
