@@ -107,7 +107,7 @@ static void str_literal(struct str *out, const char *s)
 
 /* ---- what the analysis finds ---- */
 
-enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME };
+enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE };
 
 struct node {
     enum node_kind kind;
@@ -121,7 +121,8 @@ struct node {
     int leaf;                       /* a library function profiled as a leaf: its routine */
     int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
     int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
-    int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy */
+    int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy;
+                                       N_CLAUSE: block */
     int copy;                       /* a call in that copy of a declare reduction, else 0 */
     int *kids, nkids;               /* nodes directly inside this one, by position */
 };
@@ -138,6 +139,8 @@ struct routine {
     int noinline;
     int counted;                    /* counted at its call sites: no entry hook */
     int inlinable;                  /* timed, though gcc may inline it (CPROF_ROUTINE_INLINABLE) */
+    int reads_case0;                /* copies cprof_pending.case0 at entry: has sites that
+                                       count with it */
 };
 
 struct site {
@@ -146,10 +149,24 @@ struct site {
     char *file;
     unsigned line;
     int d;
+    /* A counted callee's call, counted inline (cprof_count_cached) with the case known
+     * from: CACHE_CASE0, the routine's case0; CACHE_BLOCK, the cache private to each
+     * thread of the enclosing parallel construct `block`; else by cprof_count. */
+    enum { CACHE_NONE, CACHE_CASE0, CACHE_BLOCK } cache;
+    int block;
+    int slot;                       /* its thread-local pointer to the counts, __cprof_n[slot] */
 };
 
-struct block {                      /* the structured block of a parallel construct */
+/* The structured block of an OpenMP construct (of any directive: a standalone one gets
+ * the statement after it, which only makes the caching below more careful). */
+struct block {
     unsigned pragma_end, start, end;
+    int parallel;                   /* opens a parallel region (counts in d) */
+    /* A parallel construct that may hold a cache of the case (firstprivate, no simd or
+     * tasks in the combined construct); another one that a cache may be used through
+     * (worksharing, synchronization: no data environment of its own to list it in). */
+    int cacheable;
+    int clause;                     /* gets firstprivate(__cprof_k<index>) */
 };
 
 struct reduction {                  /* a "declare reduction" line */
@@ -177,6 +194,7 @@ struct unit {
     struct block *blocks;
     int nblocks;
     int offload;                    /* has OpenMP target regions or declare target */
+    int nslots;                     /* sites counted inline */
     struct reduction *reductions;
     int nreductions, ncopies;
     struct span *bodies;            /* of every function definition, in order */
@@ -269,6 +287,40 @@ static int directive_is_parallel(const char *p, const char *end)
     return 0;
 }
 
+/* Can a cache of the case live in (parallel) or be used through (other) the construct
+ * of the directive at p?  Its construct names must all be these: a simd loop, a task or
+ * a target region has a data environment the cache is not listed in, or runs on. */
+static int directive_is_cacheable(const char *p, const char *end)
+{
+    static const char *const names[] = { "parallel", "for", "sections", "section", "single",
+                                         "master", "masked", "critical", "ordered", "atomic",
+                                         "taskgroup", "barrier", "taskwait", "taskyield",
+                                         "flush", "scope", NULL };
+    static const char *const others[] = { "target", "teams", "distribute", "simd", "loop",
+                                          "taskloop", "task", "workshare", "declare", "cancel",
+                                          "cancellation", NULL };
+    int words = 0;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *w = p;
+        while (p < end && is_word_char(*p))
+            p++;
+        if (p == w)
+            break;
+        for (int i = 0; others[i]; i++)
+            if ((size_t)(p - w) == strlen(others[i]) && !memcmp(w, others[i], (size_t)(p - w)))
+                return 0;
+        int known = 0;
+        for (int i = 0; names[i]; i++)
+            known |= (size_t)(p - w) == strlen(names[i]) && !memcmp(w, names[i], (size_t)(p - w));
+        if (!known)
+            break;                  /* a clause */
+        words++;
+    }
+    return words > 0;
+}
+
 /* If [line, eol) is a "#pragma omp" line, where its directive starts; else NULL. */
 static const char *omp_directive(const char *line, const char *eol)
 {
@@ -356,9 +408,12 @@ static void find_parallel_pragmas(struct unit *u)
             u->reductions[u->nreductions++] = (struct reduction){
                 (unsigned)(line - t), (unsigned)(eol - t), (unsigned)(id - t), (unsigned)(id_end - t) };
         }
-        if (directive && directive_is_parallel(directive, eol)) {
+        if (directive) {
             GROW(u->blocks, u->nblocks, cap);
-            u->blocks[u->nblocks++] = (struct block){ (unsigned)(eol - t), 0, 0 };
+            u->blocks[u->nblocks++] = (struct block){
+                .pragma_end = (unsigned)(eol - t),
+                .parallel = directive_is_parallel(directive, eol),
+                .cacheable = directive_is_cacheable(directive, eol) };
         }
         line = eol + 1;
     }
@@ -537,6 +592,7 @@ static struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offs
     s->callee = -1;
     s->file = presumed(clang_getLocationForOffset(tu, u->file, offset), &s->line);
     s->d = 0;
+    s->cache = CACHE_NONE;
     *index = u->nsites++;
     return s;
 }
@@ -856,7 +912,7 @@ static void add_reductions(struct unit *u, unsigned definition_line, int first_b
         if (p && !declares_reduction(p, end, &id, &id_end)) {
             int d = directive_is_parallel(p, end);
             for (int b = first_block; b < u->block_next; b++)
-                d += u->blocks[b].start <= line && line < u->blocks[b].end;
+                d += u->blocks[b].parallel && u->blocks[b].start <= line && line < u->blocks[b].end;
             for (const char *q = p, *w; q < end;) {
                 q = next_word(q, end, &w);
                 if (q == w) {
@@ -897,24 +953,30 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientDa
 }
 
 /* Small enough that gcc would inline it and that a timed facade would cost more than
- * its body: few tokens, and no loop or pragma (a loop means work per call). */
+ * its body: few tokens, and no loop or pragma (a loop means work per call).  A member
+ * access (a.r, p->next) counts as one token, the operand gcc sees: complex arithmetic on
+ * a struct of two doubles spells three tokens per operand. */
 static int is_small(const struct unit *u, CXCursor body)
 {
     CXToken *tokens;
     unsigned n;
     clang_tokenize(u->tu, clang_getCursorExtent(body), &tokens, &n);
-    int small = n <= (unsigned)u->options->small_tokens;
+    unsigned size = 0;
+    int small = 1;
     for (unsigned i = 0; small && i < n; i++) {
-        if (clang_getTokenKind(tokens[i]) != CXToken_Keyword &&
-            clang_getTokenKind(tokens[i]) != CXToken_Identifier)
-            continue;
+        CXTokenKind kind = clang_getTokenKind(tokens[i]);
         char *word = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
-        small = strcmp(word, "for") && strcmp(word, "while") && strcmp(word, "do") &&
-                strcmp(word, "goto") && strcmp(word, "pragma") && strcmp(word, "_Pragma");
+        if (kind == CXToken_Punctuation && (!strcmp(word, ".") || !strcmp(word, "->")))
+            i++;                /* the member's name: part of the one operand */
+        else
+            size++;
+        if (kind == CXToken_Keyword || kind == CXToken_Identifier)
+            small = strcmp(word, "for") && strcmp(word, "while") && strcmp(word, "do") &&
+                    strcmp(word, "goto") && strcmp(word, "pragma") && strcmp(word, "_Pragma");
         free(word);
     }
     clang_disposeTokens(u->tu, tokens, n);
-    return small;
+    return small && size <= (unsigned)u->options->small_tokens;
 }
 
 struct attribute_search {
@@ -1019,7 +1081,7 @@ static void add_function(struct unit *u, CXCursor fn)
         if (n->kind != N_CALL || n->index < first_site)
             continue;
         for (int b = first; b < u->block_next; b++)
-            if (u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
+            if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
     unsigned definition_line = fstart;
@@ -1269,6 +1331,61 @@ static void choose_counted(struct unit *u)
     free(sites);
 }
 
+/* How each call of a counted routine learns its case without calling the runtime.  A
+ * site outside every parallel construct of its routine (d = 0) has the case of the
+ * routine's entry: the routine copies case0 at entry.  A site inside one takes the
+ * case cached in a variable private to each thread of the innermost parallel
+ * construct (firstprivate of a static -1: computed by its first call, constant for
+ * that thread's part of that region).  Neither may be seen through a task, a simd
+ * loop, a target or teams region (another data environment, another thread, or
+ * another state), nor in a unit with target regions (no thread-local storage in device
+ * code), nor from a cleanup wrapper or a reduction's copy: those sites call
+ * cprof_count. */
+static void choose_caches(struct unit *u)
+{
+    if (u->offload)
+        return;
+    for (int i = 0; i < u->nnodes; i++) {
+        const struct node *n = &u->nodes[i];
+        if (n->kind != N_CALL || !n->target || n->cleanup || n->copy || n->leaf >= 0)
+            continue;
+        int callee = defined_routine(u, n->target, strlen(n->target));
+        if (callee < 0 || !u->routines[callee].counted)
+            continue;
+        struct site *s = &u->sites[n->index];
+        int inner = -1;             /* the innermost parallel block around the site */
+        for (int b = 0; b < u->nblocks; b++) {
+            const struct block *k = &u->blocks[b];
+            if (k->parallel && k->start <= n->start && n->start < k->end
+                && (inner < 0 || k->start >= u->blocks[inner].start))
+                inner = b;
+        }
+        if (s->d > 0 && (inner < 0 || !u->blocks[inner].cacheable))
+            continue;
+        int seen_through = 1;
+        for (int b = 0; b < u->nblocks; b++) {
+            const struct block *k = &u->blocks[b];
+            if (k->start <= n->start && n->start < k->end && !k->cacheable
+                && (inner < 0 || k->start >= u->blocks[inner].start))
+                seen_through = 0;
+        }
+        if (!seen_through)
+            continue;
+        s->slot = u->nslots++;
+        if (s->d == 0) {
+            s->cache = CACHE_CASE0;
+            u->routines[s->routine].reads_case0 = 1;
+        } else {
+            s->cache = CACHE_BLOCK;
+            s->block = inner;
+            u->blocks[inner].clause = 1;
+        }
+    }
+    for (int b = 0; b < u->nblocks; b++)
+        if (u->blocks[b].clause)
+            new_node(u, N_CLAUSE, u->blocks[b].pragma_end, u->blocks[b].pragma_end)->index = b;
+}
+
 /* ---- rendering ---- */
 
 static int by_position(const void *a, const void *b)
@@ -1358,9 +1475,19 @@ static void add_handshake(struct unit *u, struct str *out, const struct node *n)
     int callee = defined_routine(u, n->target, strlen(n->target));
     if (callee >= 0) {
         /* Named by the site's descriptor: the callee's entry reads no target. */
+        const struct site *s = &u->sites[site];
         u->sites[site].callee = callee;
-        str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
-                   site);
+        const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
+        if (s->cache == CACHE_CASE0)
+            str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
+                       site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
+        else if (s->cache == CACHE_BLOCK)
+            str_printf(out, "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
+                            "__cprof_k%d))%s; ", to_callee, s->block, site, s->slot, s->block,
+                       *to_callee ? " ? 2 : 0" : "");
+        else
+            str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
+                       site);
     } else if (n->implicit)
         str_printf(out, "__cprof_call(%d, 0); ", site);
     else
@@ -1387,11 +1514,16 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         free(top);
         return;
     }
+    if (n->kind == N_CLAUSE) {
+        str_printf(out, " firstprivate(__cprof_k%d)", n->index);
+        return;
+    }
     if (n->kind == N_HOOK) {
-        if (u->routines[n->index].counted)
-            return;
-        str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
-                        " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
+        if (!u->routines[n->index].counted)
+            str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
+                            " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
+        if (u->routines[n->index].reads_case0)
+            str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
         return;
     }
     if (n->kind != N_CALL) {
@@ -1488,6 +1620,11 @@ static void add_prelude(struct unit *u, struct str *out)
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
+    if (u->nslots)
+        str_printf(out, "static __thread unsigned long long *__cprof_n[%d];\n", u->nslots);
+    for (int b = 0; b < u->nblocks; b++)
+        if (u->blocks[b].clause)
+            str_printf(out, "static int __cprof_k%d = -1;\n", b);
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
 }
@@ -1623,6 +1760,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     index_routines(&u);
     find_addresses_taken(&u);
     choose_counted(&u);
+    choose_caches(&u);
     if (u.nnodes)
         qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */

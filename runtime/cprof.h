@@ -6,7 +6,7 @@
  *
  * cprof-cc pastes this header verbatim into preprocessed sources, so it must stay
  * self-contained: no #include, no macros that user code could collide with, only
- * declarations.  Every name carries the cprof_ prefix.
+ * declarations and one inline function.  Every name carries the cprof_ prefix.
  */
 #ifndef CPROF_H
 #define CPROF_H
@@ -75,6 +75,10 @@ struct cprof_pending {
     void (*target)(void);
     struct cprof_worker *worker;   /* the runtime's: this thread's shard, beside the
                                       handshake so the entry finds both at one address */
+    /* Set by every entry hook and counted call for the routine it enters: the case of
+     * that routine's calls made outside any parallel construct of its own, C-S if it is
+     * entered concurrently, else S-S.  The routine copies it into a local at entry. */
+    int case0;
 };
 extern __thread struct cprof_pending cprof_pending;
 /* The same, as a call: for units with OpenMP target regions, whose device functions
@@ -103,6 +107,33 @@ extern struct cprof_facade cprof_facade;
 /* The call-site facade of a counted routine (site->callee): classifies and counts the
  * call, keeps no frame. */
 void cprof_count(const struct cprof_site *site);
+/* The same, where the case of the call is known (kase >= 0, from the caller's case0 or
+ * from a cache private to the thread in the enclosing parallel construct) and this
+ * thread's counts of the site are at *slot (a thread-local pointer of the unit, set on
+ * the first call): one increment, no call.  Else cprof_count_miss counts the call,
+ * sets *slot and returns the case. */
+int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot);
+static __inline__ __attribute__((always_inline, unused)) int
+cprof_count_cached(const struct cprof_site *site, unsigned long long **slot, int kase)
+{
+    unsigned long long *counts = *slot;
+    if (__builtin_expect(counts != 0 && kase >= 0, 1)) {
+        counts[kase]++;
+        return kase;
+    }
+    return cprof_count_miss(site, slot);
+}
+/* The same for a call outside every parallel construct of its caller, whose case is
+ * the caller's case0, never unknown: one test fewer. */
+static __inline__ __attribute__((always_inline, unused)) void
+cprof_count_case0(const struct cprof_site *site, unsigned long long **slot, int case0)
+{
+    unsigned long long *counts = *slot;
+    if (__builtin_expect(counts != 0, 1))
+        counts[case0]++;
+    else
+        cprof_count_miss(site, slot);
+}
 void *cprof_setjmp_mark(void *env);
 void *cprof_longjmp_unwind(void *env);
 

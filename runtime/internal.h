@@ -64,7 +64,7 @@ struct cprof_routine_rec;
  * record for the entries from code cprof did not compile, which use the SS slot
  * (sequential entry) and the CS slot (concurrent entry). */
 struct cprof_call_rec {
-    uint64_t count[CPROF_NCASES];
+    unsigned long long count[CPROF_NCASES];     /* the type cprof.h gives counted sites */
     uint64_t time[CPROF_NCASES];    /* ticks */
     uint64_t nested[CPROF_NCASES];  /* profiled calls inside these activations, same
                                        thread; right after time[]: a frame keeps one
