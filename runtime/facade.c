@@ -278,8 +278,10 @@ int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot)
 {
     int al = omp_get_active_level();
     struct cprof_worker *w = cprof_self;
-    if (!w)
-        w = cprof_worker_create(1);
+    /* No worker may be made yet (an ifunc resolver before thread-local storage is set
+     * up) or now (the runtime's own code): count nothing, cache nothing. */
+    if (!w && !(w = cprof_self_slow()))
+        return -1;
     struct cprof_call_rec *c;
     int sid = site->id;
     if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
