@@ -42,7 +42,7 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp
-$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h
+$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $$(pkg-config --cflags hwloc jansson) -c $< -o $@
 
@@ -83,7 +83,7 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
-$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h)
+$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 
@@ -97,7 +97,7 @@ FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_SRC      = tests/fuzz/profile_fuzz.c $(filter-out reports/main.c,$(wildcard reports/*.c))
 
-$(B)/fuzz/profile_fuzz: $(FUZZ_SRC) $(wildcard reports/*.h)
+$(B)/fuzz/profile_fuzz: $(FUZZ_SRC) $(wildcard reports/*.h) format/schema.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ireports \

@@ -7,6 +7,7 @@
  * then the file is freed, so memory follows the sum, not the number of files.
  */
 #include "profile.h"
+#include "../format/schema.h"
 #include "alloc.h"
 
 #include <errno.h>
@@ -20,10 +21,11 @@
 
 const char cprof_external_name[] = "<external>";
 
-/* Columns of a worker's "routines" and "calls" rows; both are stored MAX_COLS wide.
+/* A worker's "routines" and "calls" rows (format/schema.h) are both stored MAX_COLS
+ * wide.
  * Rows of older writers lack the recursion columns (OLD_ width): they read as 0. */
-enum { ROUTINE_COLS = 24, CALL_COLS = 22, OLD_ROUTINE_COLS = 18, OLD_CALL_COLS = 14,
-       MAX_COLS = 24 };
+enum { MAX_COLS = (int)CPROF_ROUTINE_NCOLUMNS > (int)CPROF_CALL_NCOLUMNS
+                     ? (int)CPROF_ROUTINE_NCOLUMNS : (int)CPROF_CALL_NCOLUMNS };
 
 struct raw_routine {
     const char *name, *file;
@@ -271,10 +273,12 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
         const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
         const struct index_col call_idx[] = {{rf->nsites, "sites"},
                                              {rf->nroutines, "routines"}};
-        rc = get_rows(l, routines, i, "routines", ROUTINE_COLS, OLD_ROUTINE_COLS, routine_idx, 1,
+        rc = get_rows(l, routines, i, "routines", CPROF_ROUTINE_NCOLUMNS,
+                      CPROF_ROUTINE_NCOLUMNS_OLD, routine_idx, 1,
                       &w->routine_rows, &w->nroutine_rows);
         if (!rc)
-            rc = get_rows(l, calls, i, "calls", CALL_COLS, OLD_CALL_COLS, call_idx, 2,
+            rc = get_rows(l, calls, i, "calls", CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD,
+                          call_idx, 2,
                           &w->call_rows,
                           &w->ncall_rows);
     }
@@ -300,13 +304,14 @@ static int check_format(struct loader *l, json_t *root)
         return fail(l, "not a cprof profile (the JSON document is not an object)");
     json_t *format = json_object_get(root, "format");
     json_t *version = json_object_get(root, "version");
-    if (!json_is_string(format) || strcmp(json_string_value(format), "cprof-profile"))
+    if (!json_is_string(format) || strcmp(json_string_value(format), CPROF_FORMAT_NAME))
         return fail(l, "not a cprof profile (\"format\" is not \"cprof-profile\")");
     if (!json_is_integer(version))
         return fail(l, "not a cprof profile (\"version\" is missing or not an integer)");
-    if (json_integer_value(version) != 1)
+    if (json_integer_value(version) != CPROF_FORMAT_VERSION)
         return fail(l, "unsupported profile version %" JSON_INTEGER_FORMAT
-                    " (this cprof-report reads version 1)", json_integer_value(version));
+                    " (this cprof-report reads version %d)", json_integer_value(version),
+                    CPROF_FORMAT_VERSION);
     return 0;
 }
 
@@ -389,21 +394,6 @@ static int read_raw(struct loader *l, struct raw_file *rf)
 
 /* ---- compensating ---- */
 
-/* A time column of a row, and the column that counts the profiled calls whose facades
- * ran inside that time (docs/profile-format.md). */
-struct comp_col {
-    int time, calls;
-    bool self;  /* a self time: summed into compensated_ns */
-};
-static const struct comp_col routine_comp[] = {
-    {2, 12, false}, {4, 13, false}, {7, 14, false}, {9, 15, false},
-    {10, 16, true}, {11, 17, true}, {18, 19, false}, {20, 22, false}, {21, 23, false},
-};
-static const struct comp_col call_comp[] = {
-    {3, 10, false}, {5, 11, false}, {7, 12, false}, {9, 13, false},
-    {14, 18, false}, {15, 19, false}, {16, 20, false}, {17, 21, false},
-};
-
 /* t less `calls` calls of cost ns each, not below 0. */
 static int64_t less_calls(int64_t t, int64_t calls, double cost)
 {
@@ -414,16 +404,18 @@ static int64_t less_calls(int64_t t, int64_t calls, double cost)
     return r < t ? t - r : 0;
 }
 
-/* Compensate the n columns cols of row v at cost ns a call; returns what came out of
- * self times. */
-static double compensate_row(int64_t *v, const struct comp_col *cols, size_t n, double cost)
+/* Compensate every time of row v (n columns described by cols, format/schema.h) at
+ * cost ns for each profiled call made inside it; returns what came out of self times. */
+static double compensate_row(int64_t *v, const struct cprof_column *cols, int n, double cost)
 {
     double self = 0;
-    for (size_t k = 0; k < n; k++) {
-        int64_t less = less_calls(v[cols[k].time], v[cols[k].calls], cost);
-        if (cols[k].self)
-            self += (double)(v[cols[k].time] - less);
-        v[cols[k].time] = less;
+    for (int k = 0; k < n; k++) {
+        if (cols[k].kind != CPROF_COL_TIME && cols[k].kind != CPROF_COL_SELF_TIME)
+            continue;
+        int64_t less = less_calls(v[k], v[cols[k].calls], cost);
+        if (cols[k].kind == CPROF_COL_SELF_TIME)
+            self += (double)(v[k] - less);
+        v[k] = less;
     }
     return self;
 }
@@ -437,10 +429,11 @@ static void compensate_rows(cprof_profile *p, struct raw_file *rf)
     for (size_t w = 0; w < rf->nworkers; w++) {
         struct raw_worker *wk = &rf->workers[w];
         for (size_t i = 0; i < wk->nroutine_rows; i++)
-            p->compensated_ns += compensate_row(wk->routine_rows[i], routine_comp,
-                                                NELEM(routine_comp), rf->call_cost_ns);
+            p->compensated_ns += compensate_row(wk->routine_rows[i], cprof_routine_columns,
+                                                CPROF_ROUTINE_NCOLUMNS, rf->call_cost_ns);
         for (size_t i = 0; i < wk->ncall_rows; i++)
-            compensate_row(wk->call_rows[i], call_comp, NELEM(call_comp), rf->call_cost_ns);
+            compensate_row(wk->call_rows[i], cprof_call_columns, CPROF_CALL_NCOLUMNS,
+                           rf->call_cost_ns);
     }
 }
 
@@ -589,43 +582,49 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
         const struct raw_worker *wk = &rf->workers[w];
         for (size_t i = 0; i < wk->nroutine_rows; i++) {
             const int64_t *v = wk->routine_rows[i];
-            size_t g = rf->routines[v[0]].global;
+            size_t g = rf->routines[v[CPROF_R_ROUTINE]].global;
             cprof_prof_routine *r = &p->routines[g];
             cprof_prof_routine_worker *rw = &r->worker[w];
-            if (!tally_add(&r->s_caller, v[1], v[2], v[12], 0) ||
-                !tally_add(&rw->c_caller, v[3], v[4], v[13], 0) || !add(&r->s_self_t, v[10]) ||
-                !add(&rw->c_self_t, v[11]) || !add(&r->s_direct, v[16]) ||
-                !add(&rw->c_direct, v[17]) || !add(&rw->c_thread_t, v[18]))
+            if (!tally_add(&r->s_caller, v[CPROF_R_S_ENTRIES], v[CPROF_R_S_TIME],
+                           v[CPROF_R_S_NESTED], 0) ||
+                !tally_add(&rw->c_caller, v[CPROF_R_C_ENTRIES], v[CPROF_R_C_TIME],
+                           v[CPROF_R_C_NESTED], 0) ||
+                !add(&r->s_self_t, v[CPROF_R_S_SELF]) || !add(&rw->c_self_t, v[CPROF_R_C_SELF]) ||
+                !add(&r->s_direct, v[CPROF_R_S_DIRECT]) || !add(&rw->c_direct, v[CPROF_R_C_DIRECT]) ||
+                !add(&rw->c_thread_t, v[CPROF_R_C_THREAD_TIME]))
                 return overflow(l);
             /* Every entry, external or not, went through one profiled call's facade:
              * a counted routine's, its call site's count. */
             double cost = (r->counted ? rf->count_cost_ns : rf->call_cost_ns) *
-                          ((double)v[1] + (double)v[3]);
+                          ((double)v[CPROF_R_S_ENTRIES] + (double)v[CPROF_R_C_ENTRIES]);
             r->overhead_ns += cost;
             p->overhead_ns += cost;
-            if (v[5] > r->max_depth)
-                r->max_depth = v[5];
+            if (v[CPROF_R_MAX_DEPTH] > r->max_depth)
+                r->max_depth = v[CPROF_R_MAX_DEPTH];
             c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
-                                     {v[6], v[7], v[14], v[20]}, {v[8], v[9], v[15], v[21]}};
+                                     {v[CPROF_R_S_EXT], v[CPROF_R_S_EXT_TIME],
+                                      v[CPROF_R_S_EXT_NESTED], v[CPROF_R_S_EXT_REC_TIME]},
+                                     {v[CPROF_R_C_EXT], v[CPROF_R_C_EXT_TIME],
+                                      v[CPROF_R_C_EXT_NESTED], v[CPROF_R_C_EXT_REC_TIME]}};
             *n += nonzero(&c[*n]);
         }
         for (size_t i = 0; i < wk->ncall_rows; i++) {
             const int64_t *v = wk->call_rows[i];
-            const struct raw_site *s = &rf->sites[v[0]];
+            const struct raw_site *s = &rf->sites[v[CPROF_C_SITE]];
             size_t g = rf->routines[s->caller].global;
             cprof_prof_routine *r = &p->routines[g];
             cprof_prof_routine_worker *rw = &r->worker[w];
-            cprof_tally conc = {0};  /* S-C + C-S + C-C */
-            if (!tally_add(&r->s_callee, v[2], v[3], v[10], v[14]) ||
-                !tally_add(&rw->c_callee, v[4], v[5], v[11], v[15]) ||
-                !tally_add(&rw->cs_callee, v[6], v[7], v[12], v[16]) ||
-                !tally_add(&rw->cc_callee, v[8], v[9], v[13], v[17]) ||
-                !tally_add(&conc, v[4], v[5], v[11], v[15]) ||
-                !tally_add(&conc, v[6], v[7], v[12], v[16]) ||
-                !tally_add(&conc, v[8], v[9], v[13], v[17]))
+            cprof_tally kase[CPROF_COLUMN_CASES] = {{0}}, conc = {0};  /* conc: S-C + C-S + C-C */
+            for (int k = 0; k < CPROF_COLUMN_CASES; k++)
+                if (!tally_add(&kase[k], v[CPROF_C_CALLS(k)], v[CPROF_C_TIME(k)],
+                               v[CPROF_C_NESTED(k)], v[CPROF_C_REC_TIME(k)]) ||
+                    (k > 0 && !tally_sum(&conc, &kase[k])))
+                    return overflow(l);
+            if (!tally_sum(&r->s_callee, &kase[0]) || !tally_sum(&rw->c_callee, &kase[1]) ||
+                !tally_sum(&rw->cs_callee, &kase[2]) || !tally_sum(&rw->cc_callee, &kase[3]))
                 return overflow(l);
-            c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[1]].global, s->file,
-                                     s->line, {v[2], v[3], v[10], v[14]}, conc};
+            c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[CPROF_C_CALLEE]].global,
+                                     s->file, s->line, kase[0], conc};
             *n += nonzero(&c[*n]);
         }
     }

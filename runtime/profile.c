@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "../format/schema.h"
+
+_Static_assert(CPROF_NCASES == CPROF_COLUMN_CASES, "the four cases, as the calls rows hold them");
 
 static pid_t start_pid;
 static struct cprof_costs facade_cost_ns;
@@ -132,6 +135,16 @@ static json_t *ns(uint64_t ticks, double ns_per_tick)
     return json_integer((json_int_t)((double)ticks * ns_per_tick + 0.5));
 }
 
+/* A row of n columns described by cols (format/schema.h): times in ticks become ns. */
+static json_t *row_json(const uint64_t *v, const struct cprof_column *cols, int n, double npt)
+{
+    json_t *row = json_array();
+    for (int c = 0; c < n; c++)
+        json_array_append_new(row, cols[c].kind == CPROF_COL_TIME || cols[c].kind == CPROF_COL_SELF_TIME
+                                   ? ns(v[c], npt) : json_integer((json_int_t)v[c]));
+    return row;
+}
+
 /* A routine's entries on a worker: the call records that reach it there, and its
  * external entries.  A callee entered from a site is concurrent unless the case is S-S. */
 static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
@@ -162,33 +175,40 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
         if (!r || !(entries[i][0] | entries[i][1]))
             continue;
         const struct cprof_call_rec *x = &r->ext;
-        json_array_append_new(routines, json_pack("[i I o I o i I o I o o o I I I I I I o I o o I I]", i,
-            (json_int_t)entries[i][0], ns(r->side[0].time, npt),
-            (json_int_t)entries[i][1], ns(r->side[1].time, npt), r->max_depth,
-            (json_int_t)x->count[CPROF_SS], ns(x->time[CPROF_SS], npt),
-            (json_int_t)x->count[CPROF_CS], ns(x->time[CPROF_CS], npt),
-            ns(r->side[0].self_time, npt), ns(r->side[1].self_time, npt),
-            (json_int_t)r->side[0].nested, (json_int_t)r->side[1].nested,
-            (json_int_t)x->nested[CPROF_SS], (json_int_t)x->nested[CPROF_CS],
-            (json_int_t)r->side[0].direct, (json_int_t)r->side[1].direct,
-            ns(r->side[1].thread_time, npt), (json_int_t)r->side[1].thread_nested,
-            ns(x->rec_time[CPROF_SS], npt), ns(x->rec_time[CPROF_CS], npt),
-            (json_int_t)x->rec_nested[CPROF_SS], (json_int_t)x->rec_nested[CPROF_CS]));
+        uint64_t v[CPROF_ROUTINE_NCOLUMNS] = {
+            [CPROF_R_ROUTINE] = (uint64_t)i,
+            [CPROF_R_S_ENTRIES] = entries[i][0], [CPROF_R_S_TIME] = r->side[0].time,
+            [CPROF_R_C_ENTRIES] = entries[i][1], [CPROF_R_C_TIME] = r->side[1].time,
+            [CPROF_R_MAX_DEPTH] = (uint64_t)r->max_depth,
+            [CPROF_R_S_EXT] = x->count[CPROF_SS], [CPROF_R_S_EXT_TIME] = x->time[CPROF_SS],
+            [CPROF_R_C_EXT] = x->count[CPROF_CS], [CPROF_R_C_EXT_TIME] = x->time[CPROF_CS],
+            [CPROF_R_S_SELF] = r->side[0].self_time, [CPROF_R_C_SELF] = r->side[1].self_time,
+            [CPROF_R_S_NESTED] = r->side[0].nested, [CPROF_R_C_NESTED] = r->side[1].nested,
+            [CPROF_R_S_EXT_NESTED] = x->nested[CPROF_SS], [CPROF_R_C_EXT_NESTED] = x->nested[CPROF_CS],
+            [CPROF_R_S_DIRECT] = r->side[0].direct, [CPROF_R_C_DIRECT] = r->side[1].direct,
+            [CPROF_R_C_THREAD_TIME] = r->side[1].thread_time,
+            [CPROF_R_C_THREAD_NESTED] = r->side[1].thread_nested,
+            [CPROF_R_S_EXT_REC_TIME] = x->rec_time[CPROF_SS],
+            [CPROF_R_C_EXT_REC_TIME] = x->rec_time[CPROF_CS],
+            [CPROF_R_S_EXT_REC_NESTED] = x->rec_nested[CPROF_SS],
+            [CPROF_R_C_EXT_REC_NESTED] = x->rec_nested[CPROF_CS],
+        };
+        json_array_append_new(routines, row_json(v, cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, npt));
     }
     cprof_free(entries, entries_size);
     for (int i = 0; i < w->sites_cap; i++) {
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
-            json_t *row = json_pack("[i i]", i, c->callee);
+            uint64_t v[CPROF_CALL_NCOLUMNS] = {
+                [CPROF_C_SITE] = (uint64_t)i, [CPROF_C_CALLEE] = (uint64_t)c->callee,
+            };
             for (int k = 0; k < CPROF_NCASES; k++) {
-                json_array_append_new(row, json_integer((json_int_t)c->count[k]));
-                json_array_append_new(row, ns(c->time[k], npt));
+                v[CPROF_C_CALLS(k)] = c->count[k];
+                v[CPROF_C_TIME(k)] = c->time[k];
+                v[CPROF_C_NESTED(k)] = c->nested[k];
+                v[CPROF_C_REC_TIME(k)] = c->rec_time[k];
+                v[CPROF_C_REC_NESTED(k)] = c->rec_nested[k];
             }
-            for (int k = 0; k < CPROF_NCASES; k++)
-                json_array_append_new(row, json_integer((json_int_t)c->nested[k]));
-            for (int k = 0; k < CPROF_NCASES; k++)
-                json_array_append_new(row, ns(c->rec_time[k], npt));
-            for (int k = 0; k < CPROF_NCASES; k++)
-                json_array_append_new(row, json_integer((json_int_t)c->rec_nested[k]));
+            json_t *row = row_json(v, cprof_call_columns, CPROF_CALL_NCOLUMNS, npt);
             json_array_append_new(calls, row);
         }
     }
@@ -209,7 +229,7 @@ static json_t *profile_json(void)
     exe[n > 0 ? n : 0] = 0;
 
     json_t *root = json_pack("{s:s s:i s:s s:I s:I s:I s:s s:f s:{s:i s:i s:i}}",
-        "format", "cprof-profile", "version", 1, "program", exe,
+        "format", CPROF_FORMAT_NAME, "version", CPROF_FORMAT_VERSION, "program", exe,
         "pid", (json_int_t)getpid(), "start_unix_ns", (json_int_t)cprof_start_unix_ns(),
         "elapsed_ns", (json_int_t)cprof_elapsed_ns(),
         "clock", cprof_clock_name(),

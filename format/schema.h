@@ -1,0 +1,103 @@
+/* schema.h: the profile file's layout (docs/profile-format.md), written once.  The
+ * runtime writes its rows by these names, cprof-report reads them by these names, and
+ * tests/cli/schema_doc.sh checks the doc's column tables against them. */
+#ifndef CPROF_SCHEMA_H
+#define CPROF_SCHEMA_H
+
+#define CPROF_FORMAT_NAME "cprof-profile"
+#define CPROF_FORMAT_VERSION 1
+
+/* What a column holds.  A time (ns) names the column that counts the profiled calls
+ * made inside it on its thread: their facades ran within that time, which is what
+ * --compensate takes out.  A self time is a time less that of the activations nested
+ * in it. */
+enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF_COL_SELF_TIME };
+
+/* A worker's "routines" rows, one per routine it entered: X(ID, name, kind, calls). */
+#define CPROF_ROUTINE_COLUMNS(X) \
+    X(R_ROUTINE,          "routine",                   CPROF_COL_INDEX,     -1) \
+    X(R_S_ENTRIES,        "s_entries",                 CPROF_COL_COUNT,     -1) \
+    X(R_S_TIME,           "s_time",                    CPROF_COL_TIME,      CPROF_R_S_NESTED) \
+    X(R_C_ENTRIES,        "c_entries",                 CPROF_COL_COUNT,     -1) \
+    X(R_C_TIME,           "c_time",                    CPROF_COL_TIME,      CPROF_R_C_NESTED) \
+    X(R_MAX_DEPTH,        "max_depth",                 CPROF_COL_COUNT,     -1) \
+    X(R_S_EXT,            "s_external",                CPROF_COL_COUNT,     -1) \
+    X(R_S_EXT_TIME,       "s_external_time",           CPROF_COL_TIME,      CPROF_R_S_EXT_NESTED) \
+    X(R_C_EXT,            "c_external",                CPROF_COL_COUNT,     -1) \
+    X(R_C_EXT_TIME,       "c_external_time",           CPROF_COL_TIME,      CPROF_R_C_EXT_NESTED) \
+    X(R_S_SELF,           "s_self_time",               CPROF_COL_SELF_TIME, CPROF_R_S_DIRECT) \
+    X(R_C_SELF,           "c_self_time",               CPROF_COL_SELF_TIME, CPROF_R_C_DIRECT) \
+    X(R_S_NESTED,         "s_nested",                  CPROF_COL_COUNT,     -1) \
+    X(R_C_NESTED,         "c_nested",                  CPROF_COL_COUNT,     -1) \
+    X(R_S_EXT_NESTED,     "s_external_nested",         CPROF_COL_COUNT,     -1) \
+    X(R_C_EXT_NESTED,     "c_external_nested",         CPROF_COL_COUNT,     -1) \
+    X(R_S_DIRECT,         "s_direct",                  CPROF_COL_COUNT,     -1) \
+    X(R_C_DIRECT,         "c_direct",                  CPROF_COL_COUNT,     -1) \
+    X(R_C_THREAD_TIME,    "c_thread_time",             CPROF_COL_TIME,      CPROF_R_C_THREAD_NESTED) \
+    X(R_C_THREAD_NESTED,  "c_thread_nested",           CPROF_COL_COUNT,     -1) \
+    X(R_S_EXT_REC_TIME,   "s_external_rec_time",       CPROF_COL_TIME,      CPROF_R_S_EXT_REC_NESTED) \
+    X(R_C_EXT_REC_TIME,   "c_external_rec_time",       CPROF_COL_TIME,      CPROF_R_C_EXT_REC_NESTED) \
+    X(R_S_EXT_REC_NESTED, "s_external_rec_nested",     CPROF_COL_COUNT,     -1) \
+    X(R_C_EXT_REC_NESTED, "c_external_rec_nested",     CPROF_COL_COUNT,     -1)
+
+/* A worker's "calls" rows, one per call site and callee reached from it; per case
+ * (S-S, S-C, C-S, C-C, in that order) its calls and callee time, then per case the
+ * calls nested in those activations, the recursion-nested time and its calls. */
+#define CPROF_CALL_COLUMNS(X) \
+    X(C_SITE,             "site",                      CPROF_COL_INDEX,     -1) \
+    X(C_CALLEE,           "callee",                    CPROF_COL_INDEX,     -1) \
+    X(C_SS,               "ss_calls",                  CPROF_COL_COUNT,     -1) \
+    X(C_SS_TIME,          "ss_time",                   CPROF_COL_TIME,      CPROF_C_SS_NESTED) \
+    X(C_SC,               "sc_calls",                  CPROF_COL_COUNT,     -1) \
+    X(C_SC_TIME,          "sc_time",                   CPROF_COL_TIME,      CPROF_C_SC_NESTED) \
+    X(C_CS,               "cs_calls",                  CPROF_COL_COUNT,     -1) \
+    X(C_CS_TIME,          "cs_time",                   CPROF_COL_TIME,      CPROF_C_CS_NESTED) \
+    X(C_CC,               "cc_calls",                  CPROF_COL_COUNT,     -1) \
+    X(C_CC_TIME,          "cc_time",                   CPROF_COL_TIME,      CPROF_C_CC_NESTED) \
+    X(C_SS_NESTED,        "ss_nested",                 CPROF_COL_COUNT,     -1) \
+    X(C_SC_NESTED,        "sc_nested",                 CPROF_COL_COUNT,     -1) \
+    X(C_CS_NESTED,        "cs_nested",                 CPROF_COL_COUNT,     -1) \
+    X(C_CC_NESTED,        "cc_nested",                 CPROF_COL_COUNT,     -1) \
+    X(C_SS_REC_TIME,      "ss_rec_time",               CPROF_COL_TIME,      CPROF_C_SS_REC_NESTED) \
+    X(C_SC_REC_TIME,      "sc_rec_time",               CPROF_COL_TIME,      CPROF_C_SC_REC_NESTED) \
+    X(C_CS_REC_TIME,      "cs_rec_time",               CPROF_COL_TIME,      CPROF_C_CS_REC_NESTED) \
+    X(C_CC_REC_TIME,      "cc_rec_time",               CPROF_COL_TIME,      CPROF_C_CC_REC_NESTED) \
+    X(C_SS_REC_NESTED,    "ss_rec_nested",             CPROF_COL_COUNT,     -1) \
+    X(C_SC_REC_NESTED,    "sc_rec_nested",             CPROF_COL_COUNT,     -1) \
+    X(C_CS_REC_NESTED,    "cs_rec_nested",             CPROF_COL_COUNT,     -1) \
+    X(C_CC_REC_NESTED,    "cc_rec_nested",             CPROF_COL_COUNT,     -1)
+
+#define CPROF_COLUMN_ID(id, name, kind, calls) CPROF_##id,
+enum cprof_routine_column { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ID) CPROF_ROUTINE_NCOLUMNS };
+enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS };
+#undef CPROF_COLUMN_ID
+
+/* Case k's columns of a calls row (k: 0 S-S, 1 S-C, 2 C-S, 3 C-C). */
+#define CPROF_COLUMN_CASES 4
+#define CPROF_C_CALLS(k)      (CPROF_C_SS + 2 * (k))
+#define CPROF_C_TIME(k)       (CPROF_C_SS_TIME + 2 * (k))
+#define CPROF_C_NESTED(k)     (CPROF_C_SS_NESTED + (k))
+#define CPROF_C_REC_TIME(k)   (CPROF_C_SS_REC_TIME + (k))
+#define CPROF_C_REC_NESTED(k) (CPROF_C_SS_REC_NESTED + (k))
+_Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_C_CC_NESTED
+               && CPROF_C_REC_TIME(3) == CPROF_C_CC_REC_TIME
+               && CPROF_C_REC_NESTED(3) == CPROF_C_CC_REC_NESTED,
+               "a calls row's columns come per case in the order S-S, S-C, C-S, C-C");
+
+/* Writers before the recursion columns made rows this wide; readers take the missing
+ * columns as 0. */
+#define CPROF_ROUTINE_NCOLUMNS_OLD CPROF_R_C_THREAD_TIME
+#define CPROF_CALL_NCOLUMNS_OLD CPROF_C_SS_REC_TIME
+
+struct cprof_column {
+    const char *name;
+    enum cprof_column_kind kind;
+    int calls;              /* a time's calls column, else -1 */
+};
+
+#define CPROF_COLUMN_ENTRY(id, name, kind, calls) { name, kind, calls },
+static const struct cprof_column cprof_routine_columns[] = { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ENTRY) };
+static const struct cprof_column cprof_call_columns[] = { CPROF_CALL_COLUMNS(CPROF_COLUMN_ENTRY) };
+#undef CPROF_COLUMN_ENTRY
+
+#endif
