@@ -1658,34 +1658,34 @@ static void add_tables(struct unit *u, struct str *out, const char *unit_file)
     str_printf(out, "static struct cprof_routine __cprof_r[%d] = {", u->nroutines ? u->nroutines : 1);
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        str_add(out, "\n  { ", 5);
+        /* Designated initializers: a field moved in cprof.h is harmless or an error. */
+        str_add(out, "\n  { .name = ", 13);
         str_literal(out, r->name);
-        str_add(out, ", ", 2);
+        str_add(out, ", .file = ", 10);
         str_literal(out, r->file);
-        str_printf(out, ", %u, -1, 0, ", r->line);
-        if (r->line && r->internal && !r->address_taken)
-            str_add(out, "0", 1);
-        else
-            str_printf(out, "(void (*)(void))%s", r->name);
-        str_printf(out, ", %s },", r->counted ? "CPROF_ROUTINE_COUNTED"
-                                   : r->inlinable ? "CPROF_ROUTINE_INLINABLE" : "0");
+        str_printf(out, ", .line = %u, .id = -1", r->line);
+        if (!(r->line && r->internal && !r->address_taken))
+            str_printf(out, ", .self = (void (*)(void))%s", r->name);
+        if (r->counted || r->inlinable)
+            str_printf(out, ", .flags = %s", r->counted ? "CPROF_ROUTINE_COUNTED"
+                                                        : "CPROF_ROUTINE_INLINABLE");
+        str_add(out, " },", 3);
     }
     str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
     for (int i = 0; i < u->nsites; i++) {
         struct site *s = &u->sites[i];
-        str_printf(out, "\n  { &__cprof_r[%d], ", s->routine);
+        str_printf(out, "\n  { .caller = &__cprof_r[%d], ", s->routine);
         if (s->callee >= 0)
-            str_printf(out, "&__cprof_r[%d], ", s->callee);
-        else
-            str_add(out, "0, ", 3);
+            str_printf(out, ".callee = &__cprof_r[%d], ", s->callee);
+        str_add(out, ".file = ", 8);
         str_literal(out, s->file);
-        str_printf(out, ", %u, %d, -1 },", s->line, s->d);
+        str_printf(out, ", .line = %u, .d = %d, .id = -1 },", s->line, s->d);
     }
     /* The destructor runs after the object's other destructors (units.c: the profile
      * is written when the last unit unregisters at exit). */
-    str_add(out, "\n};\nstatic struct cprof_unit __cprof_unit = { ", 46);
+    str_add(out, "\n};\nstatic struct cprof_unit __cprof_unit = { .file = ", 54);
     str_literal(out, unit_file);
-    str_printf(out, ", %d, %d, __cprof_r, __cprof_s, 0 };\n"
+    str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s };\n"
                     "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
                     "{ cprof_register_unit_v4(&__cprof_unit); }\n"
                     "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"

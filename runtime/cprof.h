@@ -18,6 +18,11 @@ int cprof_write(void);
 
 /* ---- ABI used by code that cprof-cc generates; not for hand-written code ---- */
 
+/* The layout of the descriptors below, which the code cprof-cc generates fills in by
+ * name: an object compiled against another layout fails to link (the entry points
+ * carry the version, cprof_register_unit_v4). */
+#define CPROF_API_VERSION 4
+
 /* One per instrumented function definition; static in its translation unit. */
 struct cprof_routine {
     const char *name;
