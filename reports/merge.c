@@ -1,0 +1,450 @@
+/* merge.c: summing one file's rows into a profile (routines by name and file, arcs
+ * by caller, callee and site), and summing two profiles (raw.h). */
+#include "raw.h"
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool add(int64_t *a, int64_t b)
+{
+    return !__builtin_add_overflow(*a, b, a);
+}
+
+static bool tally_add(cprof_tally *a, int64_t n, int64_t t, int64_t nested, int64_t rec_t)
+{
+    return add(&a->n, n) && add(&a->t, t) && add(&a->nested, nested) && add(&a->rec_t, rec_t);
+}
+
+/* Sum b into a. */
+static bool tally_sum(cprof_tally *a, const cprof_tally *b)
+{
+    return tally_add(a, b->n, b->t, b->nested, b->rec_t);
+}
+
+static int overflow(struct loader *l)
+{
+    return cprof_fail(l, "counts or times overflow 64 bits when summed");
+}
+
+static int cmp_raw_routine(const void *x, const void *y)
+{
+    const struct raw_routine *a = *(struct raw_routine *const *)x;
+    const struct raw_routine *b = *(struct raw_routine *const *)y;
+    int d = strcmp(a->name, b->name);
+    if (!d)
+        d = strcmp(a->file, b->file);
+    if (!d)
+        d = CMP(a->line, b->line);
+    return d;
+}
+
+/* Give every (name, file) of file rf one routine of p, in report order; its line is the
+ * smallest declared (units of a program may declare one key at several lines). */
+static void merge_routines(cprof_profile *p, struct raw_file *rf)
+{
+    size_t n = rf->nroutines;
+    struct raw_routine **refs = cprof_xcalloc(n, sizeof *refs);
+    for (size_t k = 0; k < n; k++)
+        refs[k] = &rf->routines[k];
+    qsort(refs, n, sizeof *refs, cmp_raw_routine);
+
+    p->routines = cprof_xcalloc(n, sizeof *p->routines);
+    for (size_t k = 0; k < n; k++) {
+        struct raw_routine *r = refs[k];
+        cprof_prof_routine *last = p->nroutines ? &p->routines[p->nroutines - 1] : NULL;
+        if (!last || strcmp(last->name, r->name) || strcmp(last->file, r->file)) {
+            last = &p->routines[p->nroutines++];
+            last->name = cprof_xstrdup(r->name);
+            last->file = cprof_xstrdup(r->file);
+            last->line = r->line;
+            last->worker = cprof_xcalloc(p->nworkers, sizeof *last->worker);
+        }
+        last->counted |= r->counted != NULL;
+        last->inlinable |= r->inlinable != NULL;
+        r->global = p->nroutines - 1;
+    }
+    free(refs);
+}
+
+/* What one row adds to one arc, at one call site (none for an external caller). */
+struct contrib {
+    const char *caller_name, *caller_file;  /* cprof_external_name and NULL if external */
+    size_t caller, callee;
+    const char *file;
+    int64_t line;
+    cprof_tally s, c;
+};
+
+static int cmp_null_first(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+/* Report order: caller name and file, callee (routine indexes are in name, file order),
+ * site file and line. */
+static int cmp_contrib(const void *x, const void *y)
+{
+    const struct contrib *a = x, *b = y;
+    int d = strcmp(a->caller_name, b->caller_name);
+    if (!d)
+        d = cmp_null_first(a->caller_file, b->caller_file);
+    if (!d)
+        d = CMP(a->callee, b->callee);
+    if (!d)
+        d = cmp_null_first(a->file, b->file);
+    if (!d)
+        d = CMP(a->line, b->line);
+    return d;
+}
+
+static bool same_site(const struct contrib *a, const struct contrib *b)
+{
+    return !strcmp(a->file, b->file) && a->line == b->line;
+}
+
+/* Sum the sorted contributions in[0..n-1] into p's arcs and their sites. */
+static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *in, size_t n)
+{
+    p->arcs = cprof_xcalloc(n, sizeof *p->arcs);
+    for (size_t i = 0, end; i < n; i = end) {
+        cprof_prof_arc *arc = &p->arcs[p->narcs++];
+        arc->caller = in[i].caller;
+        arc->callee = in[i].callee;
+        for (end = i; end < n && in[end].caller == arc->caller && in[end].callee == arc->callee;
+             end++)
+            if (in[end].file && (end == i || !same_site(&in[end], &in[end - 1])))
+                arc->nsites++;
+        arc->sites = cprof_xcalloc(arc->nsites, sizeof *arc->sites);
+        cprof_prof_site *site = NULL;
+        for (size_t k = i; k < end; k++) {
+            const struct contrib *x = &in[k];
+            if (!tally_sum(&arc->s, &x->s) || !tally_sum(&arc->c, &x->c))
+                return overflow(l);
+            if (!x->file)
+                continue;
+            if (!site || !same_site(x, x - 1)) {
+                site = site ? site + 1 : arc->sites;
+                site->file = cprof_xstrdup(x->file);
+                site->line = x->line;
+            }
+            if (!tally_sum(&site->s, &x->s) || !tally_sum(&site->c, &x->c))
+                return overflow(l);
+        }
+    }
+    return 0;
+}
+
+/* Nested counts too: compensation may zero a time, and must list the same arcs. */
+static bool nonzero(const struct contrib *c)
+{
+    return c->s.n || c->s.t || c->s.nested || c->c.n || c->c.t || c->c.nested;
+}
+
+/* Add file rf's rows to the routines of p and list what they add to arcs in c[*n...]. */
+static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                      struct contrib *c, size_t *n)
+{
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        const struct raw_worker *wk = &rf->workers[w];
+        for (size_t i = 0; i < wk->nroutine_rows; i++) {
+            const int64_t *v = wk->routine_rows[i];
+            size_t g = rf->routines[v[CPROF_R_ROUTINE]].global;
+            cprof_prof_routine *r = &p->routines[g];
+            cprof_prof_routine_worker *rw = &r->worker[w];
+            if (!tally_add(&r->s_caller, v[CPROF_R_S_ENTRIES], v[CPROF_R_S_TIME],
+                           v[CPROF_R_S_NESTED], 0) ||
+                !tally_add(&rw->c_caller, v[CPROF_R_C_ENTRIES], v[CPROF_R_C_TIME],
+                           v[CPROF_R_C_NESTED], 0) ||
+                !add(&r->s_self_t, v[CPROF_R_S_SELF]) || !add(&rw->c_self_t, v[CPROF_R_C_SELF]) ||
+                !add(&r->s_direct, v[CPROF_R_S_DIRECT]) || !add(&rw->c_direct, v[CPROF_R_C_DIRECT]) ||
+                !add(&rw->c_thread_t, v[CPROF_R_C_THREAD_TIME]))
+                return overflow(l);
+            /* Every entry, external or not, went through one profiled call's facade:
+             * a counted routine's, its call site's count. */
+            double cost = (r->counted ? rf->count_cost_ns : rf->call_cost_ns) *
+                          ((double)v[CPROF_R_S_ENTRIES] + (double)v[CPROF_R_C_ENTRIES]);
+            r->overhead_ns += cost;
+            p->overhead_ns += cost;
+            if (v[CPROF_R_MAX_DEPTH] > r->max_depth)
+                r->max_depth = v[CPROF_R_MAX_DEPTH];
+            c[*n] = (struct contrib){cprof_external_name, NULL, CPROF_EXTERNAL, g, NULL, 0,
+                                     {v[CPROF_R_S_EXT], v[CPROF_R_S_EXT_TIME],
+                                      v[CPROF_R_S_EXT_NESTED], v[CPROF_R_S_EXT_REC_TIME]},
+                                     {v[CPROF_R_C_EXT], v[CPROF_R_C_EXT_TIME],
+                                      v[CPROF_R_C_EXT_NESTED], v[CPROF_R_C_EXT_REC_TIME]}};
+            *n += nonzero(&c[*n]);
+        }
+        for (size_t i = 0; i < wk->ncall_rows; i++) {
+            const int64_t *v = wk->call_rows[i];
+            const struct raw_site *s = &rf->sites[v[CPROF_C_SITE]];
+            size_t g = rf->routines[s->caller].global;
+            cprof_prof_routine *r = &p->routines[g];
+            cprof_prof_routine_worker *rw = &r->worker[w];
+            cprof_tally kase[CPROF_COLUMN_CASES] = {{0}}, conc = {0};  /* conc: S-C + C-S + C-C */
+            for (int k = 0; k < CPROF_COLUMN_CASES; k++)
+                if (!tally_add(&kase[k], v[CPROF_C_CALLS(k)], v[CPROF_C_TIME(k)],
+                               v[CPROF_C_NESTED(k)], v[CPROF_C_REC_TIME(k)]) ||
+                    (k > 0 && !tally_sum(&conc, &kase[k])))
+                    return overflow(l);
+            if (!tally_sum(&r->s_callee, &kase[0]) || !tally_sum(&rw->c_callee, &kase[1]) ||
+                !tally_sum(&rw->cs_callee, &kase[2]) || !tally_sum(&rw->cc_callee, &kase[3]))
+                return overflow(l);
+            c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[CPROF_C_CALLEE]].global,
+                                     s->file, s->line, kase[0], conc};
+            *n += nonzero(&c[*n]);
+        }
+    }
+    return 0;
+}
+
+/* Sum one file, already read, into a profile of its own. */
+int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bool comp)
+{
+    p->nfiles = 1;
+    p->compensated = comp;
+    p->programs = cprof_xcalloc(1, sizeof *p->programs);
+    p->programs[0] = (cprof_prof_program){cprof_xstrdup(rf->program), 1};
+    p->nprograms = 1;
+    p->program = p->programs[0].name;
+    p->clock = cprof_xstrdup(rf->clock);
+    p->pid = rf->pid;
+    p->start_unix_ns = rf->start_unix_ns;
+    p->call_cost_ns = rf->call_cost_ns;
+    p->count_cost_ns = rf->count_cost_ns;
+    p->pus = rf->pus;
+    p->cores = rf->cores;
+    p->packages = rf->packages;
+    p->elapsed_ns = rf->elapsed_ns;
+    p->nworkers = rf->nworkers;
+    size_t ncontrib = 0;
+    p->workers = cprof_xcalloc(p->nworkers, sizeof *p->workers);
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        const struct raw_worker *wk = &rf->workers[w];
+        p->workers[w] = (cprof_prof_worker){wk->tid, wk->omp_thread, wk->pu, wk->core};
+        ncontrib += wk->nroutine_rows + wk->ncall_rows;
+    }
+
+    merge_routines(p, rf);
+
+    struct contrib *c = cprof_xcalloc(ncontrib, sizeof *c);
+    size_t n = 0;
+    if (comp)
+        cprof_raw_compensate(p, rf);
+    int rc = merge_rows(l, p, rf, c, &n);
+    if (!rc) {
+        qsort(c, n, sizeof *c, cmp_contrib);
+        rc = fold_arcs(l, p, c, n);
+    }
+    free(c);
+    return rc;
+}
+
+/* ---- summing two profiles ----
+ * Files are summed one at a time into the profile of those before them, so that memory
+ * follows the merged result and not the number of files. */
+
+/* Whether profiles of programs a and b may be summed without --force.  The one place
+ * that decides what "the same program" is. */
+bool cprof_same_program(const char *a, const char *b)
+{
+    return !strcmp(a, b);
+}
+
+static bool routine_worker_sum(cprof_prof_routine_worker *a, const cprof_prof_routine_worker *b)
+{
+    return tally_sum(&a->c_caller, &b->c_caller) && tally_sum(&a->c_callee, &b->c_callee) &&
+           tally_sum(&a->cs_callee, &b->cs_callee) && tally_sum(&a->cc_callee, &b->cc_callee) &&
+           add(&a->c_self_t, b->c_self_t) && add(&a->c_direct, b->c_direct) &&
+           add(&a->c_thread_t, b->c_thread_t);
+}
+
+/* Sum routine b (of a profile with nw workers) into a. */
+static bool routine_sum(cprof_prof_routine *a, const cprof_prof_routine *b, size_t nw)
+{
+    if (b->line < a->line)
+        a->line = b->line;
+    if (b->max_depth > a->max_depth)
+        a->max_depth = b->max_depth;
+    a->counted |= b->counted;
+    a->inlinable |= b->inlinable;
+    a->overhead_ns += b->overhead_ns;
+    bool ok = tally_sum(&a->s_caller, &b->s_caller) && tally_sum(&a->s_callee, &b->s_callee) &&
+              add(&a->s_self_t, b->s_self_t) && add(&a->s_direct, b->s_direct);
+    for (size_t w = 0; w < nw && ok; w++)
+        ok = routine_worker_sum(&a->worker[w], &b->worker[w]);
+    return ok;
+}
+
+/* A new routine of the sum, a copy of r's key (its numbers are summed in after). */
+static void routine_key(cprof_prof_routine *out, const cprof_prof_routine *r, size_t nw)
+{
+    out->name = cprof_xstrdup(r->name);
+    out->file = cprof_xstrdup(r->file);
+    out->line = r->line;
+    out->worker = cprof_xcalloc(nw, sizeof *out->worker);
+}
+
+static int cmp_routine_key(const cprof_prof_routine *a, const cprof_prof_routine *b)
+{
+    int d = strcmp(a->name, b->name);
+    return d ? d : strcmp(a->file, b->file);
+}
+
+/* An arc of one of the two profiles, with its routines' indexes in the sum. */
+struct arc_ref {
+    const cprof_prof_arc *arc;
+    size_t caller, callee;
+    const cprof_profile *sum;
+};
+
+static int cmp_arc_ref(const void *x, const void *y)
+{
+    const struct arc_ref *a = x, *b = y;
+    const cprof_prof_routine *r = a->sum->routines;
+    bool ea = a->caller == CPROF_EXTERNAL, eb = b->caller == CPROF_EXTERNAL;
+    int d = strcmp(ea ? cprof_external_name : r[a->caller].name,
+                   eb ? cprof_external_name : r[b->caller].name);
+    if (!d)
+        d = cmp_null_first(ea ? NULL : r[a->caller].file, eb ? NULL : r[b->caller].file);
+    if (!d)
+        d = CMP(a->callee, b->callee);
+    return d;
+}
+
+static int cmp_site(const cprof_prof_site *a, const cprof_prof_site *b)
+{
+    int d = strcmp(a->file, b->file);
+    return d ? d : CMP(a->line, b->line);
+}
+
+/* out = x + y (an arc of each profile, the same caller and callee; y may be NULL). */
+static bool arc_sum(cprof_prof_arc *out, const cprof_prof_arc *x, const cprof_prof_arc *y)
+{
+    size_t ny = y ? y->nsites : 0, i = 0, j = 0;
+    out->sites = cprof_xcalloc(x->nsites + ny, sizeof *out->sites);
+    bool ok = tally_sum(&out->s, &x->s) && tally_sum(&out->c, &x->c) &&
+              (!y || (tally_sum(&out->s, &y->s) && tally_sum(&out->c, &y->c)));
+    while (ok && (i < x->nsites || j < ny)) {
+        int d = i == x->nsites ? 1 : j == ny ? -1 : cmp_site(&x->sites[i], &y->sites[j]);
+        const cprof_prof_site *from = d <= 0 ? &x->sites[i++] : &y->sites[j++];
+        cprof_prof_site *s = &out->sites[out->nsites++];
+        s->file = cprof_xstrdup(from->file);
+        s->line = from->line;
+        ok = tally_sum(&s->s, &from->s) && tally_sum(&s->c, &from->c);
+        if (ok && d == 0)
+            ok = tally_sum(&s->s, &y->sites[j].s) && tally_sum(&s->c, &y->sites[j++].c);
+    }
+    return ok;
+}
+
+/* Sum the routines of a and b into out (in report order); amap and bmap give each
+ * routine's index in out. */
+static int sum_routines(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                        const cprof_profile *b, size_t *amap, size_t *bmap)
+{
+    out->routines = cprof_xcalloc(a->nroutines + b->nroutines, sizeof *out->routines);
+    size_t i = 0, j = 0;
+    while (i < a->nroutines || j < b->nroutines) {
+        int d = i == a->nroutines   ? 1
+                : j == b->nroutines ? -1
+                                    : cmp_routine_key(&a->routines[i], &b->routines[j]);
+        cprof_prof_routine *r = &out->routines[out->nroutines++];
+        routine_key(r, d <= 0 ? &a->routines[i] : &b->routines[j], out->nworkers);
+        if (d <= 0 && !routine_sum(r, &a->routines[i], a->nworkers))
+            return overflow(l);
+        if (d >= 0 && !routine_sum(r, &b->routines[j], b->nworkers))
+            return overflow(l);
+        if (d <= 0)
+            amap[i++] = out->nroutines - 1;
+        if (d >= 0)
+            bmap[j++] = out->nroutines - 1;
+    }
+    return 0;
+}
+
+static int sum_arcs(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                    const cprof_profile *b, const size_t *amap, const size_t *bmap)
+{
+    size_t n = a->narcs + b->narcs, k = 0;
+    struct arc_ref *refs = cprof_xcalloc(n, sizeof *refs);
+    for (size_t s = 0; s < 2; s++) {
+        const cprof_profile *p = s ? b : a;
+        const size_t *map = s ? bmap : amap;
+        for (size_t i = 0; i < p->narcs; i++, k++) {
+            const cprof_prof_arc *arc = &p->arcs[i];
+            refs[k] = (struct arc_ref){arc,
+                                       arc->caller == CPROF_EXTERNAL ? CPROF_EXTERNAL
+                                                                     : map[arc->caller],
+                                       map[arc->callee], out};
+        }
+    }
+    /* Each profile has an arc once: equal keys come in pairs, one of a and one of b. */
+    qsort(refs, n, sizeof *refs, cmp_arc_ref);
+    out->arcs = cprof_xcalloc(n, sizeof *out->arcs);
+    int rc = 0;
+    for (k = 0; k < n && !rc; k++) {
+        bool pair = k + 1 < n && !cmp_arc_ref(&refs[k], &refs[k + 1]);
+        cprof_prof_arc *arc = &out->arcs[out->narcs++];
+        arc->caller = refs[k].caller;
+        arc->callee = refs[k].callee;
+        if (!arc_sum(arc, refs[k].arc, pair ? refs[k + 1].arc : NULL))
+            rc = overflow(l);
+        k += pair;
+    }
+    free(refs);
+    return rc;
+}
+
+/* The programs of a, then those of b that a has not, with their numbers of files. */
+static void sum_programs(cprof_profile *out, const cprof_profile *a, const cprof_profile *b)
+{
+    out->programs = cprof_xcalloc(a->nprograms + b->nprograms, sizeof *out->programs);
+    for (size_t s = 0; s < 2; s++)
+        for (size_t i = 0; i < (s ? b : a)->nprograms; i++) {
+            const cprof_prof_program *g = &(s ? b : a)->programs[i];
+            size_t k = 0;
+            while (k < out->nprograms && strcmp(out->programs[k].name, g->name))
+                k++;
+            if (k == out->nprograms)
+                out->programs[out->nprograms++] = (cprof_prof_program){cprof_xstrdup(g->name), 0};
+            out->programs[k].nfiles += g->nfiles;
+        }
+    out->program = out->programs[0].name;
+}
+
+/* out = a + b; what describes the run (pid, machine...) comes from a. */
+int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                        const cprof_profile *b)
+{
+    memset(out, 0, sizeof *out);
+    out->nfiles = a->nfiles + b->nfiles;
+    sum_programs(out, a, b);
+    out->clock = cprof_xstrdup(a->clock);
+    out->pid = a->pid;
+    out->start_unix_ns = a->start_unix_ns;
+    out->call_cost_ns = a->call_cost_ns;
+    out->count_cost_ns = a->count_cost_ns;
+    out->overhead_ns = a->overhead_ns + b->overhead_ns;
+    out->compensated = a->compensated;
+    out->compensated_ns = a->compensated_ns + b->compensated_ns;
+    out->pus = a->pus;
+    out->cores = a->cores;
+    out->packages = a->packages;
+    if (__builtin_add_overflow(a->elapsed_ns, b->elapsed_ns, &out->elapsed_ns))
+        return overflow(l);
+    /* Worker w is described by the first file with more than w workers. */
+    out->nworkers = a->nworkers > b->nworkers ? a->nworkers : b->nworkers;
+    out->workers = cprof_xcalloc(out->nworkers, sizeof *out->workers);
+    for (size_t w = 0; w < out->nworkers; w++)
+        out->workers[w] = w < a->nworkers ? a->workers[w] : b->workers[w];
+
+    size_t *amap = cprof_xcalloc(a->nroutines, sizeof *amap);
+    size_t *bmap = cprof_xcalloc(b->nroutines, sizeof *bmap);
+    int rc = sum_routines(l, out, a, b, amap, bmap);
+    if (!rc)
+        rc = sum_arcs(l, out, a, b, amap, bmap);
+    free(amap);
+    free(bmap);
+    return rc;
+}

@@ -1,0 +1,82 @@
+/* raw.h: what the parts of the profile reader share (not used outside reading): one
+ * file's raw image, checked completely before anything is summed from it, and the
+ * loader that names the file in every error. */
+#ifndef CPROF_REPORT_RAW_H
+#define CPROF_REPORT_RAW_H
+
+#include "profile.h"
+#include "../format/schema.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A worker's "routines" and "calls" rows (format/schema.h) are both stored MAX_COLS
+ * wide.  Rows of older writers lack the recursion columns: they read as 0. */
+enum { MAX_COLS = (int)CPROF_ROUTINE_NCOLUMNS > (int)CPROF_CALL_NCOLUMNS
+                     ? (int)CPROF_ROUTINE_NCOLUMNS : (int)CPROF_CALL_NCOLUMNS };
+
+struct raw_routine {
+    const char *name, *file;
+    int64_t line;
+    json_t *counted;    /* true, or absent: null */
+    json_t *inlinable;  /* true, or absent: null */
+    size_t global;  /* index in the merged profile */
+};
+
+struct raw_site {
+    int64_t caller;
+    const char *file;
+    int64_t line, d;  /* d is checked but plays no part in the report */
+};
+
+struct raw_worker {
+    int64_t tid, omp_thread, pu, core;
+    int64_t (*routine_rows)[MAX_COLS], (*call_rows)[MAX_COLS];
+    size_t nroutine_rows, ncall_rows;
+};
+
+struct raw_file {
+    json_t *root;  /* owns the strings below */
+    const char *program, *clock;
+    int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
+    double call_cost_ns, count_cost_ns;
+    struct raw_routine *routines;
+    struct raw_site *sites;
+    struct raw_worker *workers;  /* by id */
+    size_t nroutines, nsites, nworkers;
+};
+
+struct loader {
+    const char *path;  /* the file being read or merged: errors are about it */
+    const char *first; /* the first file summed: it names the program */
+    char *err;
+    size_t errlen;
+};
+
+/* "PATH: message" into l->err; returns -1. */
+__attribute__((format(printf, 2, 3)))
+int cprof_fail(struct loader *l, const char *fmt, ...);
+
+/* read.c: reads and checks file l->path whole into rf (cprof_raw_free frees it, also
+ * after a failure). */
+int cprof_raw_read(struct loader *l, struct raw_file *rf);
+void cprof_raw_free(struct raw_file *rf);
+
+/* compensate.c: takes the profiled calls' cost out of every time of rf, row by row,
+ * with the file's own call_cost_ns; adds what came out of self times to
+ * p->compensated_ns. */
+void cprof_raw_compensate(cprof_profile *p, struct raw_file *rf);
+
+/* merge.c: sums one file, already read (and compensated if comp), into a profile of
+ * its own; sums two profiles into out; and whether two program names are the same
+ * program. */
+int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bool comp);
+int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                       const cprof_profile *b);
+bool cprof_same_program(const char *a, const char *b);
+
+#define NELEM(a) (sizeof (a) / sizeof *(a))
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+#endif

@@ -1,0 +1,317 @@
+/* read.c: reading one profile file whole into its raw image, checking every part of
+ * it against docs/profile-format.md (raw.h). */
+#include "raw.h"
+#include "alloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *read_whole(struct loader *l, size_t *len)
+{
+    FILE *f = fopen(l->path, "rb");
+    if (!f) {
+        cprof_fail(l, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = cprof_xcalloc(cap, 1);
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap)
+            buf = cprof_xrealloc(buf, cap *= 2);
+    }
+    int rd_errno = ferror(f) ? errno : 0;
+    fclose(f);
+    if (rd_errno)
+        cprof_fail(l, "cannot read: %s", strerror(rd_errno));
+    else if (n == 0)
+        cprof_fail(l, "empty file");
+    else {
+        *len = n;
+        return buf;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* One key of an object: a string (out is const char **), an integer not below min
+ * (out is int64_t *), a real not below min (out is double *), or an array or object
+ * (out is json_t **).  Its type is or'ed with OPTIONAL when it may be absent (out is
+ * then left as it is): additions to version 1 that older writers do not make. */
+enum { OPTIONAL = 0x100 };
+
+struct field {
+    const char *key;
+    int type;
+    void *out;
+    int64_t min;
+};
+
+static const char *const type_name[] = {
+    [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+    [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer", [JSON_REAL] = "a number",
+    [JSON_TRUE] = "true",
+};
+
+/* Fill f[0..n-1] from obj, which must have exactly these keys.  where_fmt names obj in
+ * messages. */
+__attribute__((format(printf, 5, 6)))
+static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                      const char *where_fmt, ...)
+{
+    char where[128];
+    va_list ap;
+    va_start(ap, where_fmt);
+    vsnprintf(where, sizeof where, where_fmt, ap);
+    va_end(ap);
+
+    if (!json_is_object(obj))
+        return cprof_fail(l, "invalid profile: %s is not an object", where);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_object_get(obj, f[i].key);
+        json_type type = f[i].type & ~OPTIONAL;
+        if (!v && (f[i].type & OPTIONAL))
+            continue;
+        if (!v)
+            return cprof_fail(l, "invalid profile: %s has no \"%s\"", where, f[i].key);
+        /* A real-valued field may be written as an integer: 19 is 19.0. */
+        int same = json_typeof(v) == type || (type == JSON_REAL && json_is_number(v));
+        if (!same)
+            return cprof_fail(l, "invalid profile: %s: \"%s\" is not %s", where, f[i].key,
+                        type_name[type]);
+        switch (type) {
+        case JSON_STRING:
+            *(const char **)f[i].out = json_string_value(v);
+            break;
+        case JSON_INTEGER:
+            if (json_integer_value(v) < f[i].min)
+                return cprof_fail(l, "invalid profile: %s: \"%s\" is %" JSON_INTEGER_FORMAT
+                            ", below %lld", where, f[i].key, json_integer_value(v),
+                            (long long)f[i].min);
+            *(int64_t *)f[i].out = json_integer_value(v);
+            break;
+        case JSON_REAL:
+            if (json_number_value(v) < (double)f[i].min)
+                return cprof_fail(l, "invalid profile: %s: \"%s\" is below %lld", where, f[i].key,
+                            (long long)f[i].min);
+            *(double *)f[i].out = json_number_value(v);
+            break;
+        default:
+            *(json_t **)f[i].out = v;
+        }
+    }
+    /* Version 1 is exactly what docs/profile-format.md lists: anything more means the
+     * writer and this reader disagree about the format. */
+    if (json_object_size(obj) != n) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(obj, key, v) {
+            size_t i = 0;
+            while (i < n && strcmp(key, f[i].key))
+                i++;
+            if (i == n)
+                return cprof_fail(l, "invalid profile: %s has an unexpected key \"%s\"", where, key);
+        }
+    }
+    return 0;
+}
+
+/* A column that holds an index into one of the file's tables. */
+struct index_col {
+    size_t limit;
+    const char *table;
+};
+
+/* Copy the array arr, worker w's table `name` (rows of ncols integers, or nold from
+ * an older writer, the rest 0): the first nidx columns are indexes described by idx,
+ * the others counts and times, never negative. */
+static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, size_t ncols,
+                    size_t nold, const struct index_col *idx, size_t nidx,
+                    int64_t (**rows)[MAX_COLS], size_t *nrows)
+{
+    *nrows = json_array_size(arr);
+    *rows = cprof_xcalloc(*nrows, sizeof **rows);
+    for (size_t i = 0; i < *nrows; i++) {
+        json_t *row = json_array_get(arr, i);
+        size_t n = json_array_size(row);
+        if (!json_is_array(row) || (n != ncols && n != nold))
+            return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
+                        " (or %zu) integers", w, name, i, ncols, nold);
+        for (size_t c = 0; c < n; c++) {
+            json_t *v = json_array_get(row, c);
+            if (!json_is_integer(v))
+                return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is not"
+                            " an integer", w, name, i, c);
+            json_int_t x = json_integer_value(v);
+            if (x < 0)
+                return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is"
+                            " negative", w, name, i, c);
+            if (c < nidx && (uint64_t)x >= idx[c].limit)
+                return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu: index %"
+                            JSON_INTEGER_FORMAT " out of range (%zu %s)", w, name, i, c, x,
+                            idx[c].limit, idx[c].table);
+            (*rows)[i][c] = x;
+        }
+    }
+    return 0;
+}
+
+static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->nworkers = json_array_size(arr);
+    rf->workers = cprof_xcalloc(rf->nworkers, sizeof *rf->workers);
+    bool *seen = cprof_xcalloc(rf->nworkers, sizeof *seen);
+    int rc = 0;
+    for (size_t i = 0; i < rf->nworkers && !rc; i++) {
+        int64_t id;
+        struct raw_worker tmp = {0};
+        json_t *routines, *calls;
+        const struct field f[] = {
+            {"id", JSON_INTEGER, &id, 0},
+            {"tid", JSON_INTEGER, &tmp.tid, 0},
+            {"omp_thread", JSON_INTEGER, &tmp.omp_thread, 0},
+            {"pu", JSON_INTEGER, &tmp.pu, 0},
+            {"core", JSON_INTEGER, &tmp.core, -1},
+            {"routines", JSON_ARRAY, &routines, 0},
+            {"calls", JSON_ARRAY, &calls, 0},
+        };
+        rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
+        if (rc)
+            break;
+        /* Ids are dense: n workers are 0..n-1, each once. */
+        if ((uint64_t)id >= rf->nworkers) {
+            rc = cprof_fail(l, "invalid profile: workers[%zu]: id %lld out of range (%zu workers)",
+                      i, (long long)id, rf->nworkers);
+            break;
+        }
+        if (seen[id]) {
+            rc = cprof_fail(l, "invalid profile: workers[%zu]: duplicate worker id %lld", i,
+                      (long long)id);
+            break;
+        }
+        seen[id] = true;
+        struct raw_worker *w = &rf->workers[id];
+        *w = tmp;
+        const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
+        const struct index_col call_idx[] = {{rf->nsites, "sites"},
+                                             {rf->nroutines, "routines"}};
+        rc = get_rows(l, routines, i, "routines", CPROF_ROUTINE_NCOLUMNS,
+                      CPROF_ROUTINE_NCOLUMNS_OLD, routine_idx, 1,
+                      &w->routine_rows, &w->nroutine_rows);
+        if (!rc)
+            rc = get_rows(l, calls, i, "calls", CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD,
+                          call_idx, 2,
+                          &w->call_rows,
+                          &w->ncall_rows);
+    }
+    free(seen);
+    return rc;
+}
+
+void cprof_raw_free(struct raw_file *rf)
+{
+    for (size_t w = 0; w < rf->nworkers; w++) {
+        free(rf->workers[w].routine_rows);
+        free(rf->workers[w].call_rows);
+    }
+    free(rf->workers);
+    free(rf->sites);
+    free(rf->routines);
+    json_decref(rf->root);
+}
+
+static int check_format(struct loader *l, json_t *root)
+{
+    if (!json_is_object(root))
+        return cprof_fail(l, "not a cprof profile (the JSON document is not an object)");
+    json_t *format = json_object_get(root, "format");
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_string(format) || strcmp(json_string_value(format), CPROF_FORMAT_NAME))
+        return cprof_fail(l, "not a cprof profile (\"format\" is not \"cprof-profile\")");
+    if (!json_is_integer(version))
+        return cprof_fail(l, "not a cprof profile (\"version\" is missing or not an integer)");
+    if (json_integer_value(version) != CPROF_FORMAT_VERSION)
+        return cprof_fail(l, "unsupported profile version %" JSON_INTEGER_FORMAT
+                    " (this cprof-report reads version %d)", json_integer_value(version),
+                    CPROF_FORMAT_VERSION);
+    return 0;
+}
+
+int cprof_raw_read(struct loader *l, struct raw_file *rf)
+{
+    size_t len;
+    char *text = read_whole(l, &len);
+    if (!text)
+        return -1;
+    json_error_t je;
+    rf->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!rf->root)
+        return cprof_fail(l, "not a cprof profile (truncated or corrupted JSON at line %d, column"
+                    " %d: %s)", je.line, je.column, je.text);
+    if (check_format(l, rf->root))
+        return -1;
+
+    const char *format;
+    int64_t version;
+    json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
+    const struct field top[] = {
+        {"format", JSON_STRING, &format, 0},
+        {"version", JSON_INTEGER, &version, 0},
+        {"program", JSON_STRING, &rf->program, 0},
+        {"pid", JSON_INTEGER, &rf->pid, 0},
+        {"start_unix_ns", JSON_INTEGER, &rf->start_unix_ns, 0},
+        {"elapsed_ns", JSON_INTEGER, &rf->elapsed_ns, 0},
+        {"clock", JSON_STRING, &rf->clock, 0},
+        {"call_cost_ns", JSON_REAL, &rf->call_cost_ns, 0},
+        {"count_cost_ns", JSON_REAL | OPTIONAL, &rf->count_cost_ns, 0},
+        {"machine", JSON_OBJECT, &machine, 0},
+        {"routines", JSON_ARRAY, &routines, 0},
+        {"sites", JSON_ARRAY, &sites, 0},
+        {"workers", JSON_ARRAY, &workers, 0},
+    };
+    const struct field mach[] = {
+        {"pus", JSON_INTEGER, &rf->pus, 0},
+        {"cores", JSON_INTEGER, &rf->cores, 0},
+        {"packages", JSON_INTEGER, &rf->packages, 0},
+    };
+    if (get_fields(l, rf->root, top, NELEM(top), "the profile") ||
+        get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
+        return -1;
+
+    rf->nroutines = json_array_size(routines);
+    rf->routines = cprof_xcalloc(rf->nroutines, sizeof *rf->routines);
+    for (size_t i = 0; i < rf->nroutines; i++) {
+        struct raw_routine *r = &rf->routines[i];
+        const struct field f[] = {
+            {"name", JSON_STRING, &r->name, 0},
+            {"file", JSON_STRING, &r->file, 0},
+            {"line", JSON_INTEGER, &r->line, 0},
+            {"counted", JSON_TRUE | OPTIONAL, &r->counted, 0},
+            {"inlinable", JSON_TRUE | OPTIONAL, &r->inlinable, 0},
+        };
+        if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
+            return -1;
+    }
+
+    rf->nsites = json_array_size(sites);
+    rf->sites = cprof_xcalloc(rf->nsites, sizeof *rf->sites);
+    for (size_t i = 0; i < rf->nsites; i++) {
+        struct raw_site *s = &rf->sites[i];
+        const struct field f[] = {
+            {"caller", JSON_INTEGER, &s->caller, 0},
+            {"file", JSON_STRING, &s->file, 0},
+            {"line", JSON_INTEGER, &s->line, 0},
+            {"d", JSON_INTEGER, &s->d, 0},
+        };
+        if (get_fields(l, json_array_get(sites, i), f, NELEM(f), "sites[%zu]", i))
+            return -1;
+        if ((uint64_t)s->caller >= rf->nroutines)
+            return cprof_fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
+                        " (%zu routines)", i, (long long)s->caller, rf->nroutines);
+    }
+
+    return get_workers(l, rf, workers);
+}
