@@ -44,7 +44,7 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $$(pkg-config --cflags hwloc jansson) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $$(pkg-config --cflags hwloc) -c $< -o $@
 
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)
@@ -55,7 +55,7 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 # (nodelete): a dlclosed library leaves its counts in it until the profile is written.
 $(B)/lib/libcprof.so: $(RT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,nodelete $^ $$(pkg-config --libs hwloc jansson) -fopenmp -o $@
+	$(CC) -shared -Wl,-z,nodelete $^ $$(pkg-config --libs hwloc) -fopenmp -o $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -144,6 +144,7 @@ bench: all
 	@echo; echo "== call-heavy programs: slowdown with default settings, counts against count-only"; bench/callheavy.sh
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
+	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

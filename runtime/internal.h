@@ -43,15 +43,29 @@ void *cprof_alloc(size_t size);
 void cprof_free(void *p, size_t size);
 void *cprof_realloc(void *p, size_t old, size_t size);
 __attribute__((noreturn)) void cprof_out_of_memory(void);
-/* Blocks of 16-byte alignment that are freed all at once. */
-struct cprof_pool {
-    pthread_mutex_t lock;
-    struct pool_chunk *chunks;
-    char *next, *end;
+
+/* ---- json.c: the profile's JSON, written as it is made ---- */
+
+struct cprof_json {
+    int fd, err, need_comma;
+    char *buf;
+    size_t len;
 };
-void *cprof_pool_alloc(struct cprof_pool *pool, size_t size);
-int cprof_pool_owns(struct cprof_pool *pool, const void *p);
-void cprof_pool_release(struct cprof_pool *pool);
+void cprof_json_open(struct cprof_json *j, int fd);
+int cprof_json_close(struct cprof_json *j);     /* -1 with errno if a write failed */
+void cprof_json_begin(struct cprof_json *j, char bracket);     /* '{' or '[' */
+void cprof_json_end(struct cprof_json *j, char bracket);       /* '}' or ']' */
+void cprof_json_key(struct cprof_json *j, const char *key);
+void cprof_json_string(struct cprof_json *j, const char *s);
+void cprof_json_int(struct cprof_json *j, int64_t v);
+void cprof_json_uint(struct cprof_json *j, uint64_t v);
+void cprof_json_real(struct cprof_json *j, double v);
+void cprof_json_true(struct cprof_json *j);
+/* A key and its value. */
+void cprof_json_field_int(struct cprof_json *j, const char *key, int64_t v);
+void cprof_json_field_uint(struct cprof_json *j, const char *key, uint64_t v);
+void cprof_json_field_string(struct cprof_json *j, const char *key, const char *s);
+void cprof_json_field_real(struct cprof_json *j, const char *key, double v);
 
 /* ---- workers.c: per-worker shards; only the owner writes its shard ---- */
 

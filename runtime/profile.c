@@ -1,9 +1,8 @@
 /* profile.c: start-up, and writing the profile file (docs/profile-format.md).
  *
- * The file is built whole in memory (jansson, given the runtime's own memory while it
- * writes: memory.c), written to a temporary file beside the target and renamed: a
- * profile is complete or absent.  A target that is not a regular file (/dev/null, a
- * FIFO) is written directly.  A forked child that did not exec shares the parent's
+ * The file is written as it is made (json.c: no document in memory), to a temporary
+ * file beside the target, and renamed: a profile is complete or absent.  A target
+ * that is not a regular file (/dev/null, a FIFO) is written directly.  A forked child that did not exec shares the parent's
  * counters up to the fork; it writes a profile only when CPROF_OUT holds %p, so it
  * never overwrites the parent's.
  *
@@ -15,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,19 +128,20 @@ static int core_of_pu(struct topology *t, int pu)
     return obj ? (int)obj->logical_index : -1;
 }
 
-static json_t *ns(uint64_t ticks, double ns_per_tick)
+static uint64_t ns(uint64_t ticks, double ns_per_tick)
 {
-    return json_integer((json_int_t)((double)ticks * ns_per_tick + 0.5));
+    return (uint64_t)((double)ticks * ns_per_tick + 0.5);
 }
 
 /* A row of n columns described by cols (format/schema.h): times in ticks become ns. */
-static json_t *row_json(const uint64_t *v, const struct cprof_column *cols, int n, double npt)
+static void write_row(struct cprof_json *j, const uint64_t *v, const struct cprof_column *cols,
+                      int n, double npt)
 {
-    json_t *row = json_array();
+    cprof_json_begin(j, '[');
     for (int c = 0; c < n; c++)
-        json_array_append_new(row, cols[c].kind == CPROF_COL_TIME || cols[c].kind == CPROF_COL_SELF_TIME
-                                   ? ns(v[c], npt) : json_integer((json_int_t)v[c]));
-    return row;
+        cprof_json_uint(j, cols[c].kind == CPROF_COL_TIME || cols[c].kind == CPROF_COL_SELF_TIME
+                           ? ns(v[c], npt) : v[c]);
+    cprof_json_end(j, ']');
 }
 
 /* A routine's entries on a worker: the call records that reach it there, and its
@@ -163,10 +162,18 @@ static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
     }
 }
 
-static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double npt)
+static void write_worker(struct cprof_json *j, struct cprof_worker *w, struct topology *topo,
+                         double npt)
 {
-    json_t *routines = json_array(), *calls = json_array();
     pthread_mutex_lock(&w->lock);
+    cprof_json_begin(j, '{');
+    cprof_json_field_int(j, "id", w->id);
+    cprof_json_field_int(j, "tid", w->tid);
+    cprof_json_field_int(j, "omp_thread", w->omp_thread);
+    cprof_json_field_int(j, "pu", w->pu);
+    cprof_json_field_int(j, "core", core_of_pu(topo, w->pu));
+    cprof_json_key(j, "routines");
+    cprof_json_begin(j, '[');
     size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
     uint64_t (*entries)[2] = cprof_alloc(entries_size);
     count_entries(w, entries);
@@ -193,9 +200,12 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
             [CPROF_R_S_EXT_REC_NESTED] = x->rec_nested[CPROF_SS],
             [CPROF_R_C_EXT_REC_NESTED] = x->rec_nested[CPROF_CS],
         };
-        json_array_append_new(routines, row_json(v, cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, npt));
+        write_row(j, v, cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, npt);
     }
     cprof_free(entries, entries_size);
+    cprof_json_end(j, ']');
+    cprof_json_key(j, "calls");
+    cprof_json_begin(j, '[');
     for (int i = 0; i < w->sites_cap; i++) {
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
             uint64_t v[CPROF_CALL_NCOLUMNS] = {
@@ -208,17 +218,25 @@ static json_t *worker_json(struct cprof_worker *w, struct topology *topo, double
                 v[CPROF_C_REC_TIME(k)] = c->rec_time[k];
                 v[CPROF_C_REC_NESTED(k)] = c->rec_nested[k];
             }
-            json_t *row = row_json(v, cprof_call_columns, CPROF_CALL_NCOLUMNS, npt);
-            json_array_append_new(calls, row);
+            write_row(j, v, cprof_call_columns, CPROF_CALL_NCOLUMNS, npt);
         }
     }
+    cprof_json_end(j, ']');
+    cprof_json_end(j, '}');
     pthread_mutex_unlock(&w->lock);
-    return json_pack("{s:i s:I s:i s:i s:i s:o s:o}", "id", w->id, "tid", (json_int_t)w->tid,
-                     "omp_thread", w->omp_thread, "pu", w->pu, "core", core_of_pu(topo, w->pu),
-                     "routines", routines, "calls", calls);
 }
 
-static json_t *profile_json(void)
+/* The newest-first worker list, oldest first: the file lists workers by id. */
+static void write_workers(struct cprof_json *j, struct cprof_worker *w, struct topology *topo,
+                          double npt)
+{
+    if (!w)
+        return;
+    write_workers(j, w->next, topo, npt);
+    write_worker(j, w, topo, npt);
+}
+
+static void write_document(struct cprof_json *j)
 {
     double npt = cprof_ns_per_tick();
     struct topology topo;
@@ -228,48 +246,66 @@ static json_t *profile_json(void)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
 
-    json_t *root = json_pack("{s:s s:i s:s s:I s:I s:I s:s s:f s:{s:i s:i s:i}}",
-        "format", CPROF_FORMAT_NAME, "version", CPROF_FORMAT_VERSION, "program", exe,
-        "pid", (json_int_t)getpid(), "start_unix_ns", (json_int_t)cprof_start_unix_ns(),
-        "elapsed_ns", (json_int_t)cprof_elapsed_ns(),
-        "clock", cprof_clock_name(),
-        "call_cost_ns", facade_cost_ns.timed,
-        "machine", "pus", topology_count(&topo, HWLOC_OBJ_PU),
-        "cores", topology_count(&topo, HWLOC_OBJ_CORE),
-        "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));
+    cprof_json_begin(j, '{');
+    cprof_json_field_string(j, "format", CPROF_FORMAT_NAME);
+    cprof_json_field_int(j, "version", CPROF_FORMAT_VERSION);
+    cprof_json_field_string(j, "program", exe);
+    cprof_json_field_int(j, "pid", getpid());
+    cprof_json_field_uint(j, "start_unix_ns", cprof_start_unix_ns());
+    cprof_json_field_uint(j, "elapsed_ns", cprof_elapsed_ns());
+    cprof_json_field_string(j, "clock", cprof_clock_name());
+    cprof_json_field_real(j, "call_cost_ns", facade_cost_ns.timed);
+    cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
+    cprof_json_key(j, "machine");
+    cprof_json_begin(j, '{');
+    cprof_json_field_int(j, "pus", topology_count(&topo, HWLOC_OBJ_PU));
+    cprof_json_field_int(j, "cores", topology_count(&topo, HWLOC_OBJ_CORE));
+    cprof_json_field_int(j, "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));
+    cprof_json_end(j, '}');
 
     struct cprof_routine **routines;
     struct cprof_site **sites;
     int nroutines, nsites;
     cprof_tables_lock();
     cprof_tables(&routines, &nroutines, &sites, &nsites);
-    json_t *jr = json_array(), *js = json_array();
+    cprof_json_key(j, "routines");
+    cprof_json_begin(j, '[');
     for (int i = 0; i < nroutines; i++) {
-        json_t *r = json_pack("{s:s s:s s:i}", "name", routines[i]->name,
-                              "file", routines[i]->file, "line", routines[i]->line);
-        if (routines[i]->flags & CPROF_ROUTINE_COUNTED)
-            json_object_set_new(r, "counted", json_true());
-        if (routines[i]->flags & CPROF_ROUTINE_INLINABLE)
-            json_object_set_new(r, "inlinable", json_true());
-        json_array_append_new(jr, r);
+        cprof_json_begin(j, '{');
+        cprof_json_field_string(j, "name", routines[i]->name);
+        cprof_json_field_string(j, "file", routines[i]->file);
+        cprof_json_field_int(j, "line", routines[i]->line);
+        if (routines[i]->flags & CPROF_ROUTINE_COUNTED) {
+            cprof_json_key(j, "counted");
+            cprof_json_true(j);
+        }
+        if (routines[i]->flags & CPROF_ROUTINE_INLINABLE) {
+            cprof_json_key(j, "inlinable");
+            cprof_json_true(j);
+        }
+        cprof_json_end(j, '}');
     }
-    for (int i = 0; i < nsites; i++)
-        json_array_append_new(js, json_pack("{s:i s:s s:i s:i}", "caller", sites[i]->caller->id,
-                                            "file", sites[i]->file, "line", sites[i]->line,
-                                            "d", sites[i]->d));
+    cprof_json_end(j, ']');
+    cprof_json_key(j, "sites");
+    cprof_json_begin(j, '[');
+    for (int i = 0; i < nsites; i++) {
+        cprof_json_begin(j, '{');
+        cprof_json_field_int(j, "caller", sites[i]->caller->id);
+        cprof_json_field_string(j, "file", sites[i]->file);
+        cprof_json_field_int(j, "line", sites[i]->line);
+        cprof_json_field_int(j, "d", sites[i]->d);
+        cprof_json_end(j, '}');
+    }
+    cprof_json_end(j, ']');
     cprof_tables_unlock();
-    json_object_set_new(root, "count_cost_ns", json_real(facade_cost_ns.counted));
-    json_object_set_new(root, "routines", jr);
-    json_object_set_new(root, "sites", js);
 
-    /* The list is newest first; the file lists workers by id. */
-    json_t *workers = json_array();
-    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
-        json_array_insert_new(workers, 0, worker_json(w, &topo, npt));
-    json_object_set_new(root, "workers", workers);
+    cprof_json_key(j, "workers");
+    cprof_json_begin(j, '[');
+    write_workers(j, cprof_workers(), &topo, npt);
+    cprof_json_end(j, ']');
+    cprof_json_end(j, '}');
     if (topo.ok)
         hwloc_topology_destroy(topo.topo);
-    return root;
 }
 
 static int write_profile(void)
@@ -283,7 +319,6 @@ static int write_profile(void)
     }
     if (getpid() != start_pid && !has_pid)
         return 0;
-    json_t *root = profile_json();
     /* A device or a pipe (CPROF_OUT=/dev/null, a FIFO) is written to, never replaced:
      * whole-or-nothing by rename only means something for a regular file. */
     struct stat st;
@@ -292,12 +327,16 @@ static int write_profile(void)
         snprintf(tmp, sizeof tmp, "%s", path);
     else
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    /* Not json_dump_file: stdio would take its buffer from the program's malloc. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    int rc = fd < 0 ? -1 : json_dumpfd(root, fd, JSON_COMPACT);
-    if (fd >= 0 && close(fd) != 0)
-        rc = -1;
-    json_decref(root);
+    int rc = -1;
+    if (fd >= 0) {
+        struct cprof_json j;
+        cprof_json_open(&j, fd);
+        write_document(&j);
+        rc = cprof_json_close(&j);
+        if (close(fd) != 0)
+            rc = -1;
+    }
     if (rc == 0 && (stream || rename(tmp, path) == 0))
         return 0;
     int err = errno;
@@ -308,20 +347,6 @@ static int write_profile(void)
     return -1;
 }
 
-/* jansson's memory while the profile is written: a pool, released after.  A block it
- * frees that is not the pool's is the program's own jansson data (freed by another
- * thread meanwhile): its allocator's. */
-static struct cprof_pool json_pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
-static json_free_t program_json_free;
-
-static void *json_pool_alloc(size_t size) { return cprof_pool_alloc(&json_pool, size); }
-
-static void json_pool_free(void *p)
-{
-    if (p && !cprof_pool_owns(&json_pool, p))
-        program_json_free(p);
-}
-
 /* The runtime's own code: whatever it calls back in the program (its malloc, through
  * hwloc) is not counted; one writer at a time. */
 int cprof_write(void)
@@ -329,13 +354,8 @@ int cprof_write(void)
     static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
     cprof_inside_begin();
     pthread_mutex_lock(&write_lock);
-    json_malloc_t program_json_malloc;
-    json_get_alloc_funcs(&program_json_malloc, &program_json_free);
-    json_set_alloc_funcs(json_pool_alloc, json_pool_free);
     int rc = write_profile();
     int err = errno;
-    json_set_alloc_funcs(program_json_malloc, program_json_free);
-    cprof_pool_release(&json_pool);
     pthread_mutex_unlock(&write_lock);
     cprof_inside_end();
     errno = err;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# What writing the profile costs a program at exit: a program with ROUTINES routines
+# (default 10000), every one called once by each of WORKERS threads (default 64), so
+# the profile has WORKERS x ROUTINES routine rows and as many call rows.  Exit cost: from
+# the end of main (the program prints the time) to the end of the process, minus the
+# same span of gcc's build; medians of ROUNDS runs.  Also the profile's size and the
+# process's peak RSS.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${CPROF_BIN:-$root/build/bin}
+rounds=${BENCH_ROUNDS:-5}
+nr=${ROUTINES:-10000}
+nw=${WORKERS:-64}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+{
+    echo '#include <stdio.h>'
+    echo '#include <time.h>'
+    for i in $(seq 0 $((nr - 1))); do
+        echo "void r$i(volatile int *x) { for (int i = 0; i < 2; i++) *x += i; }"
+    done
+    echo "void (*const tab[$nr])(volatile int *) = {"
+    for i in $(seq 0 $((nr - 1))); do echo "r$i,"; done
+    echo '};'
+    cat <<EOF2
+int main(void)
+{
+#pragma omp parallel
+    {
+        volatile int x = 0;
+        for (int k = 0; k < $nr; k++)
+            tab[k](&x);
+    }
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    fprintf(stderr, "%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
+    return 0;
+}
+EOF2
+} > many.c
+gcc -O1 -fopenmp many.c -o plain
+"$bin/cprof-cc" -O1 -fopenmp many.c -o prof
+span() {  # span PROG: ms from the end of main to the end of the process
+    local end after
+    end=$(OMP_NUM_THREADS=$nw CPROF_OUT=$tmp/p.out /usr/bin/time -f %M -o rss ./"$1" 2>&1 >/dev/null)
+    after=$(date +%s%N)
+    echo "$(( (after - end) / 1000 ))" "$(cat rss)"
+}
+med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+: > p; : > c; : > m
+for r in $(seq "$rounds"); do
+    span plain | awk '{ print $1 }' >> p
+    span prof > s; awk '{ print $1 }' s >> c; awk '{ print $2 }' s >> m
+done
+size=$(stat -c %s p.out)
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'profile of %d routines x %d workers: %.1f MB\n' "$nr" "$nw" "$(echo "$size / 1000000" | bc -l)"
+awk -v p="$(med < p)" -v c="$(med < c)" -v m="$(med < m)" 'BEGIN {
+    printf "exit, end of main to end of process (ms): gcc %.1f, cprof %.1f: writing the profile %.1f ms\n", p / 1000, c / 1000, (c - p) / 1000
+    printf "peak RSS of the profiled run: %.1f MB\n", m / 1000 }'
