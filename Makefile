@@ -19,7 +19,7 @@ CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
 CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
-DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libhwloc-dev hwloc libjansson-dev jq pkg-config graphviz \
+DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz \
                    clang-14 libclang-rt-14-dev
 
 B := build
@@ -44,7 +44,7 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $$(pkg-config --cflags hwloc) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@
 
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)
@@ -55,7 +55,7 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 # (nodelete): a dlclosed library leaves its counts in it until the profile is written.
 $(B)/lib/libcprof.so: $(RT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,nodelete $^ $$(pkg-config --libs hwloc) -fopenmp -o $@
+	$(CC) -shared -Wl,-z,nodelete $^ -fopenmp -o $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)

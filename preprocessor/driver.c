@@ -56,7 +56,6 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
         cprof_push(out, cprof_fmt("%s/libcprof.a", lib));
         cprof_push(out, "-Wl,--export-dynamic-symbol=cprof_*");
     }
-    cprof_push(out, "-lhwloc");
     cprof_push(out, "-lgomp");
     cprof_push(out, "-lpthread");
 }

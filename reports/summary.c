@@ -11,7 +11,7 @@ static const char explain[] =
     "the files.  Profiles of different programs are summed only with --force: then\n"
     "programs lists each with its number of files.  With --keep-going, the files left\n"
     "out are counted apart.  Workers are the threads that ran profiled code; packages,\n"
-    "cores and processing units are the machine's, as hwloc saw them.  Calls profiled\n"
+    "cores and processing units are the machine's, as /sys lists them.  Calls profiled\n"
     "counts every entry of a routine, sequential or concurrent.  The overhead is an\n"
     "estimate of the facades' own cost, and of nothing else: the cost of one profiled\n"
     "call, measured by the runtime at start-up, times the calls profiled, also shown\n"

@@ -11,7 +11,7 @@ static const char workers_explain[] =
     "worker      cprof's worker number (0 is the initial thread)\n"
     "tid         the Linux thread id\n"
     "omp         the OpenMP thread number when it first ran profiled code\n"
-    "pu, core    the processing unit it ran on then, and hwloc's index of its core\n"
+    "pu, core    the processing unit it ran on then, and the index of its core\n"
     "c entries   entries of routines on this worker inside active parallel regions\n"
     "c time      time in those concurrent activations, worker time of this one worker\n"
     "            (their self times added up, so nested activations count once), in\n"

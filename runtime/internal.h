@@ -44,6 +44,18 @@ void cprof_free(void *p, size_t size);
 void *cprof_realloc(void *p, size_t old, size_t size);
 __attribute__((noreturn)) void cprof_out_of_memory(void);
 
+/* ---- topology.c: the machine, as the profile describes it ---- */
+
+struct cprof_topology {
+    int pus, cores, packages;       /* -1 if unknown */
+    int ncpus;
+    struct { long package, core; } *cpu_core;      /* [ncpus], -1 if unknown */
+    long (*core_list)[2];           /* (package, core id) of each core, sorted */
+};
+void cprof_topology_load(struct cprof_topology *t);
+int cprof_topology_core_of(const struct cprof_topology *t, int pu);     /* -1 if unknown */
+void cprof_topology_free(struct cprof_topology *t);
+
 /* ---- json.c: the profile's JSON, written as it is made ---- */
 
 struct cprof_json {

@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <hwloc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,31 +102,6 @@ static int output_path(char *out, size_t size)
     return has_pid;
 }
 
-struct topology {
-    hwloc_topology_t topo;
-    int ok;
-};
-
-static void topology_load(struct topology *t)
-{
-    t->ok = hwloc_topology_init(&t->topo) == 0 && hwloc_topology_load(t->topo) == 0;
-}
-
-static int topology_count(struct topology *t, hwloc_obj_type_t type)
-{
-    return t->ok ? hwloc_get_nbobjs_by_type(t->topo, type) : -1;
-}
-
-static int core_of_pu(struct topology *t, int pu)
-{
-    if (!t->ok || pu < 0)
-        return -1;
-    hwloc_obj_t obj = hwloc_get_pu_obj_by_os_index(t->topo, (unsigned)pu);
-    if (obj)
-        obj = hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_CORE, obj);
-    return obj ? (int)obj->logical_index : -1;
-}
-
 static uint64_t ns(uint64_t ticks, double ns_per_tick)
 {
     return (uint64_t)((double)ticks * ns_per_tick + 0.5);
@@ -162,8 +136,8 @@ static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
     }
 }
 
-static void write_worker(struct cprof_json *j, struct cprof_worker *w, struct topology *topo,
-                         double npt)
+static void write_worker(struct cprof_json *j, struct cprof_worker *w,
+                         const struct cprof_topology *topo, double npt)
 {
     pthread_mutex_lock(&w->lock);
     cprof_json_begin(j, '{');
@@ -171,7 +145,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, struct to
     cprof_json_field_int(j, "tid", w->tid);
     cprof_json_field_int(j, "omp_thread", w->omp_thread);
     cprof_json_field_int(j, "pu", w->pu);
-    cprof_json_field_int(j, "core", core_of_pu(topo, w->pu));
+    cprof_json_field_int(j, "core", cprof_topology_core_of(topo, w->pu));
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
@@ -227,8 +201,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, struct to
 }
 
 /* The newest-first worker list, oldest first: the file lists workers by id. */
-static void write_workers(struct cprof_json *j, struct cprof_worker *w, struct topology *topo,
-                          double npt)
+static void write_workers(struct cprof_json *j, struct cprof_worker *w,
+                          const struct cprof_topology *topo, double npt)
 {
     if (!w)
         return;
@@ -239,8 +213,8 @@ static void write_workers(struct cprof_json *j, struct cprof_worker *w, struct t
 static void write_document(struct cprof_json *j)
 {
     double npt = cprof_ns_per_tick();
-    struct topology topo;
-    topology_load(&topo);
+    struct cprof_topology topo;
+    cprof_topology_load(&topo);
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -258,9 +232,9 @@ static void write_document(struct cprof_json *j)
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
-    cprof_json_field_int(j, "pus", topology_count(&topo, HWLOC_OBJ_PU));
-    cprof_json_field_int(j, "cores", topology_count(&topo, HWLOC_OBJ_CORE));
-    cprof_json_field_int(j, "packages", topology_count(&topo, HWLOC_OBJ_PACKAGE));
+    cprof_json_field_int(j, "pus", topo.pus);
+    cprof_json_field_int(j, "cores", topo.cores);
+    cprof_json_field_int(j, "packages", topo.packages);
     cprof_json_end(j, '}');
 
     struct cprof_routine **routines;
@@ -304,8 +278,7 @@ static void write_document(struct cprof_json *j)
     write_workers(j, cprof_workers(), &topo, npt);
     cprof_json_end(j, ']');
     cprof_json_end(j, '}');
-    if (topo.ok)
-        hwloc_topology_destroy(topo.topo);
+    cprof_topology_free(&topo);
 }
 
 static int write_profile(void)
@@ -347,8 +320,8 @@ static int write_profile(void)
     return -1;
 }
 
-/* The runtime's own code: whatever it calls back in the program (its malloc, through
- * hwloc) is not counted; one writer at a time. */
+/* The runtime's own code: a call back into the program from there is not counted
+ * (docs/semantics.md); one writer at a time. */
 int cprof_write(void)
 {
     static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -12,10 +12,20 @@
 static _Alignas(16) unsigned char pool[1 << 24];
 static size_t used;
 static long made, freed;
+static volatile int ended;      /* main has returned: a malloc now is the runtime's */
+
+/* Said on stderr, which must equal gcc's build's: neither libc nor libgomp allocates at
+ * exit, so a line here is the runtime allocating while it writes the profile. */
+static void after_main(const char *what)
+{
+    if (ended && write(2, what, strlen(what)) < 0)
+        ended = 0;
+}
 
 /* Each block starts with its size, 16 bytes before what the caller gets. */
 void *malloc(size_t n)
 {
+    after_main("malloc after main\n");
     size_t need = ((n + 15) & ~(size_t)15) + 16;
     size_t at = __atomic_fetch_add(&used, need, __ATOMIC_RELAXED);
     if (n > sizeof pool || at + need > sizeof pool) {
@@ -91,5 +101,6 @@ int main(void)
             perror("measured.json");
         close(fd);
     }
+    ended = 1;
     return 0;
 }
