@@ -7,11 +7,12 @@
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs
-#   make install PREFIX=DIR
+#   make install PREFIX=DIR, make uninstall PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
 
 PREFIX     ?= /usr/local
+CPROF_VERSION := $(shell sed -n 's/^\#define CPROF_VERSION "\(.*\)"/\1/p' format/version.h)
 CC         ?= gcc
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/lib/llvm-14/bin/llvm-config /usr/bin/llvm-config))
 # Empty before libclang-dev is installed (make deps, make print-deps still work).
@@ -42,7 +43,7 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp
-$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h
+$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@
 
@@ -71,7 +72,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -c $< -o $@
 
-$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h)
+$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) -I$(CLANG_INC) -c $< -o $@
 
@@ -83,7 +84,7 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
-$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h
+$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 
@@ -146,6 +147,11 @@ bench: all
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 
+# What `make install` puts under $(PREFIX), and `make uninstall` takes away.
+INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
+             lib/libcprof.so include/cprof.h lib/pkgconfig/cprof.pc \
+             share/man/man1/cprof-cc.1 share/man/man1/cprof-report.1 share/man/man7/cprof.7
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
@@ -154,10 +160,18 @@ install: all
 	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 reports/cprof-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed 's|@PREFIX@|$(PREFIX)|; s|@VERSION@|$(CPROF_VERSION)|' runtime/cprof.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cprof.pc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 preprocessor/cprof-cc.1 reports/cprof-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 runtime/cprof.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-rmdir $(DESTDIR)$(PREFIX)/libexec/cprof 2> /dev/null
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps print-deps demo examples check bench install clean fuzz
+.PHONY: all deps print-deps demo examples check bench install uninstall clean fuzz

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "../format/version.h"
 #include "args.h"
 #include "cmdline.h"
 #include "options.h"
@@ -199,6 +200,7 @@ static const char cprof_help[] =
 /* What follows the options in -fcprof-help. */
 static const char cprof_help_end[] =
     "  -fcprof-help                   print this help and exit\n"
+    "  -fcprof-version                print cprof's version and exit (--version is gcc's)\n"
     "\n"
     "Variables read by cprof-cc:\n"
     "  CPROF_GCC, CPROF_GXX     the compilers it runs (default gcc, g++)\n"
@@ -242,6 +244,9 @@ int main(int argc, char **argv)
             fputs(cprof_help, stdout);
             cprof_options_help(stdout);
             fputs(cprof_help_end, stdout);
+            return fflush(stdout) ? 1 : 0;
+        } else if (!strcmp(argv[i], "-fcprof-version")) {
+            puts("cprof-cc (cprof) " CPROF_VERSION);
             return fflush(stdout) ? 1 : 0;
         }
     atexit(cprof_free_made);

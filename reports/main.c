@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../format/version.h"
 
 static const char usage_text[] =
     "usage: cprof-report [LOAD] [-b] [--sort KEY] [--threshold PCT] [--routine NAME]\n"
@@ -24,7 +25,7 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
-    "       cprof-report --help\n"
+    "       cprof-report --help | --version\n"
     "LOAD is any of --compensate, --force, --keep-going.\n"
     "Sum the cprof profile files FILE... (written by programs built with cprof-cc;\n"
     "default ./cprof.out) and print the report: summary, flat profile, concurrency\n"
@@ -45,7 +46,8 @@ static const char usage_text[] =
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
-    "  --help            print this help and exit\n";
+    "  --help            print this help and exit\n"
+    "  --version         print cprof's version and exit\n";
 
 /* One line on stderr, whatever the file names and keys quoted in msg contain. */
 static void error_line(const char *msg)
@@ -86,7 +88,7 @@ int main(int argc, char **argv)
     /* Long options only, but -b; their values are outside char range so that optopt
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
-           OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT };
+           OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
         {"diff", no_argument, NULL, OPT_DIFF},
         {"dot", no_argument, NULL, OPT_DOT},
         {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
         {"brief", no_argument, NULL, 'b'},
         {"csv", required_argument, NULL, OPT_CSV},
         {"sort", required_argument, NULL, OPT_SORT},
@@ -132,7 +135,10 @@ int main(int argc, char **argv)
             break;
         case OPT_HELP:
             fputs(usage_text, stdout);
-            return 0;
+            return fflush(stdout) ? 1 : 0;
+        case OPT_VERSION:
+            puts("cprof-report (cprof) " CPROF_VERSION);
+            return fflush(stdout) ? 1 : 0;
         case 'b':
             o.brief = true;
             break;

@@ -39,6 +39,7 @@ struct raw_worker {
 struct raw_file {
     json_t *root;  /* owns the strings below */
     const char *program, *clock;
+    const char *cprof_version;     /* what wrote the file; null if an older cprof did */
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
     double call_cost_ns, count_cost_ns;
     struct raw_routine *routines;

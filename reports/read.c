@@ -260,6 +260,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     const struct field top[] = {
         {"format", JSON_STRING, &format, 0},
         {"version", JSON_INTEGER, &version, 0},
+        {"cprof_version", JSON_STRING | OPTIONAL, &rf->cprof_version, 0},
         {"program", JSON_STRING, &rf->program, 0},
         {"pid", JSON_INTEGER, &rf->pid, 0},
         {"start_unix_ns", JSON_INTEGER, &rf->start_unix_ns, 0},

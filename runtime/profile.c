@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "../format/schema.h"
+#include "../format/version.h"
 
 _Static_assert(CPROF_NCASES == CPROF_COLUMN_CASES, "the four cases, as the calls rows hold them");
 
@@ -223,6 +224,7 @@ static void write_document(struct cprof_json *j)
     cprof_json_begin(j, '{');
     cprof_json_field_string(j, "format", CPROF_FORMAT_NAME);
     cprof_json_field_int(j, "version", CPROF_FORMAT_VERSION);
+    cprof_json_field_string(j, "cprof_version", CPROF_VERSION);
     cprof_json_field_string(j, "program", exe);
     cprof_json_field_int(j, "pid", getpid());
     cprof_json_field_uint(j, "start_unix_ns", cprof_start_unix_ns());

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# make install PREFIX=... from a copy of the source tree (deleted afterwards); the
-# installed cprof-cc builds and profiles a program in a directory outside the source
-# tree, and the installed cprof-report reads the profile.
+# make install PREFIX=... from a copy of the source tree; the installed cprof-cc builds
+# and profiles a program in a directory outside the source tree, the installed
+# cprof-report reads the profile, objects compiled by cprof-cc link with plain gcc and
+# the pkg-config file, and make uninstall takes away everything install put there.
 . "$(dirname "$0")/../lib/cli.sh"
 
 mkdir "$tmp/src"
 tar -C "$root" --exclude=./build --exclude=./.git --exclude=./tests -cf - . | tar -C "$tmp/src" -xf -
 make -C "$tmp/src" -j2 install PREFIX="$tmp/inst" > "$tmp/make.log" 2>&1; st=$?
 check "make install PREFIX=\$tmp/inst (from a copy of the sources)" "status $st" "$(tail -n 5 "$tmp/make.log" | sed 's/^/  | /')" -- [ $st = 0 ]
-rm -rf "$tmp/src"
-for f in bin/cprof-cc bin/cprof-report lib/libcprof.a include/cprof.h share/man/man1/cprof-report.1; do
+for f in bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a lib/libcprof.so \
+         include/cprof.h lib/pkgconfig/cprof.pc share/man/man1/cprof-cc.1 \
+         share/man/man1/cprof-report.1 share/man/man7/cprof.7; do
     check "installed $f" -- test -s "$tmp/inst/$f"
 done
 
@@ -43,5 +45,28 @@ check "the program writes cprof.out" -- test -s cprof.out
 check "installed cprof-report reads it" "status $st" "$(indent r.err)" -- [ $st = 0 ]
 expect_jq "leaf c_caller [100,100] (2 x 50 per worker)" r.json 'r("leaf") | [.s_caller, .c_caller]' '[0, [100, 100]]'
 expect_jq "work s_caller 2, c_callee [100,100]" r.json 'r("work") | [.s_caller, .c_callee]' '[2, [100, 100]]'
+
+# A link step that is not cprof-cc's: gcc with what pkg-config says.
+if command -v pkg-config > /dev/null; then
+    export PKG_CONFIG_PATH=$tmp/inst/lib/pkgconfig
+    v=$(pkg-config --modversion cprof 2>&1)
+    check "pkg-config --modversion cprof is cprof's version" "got: $v" -- \
+        test "$v" = "$(sed -n 's/^#define CPROF_VERSION "\(.*\)"/\1/p' "$root/format/version.h")"
+    rm -f cprof.out
+    "$tmp/inst/bin/cprof-cc" -fopenmp -O2 -c prog.c -o prog.o > cc.err 2>&1 &&
+        gcc -fopenmp prog.o $(pkg-config --libs cprof) -o linked > ld.err 2>&1 && ./linked > out.txt 2>&1
+    st=$?
+    check "objects of cprof-cc, linked by gcc \$(pkg-config --libs cprof): run, profile" "status $st" \
+        "$(indent cc.err)" "$(indent ld.err)" -- test $st = 0 -a -s cprof.out
+    "$tmp/inst/bin/cprof-report" --json cprof.out > r2.json 2> /dev/null
+    expect_jq "that profile: leaf c_caller [100,100]" r2.json 'r("leaf") | [.s_caller, .c_caller]' '[0, [100, 100]]'
+else
+    skip "pkg-config link" "no pkg-config"
+fi
+
+make -C "$tmp/src" uninstall PREFIX="$tmp/inst" > "$tmp/make.log" 2>&1; st=$?
+left=$(cd "$tmp/inst" && find . -type f | sort | tr '\n' ' ')
+check "make uninstall leaves no file of cprof's" "status $st" "left: $left" -- test $st = 0 -a -z "$left"
+rm -rf "$tmp/src"
 
 finish
