@@ -42,7 +42,7 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # The runtime is linked into every profiled program, including shared objects: PIC.
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
-RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp
+RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp -DCPROF_BUILDING_RUNTIME
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@

@@ -1588,13 +1588,19 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
 }
 
 /* The runtime header without its preprocessor lines: the output is compiled as
- * already-preprocessed text. */
+ * already-preprocessed text, with __CPROF__ defined, so the header's #else branch (the
+ * no-op calls for other compilers) is left out too. */
 static void add_header(struct str *out)
 {
+    int skip = 0;
     for (const char *p = cprof_header_text; *p;) {
         const char *eol = strchr(p, '\n');
         size_t n = eol ? (size_t)(eol - p) + 1 : strlen(p);
-        if (*p != '#')
+        if (!strncmp(p, "#else /* not __CPROF__", 22))
+            skip = 1;
+        else if (!strncmp(p, "#endif /* __CPROF__", 19))
+            skip = 0;
+        else if (*p != '#' && !skip)
             str_add(out, p, n);
         p += n;
     }

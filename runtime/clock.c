@@ -18,6 +18,9 @@
 enum cprof_clock_kind cprof_clock;
 
 static uint64_t start_ticks, start_mono, start_unix;
+/* Where the profile's elapsed time and start time count from: the start, or the last
+ * cprof_reset().  The rate is still measured from the start. */
+static uint64_t origin_mono, origin_unix;
 
 uint64_t cprof_monotonic_ns(void)
 {
@@ -70,7 +73,17 @@ void cprof_clock_start(void)
     start_unix = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     start_mono = cprof_monotonic_ns();
     start_ticks = cprof_ticks();
+    origin_mono = start_mono;
+    origin_unix = start_unix;
     cprof_facade_select();
+}
+
+void cprof_clock_reset(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    origin_unix = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    origin_mono = cprof_monotonic_ns();
 }
 
 double cprof_ns_per_tick(void)
@@ -87,11 +100,11 @@ double cprof_ns_per_tick(void)
     return (double)ns / (double)ticks;
 }
 
-uint64_t cprof_start_unix_ns(void) { return start_unix; }
+uint64_t cprof_start_unix_ns(void) { return origin_unix; }
 
 const char *cprof_clock_name(void)
 {
     static const char *const names[] = { "tsc", "monotonic", "none" };
     return names[cprof_clock];
 }
-uint64_t cprof_elapsed_ns(void) { return cprof_monotonic_ns() - start_mono; }
+uint64_t cprof_elapsed_ns(void) { return cprof_monotonic_ns() - origin_mono; }

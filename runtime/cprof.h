@@ -1,7 +1,8 @@
 /* cprof.h: what the cprof runtime offers.
  *
  * Two audiences:
- *  - programs (and people) that want to control profiling: cprof_write();
+ *  - programs (and people) that want to control profiling: cprof_write(), cprof_stop(),
+ *    cprof_start(), cprof_reset();
  *  - code rewritten by cprof-cc, which calls the facade entry points below.
  *
  * cprof-cc pastes this header verbatim into preprocessed sources, so it must stay
@@ -11,10 +12,30 @@
 #ifndef CPROF_H
 #define CPROF_H
 
+/* ---- Control from the program (docs/control.md) ----
+ * Code compiled by cprof-cc sees __CPROF__ defined; compiled by anything else, with
+ * this header on its include path, the calls do nothing (the #else below). */
+#if defined(__CPROF__) || defined(CPROF_BUILDING_RUNTIME)
 /* Write the profile now (to the path that would be used at exit, see CPROF_OUT).
  * Returns 0 on success, -1 with errno set on failure.  The profile is written again
  * when the program ends. */
 int cprof_write(void);
+/* Stop counting: until cprof_start(), calls are neither counted nor timed, and cost an
+ * indirect call and a return.  Activations open at the stop are timed to their exit.
+ * CPROF_START=off starts the program stopped.  Both nest nothing: a second stop is a
+ * no-op. */
+void cprof_stop(void);
+void cprof_start(void);
+/* Forget everything counted so far, as if the program started now: counts, times and
+ * elapsed time start from zero; the calling thread's open activations are counted once
+ * and timed from now. */
+void cprof_reset(void);
+#else /* not __CPROF__: cprof-cc pastes nothing from here to its #endif */
+static __inline__ int cprof_write(void) { return 0; }
+static __inline__ void cprof_stop(void) {}
+static __inline__ void cprof_start(void) {}
+static __inline__ void cprof_reset(void) {}
+#endif /* __CPROF__ */
 
 /* ---- ABI used by code that cprof-cc generates; not for hand-written code ---- */
 

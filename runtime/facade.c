@@ -260,8 +260,14 @@ static __attribute__((noinline)) void count_slow(const struct cprof_site *site, 
     c->count[case_of(site, al)]++;
 }
 
+int cprof_stopped;
+
 void cprof_count(const struct cprof_site *site)
 {
+    if (__builtin_expect(__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED), 0)) {
+        cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
+        return;
+    }
     int al = omp_get_active_level();
     struct cprof_worker *w = cprof_self;
     int sid = site->id;
@@ -277,6 +283,13 @@ void cprof_count(const struct cprof_site *site)
 int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot)
 {
     int al = omp_get_active_level();
+    /* Stopped: the case, for the cache, but no count and no slot, so the next call
+     * misses too (a slot set before the stop keeps counting: control.c takes those
+     * counts out). */
+    if (__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)) {
+        cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
+        return case_of(site, al);
+    }
     struct cprof_worker *w = cprof_self;
     /* No worker may be made yet (an ifunc resolver before thread-local storage is set
      * up) or now (the runtime's own code): count nothing, cache nothing. */
@@ -419,7 +432,18 @@ static void leave_debug(struct cprof_frame *f)
     check_stack(w, 0);
 }
 
+/* Stopped: the handshake is consumed (it must not reach a later entry) and the case
+ * left for the routine's counted calls; no count, no frame. */
+static struct cprof_frame *enter_stopped(struct cprof_routine *r)
+{
+    (void)r;
+    cprof_pending.site = &no_site;
+    cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
+    return 0;
+}
+
 struct cprof_facade cprof_facade = { enter_first, leave_tsc };
+static struct cprof_frame *(*running_enter)(struct cprof_routine *);
 
 void cprof_facade_select(void)
 {
@@ -433,6 +457,15 @@ void cprof_facade_select(void)
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
         cprof_facade = by_clock[cprof_clock];
+    running_enter = cprof_facade.enter;
+}
+
+/* Other threads may be calling through cprof_facade.enter: one pointer, stored whole. */
+void cprof_facade_stop(int stopped)
+{
+    __atomic_store_n(&cprof_stopped, stopped, __ATOMIC_RELAXED);
+    __atomic_store_n(&cprof_facade.enter, stopped ? enter_stopped : running_enter,
+                     __ATOMIC_RELAXED);
 }
 
 /* setjmp remembers which frame is live; a later longjmp to the same buffer closes the

@@ -33,7 +33,8 @@ void cprof_clock_start(void);
 uint64_t cprof_monotonic_ns(void);
 double cprof_ns_per_tick(void);       /* calibrated between start and now */
 uint64_t cprof_start_unix_ns(void);
-uint64_t cprof_elapsed_ns(void);
+uint64_t cprof_elapsed_ns(void);       /* since start, or the last reset */
+void cprof_clock_reset(void);           /* elapsed and the start time from now */
 const char *cprof_clock_name(void);
 
 /* ---- memory.c: the runtime's memory, never the program's malloc ---- */
@@ -103,6 +104,8 @@ struct cprof_call_rec {
     uint64_t rec_nested[CPROF_NCASES];
     struct cprof_routine_rec *rec;  /* the callee's record on this worker */
     struct cprof_call_rec *next;    /* other callees of the same site (function pointers) */
+    struct cprof_call_base *base;   /* control.c: what a reset or a stop took out; null
+                                       until the program first stops or resets */
     int callee;                     /* routine id */
 };
 
@@ -132,6 +135,7 @@ struct cprof_routine_rec {
     int depth;                      /* activations open on this worker, but the initial
                                        thread's sequential ones (cprof_routine.seq_depth) */
     int max_depth;
+    struct cprof_side *side_base;   /* control.c: side[] at the last reset, or null */
 };
 
 /* One open activation, on its worker's shadow stack.  The stack's first frame is a
@@ -198,6 +202,24 @@ struct cprof_worker *cprof_workers(void);        /* list head, newest first */
 struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int routine);
 struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int callee);
 
+/* Carves zeroed memory from w's arena (w->lock held): it lives as long as w. */
+void *cprof_worker_alloc(struct cprof_worker *w, size_t size);
+
+/* ---- control.c: cprof_stop(), cprof_start(), cprof_reset() from the program ---- */
+
+/* A call record's figures that a reset or a stop took out: the record's first five
+ * arrays (count, time, nested, rec_time, rec_nested) as they were at the last reset,
+ * plus the calls counted while stopped; and the counts at the last stop. */
+struct cprof_call_base {
+    uint64_t v[5][CPROF_NCASES];
+    unsigned long long stop_count[CPROF_NCASES];
+};
+/* Start-up: CPROF_START=off begins stopped. */
+void cprof_control_start(void);
+/* What the profile shows of a record: the record less what was taken out. */
+void cprof_call_now(const struct cprof_call_rec *c, struct cprof_call_rec *out);
+void cprof_routine_now(const struct cprof_routine_rec *r, struct cprof_routine_rec *out);
+
 /* ---- units.c: the global tables of routines and call sites ---- */
 
 void cprof_routine_id_slow(struct cprof_routine *r);
@@ -215,6 +237,10 @@ int cprof_units_loaded(void);
 
 /* Points cprof_facade at the entry and exit for the clock chosen (clock.c). */
 void cprof_facade_select(void);
+/* While stopped (control.c), entries count nothing and keep no frame; the exit stays,
+ * for the activations open at the stop. */
+void cprof_facade_stop(int stopped);
+extern int cprof_stopped;
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);

@@ -70,6 +70,7 @@ void cprof_runtime_start(void)
     /* quick_exit() runs no destructor; handlers run in reverse order of registration,
      * so the program's own, registered later, run before this one. */
     at_quick_exit(write_final);
+    cprof_control_start();      /* after the cost was measured on the running facade */
 }
 
 /* CPROF_OUT, or cprof.out; %p becomes the pid, %% a percent sign. */
@@ -123,18 +124,19 @@ static void write_row(struct cprof_json *j, const uint64_t *v, const struct cpro
  * external entries.  A callee entered from a site is concurrent unless the case is S-S. */
 static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
 {
+    struct cprof_call_rec c;
     for (int i = 0; i < w->sites_cap; i++)
-        for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
-            entries[c->callee][0] += c->count[CPROF_SS];
-            entries[c->callee][1] += c->count[CPROF_SC] + c->count[CPROF_CS] + c->count[CPROF_CC];
+        for (struct cprof_call_rec *at = w->sites[i]; at; at = at->next) {
+            cprof_call_now(at, &c);
+            entries[c.callee][0] += c.count[CPROF_SS];
+            entries[c.callee][1] += c.count[CPROF_SC] + c.count[CPROF_CS] + c.count[CPROF_CC];
         }
-    for (int i = 0; i < w->routines_cap; i++) {
-        struct cprof_routine_rec *r = w->routines[i];
-        if (r) {
-            entries[i][0] += r->ext.count[CPROF_SS];
-            entries[i][1] += r->ext.count[CPROF_CS];
+    for (int i = 0; i < w->routines_cap; i++)
+        if (w->routines[i]) {
+            cprof_call_now(&w->routines[i]->ext, &c);
+            entries[i][0] += c.count[CPROF_SS];
+            entries[i][1] += c.count[CPROF_CS];
         }
-    }
 }
 
 static void write_worker(struct cprof_json *j, struct cprof_worker *w,
@@ -153,9 +155,10 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     uint64_t (*entries)[2] = cprof_alloc(entries_size);
     count_entries(w, entries);
     for (int i = 0; i < w->routines_cap; i++) {
-        struct cprof_routine_rec *r = w->routines[i];
-        if (!r || !(entries[i][0] | entries[i][1]))
+        if (!w->routines[i] || !(entries[i][0] | entries[i][1]))
             continue;
+        struct cprof_routine_rec now, *r = &now;
+        cprof_routine_now(w->routines[i], r);
         const struct cprof_call_rec *x = &r->ext;
         uint64_t v[CPROF_ROUTINE_NCOLUMNS] = {
             [CPROF_R_ROUTINE] = (uint64_t)i,
@@ -182,7 +185,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_key(j, "calls");
     cprof_json_begin(j, '[');
     for (int i = 0; i < w->sites_cap; i++) {
-        for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next) {
+        for (struct cprof_call_rec *at = w->sites[i], now, *c = &now; at; at = at->next) {
+            cprof_call_now(at, c);
             uint64_t v[CPROF_CALL_NCOLUMNS] = {
                 [CPROF_C_SITE] = (uint64_t)i, [CPROF_C_CALLEE] = (uint64_t)c->callee,
             };

@@ -135,6 +135,11 @@ static void *arena_alloc(struct cprof_worker *w, size_t size)
     return p;           /* zero: chunks are */
 }
 
+void *cprof_worker_alloc(struct cprof_worker *w, size_t size)
+{
+    return arena_alloc(w, size);
+}
+
 /* Called with w->lock held: the index tables may move while the writer reads them. */
 static void *grow_index(void *table, int *cap, int need)
 {
