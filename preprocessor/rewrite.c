@@ -27,29 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alloc.h"
 #include "rewrite.h"
-
-static __attribute__((noreturn)) void out_of_memory(void)
-{
-    fputs("cprof-cc: out of memory\n", stderr);
-    exit(1);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-    if (!p)
-        out_of_memory();
-    return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p)
-        out_of_memory();
-    return p;
-}
 
 /* ---- growing strings ---- */
 
@@ -64,7 +43,7 @@ static void str_add(struct str *s, const char *p, size_t n)
         size_t cap = s->cap ? s->cap : 4096;
         while (cap < s->len + n + 1)
             cap *= 2;
-        s->p = xrealloc(s->p, cap);
+        s->p = cprof_xrealloc(s->p, cap);
         s->cap = cap;
     }
     memcpy(s->p + s->len, p, n);
@@ -80,9 +59,7 @@ static void str_printf(struct str *s, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n >= (int)sizeof buf) {
-        char *big = xcalloc(1, (size_t)n + 1);
-        if (!big)
-            out_of_memory();
+        char *big = cprof_xcalloc(1, (size_t)n + 1);
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
@@ -212,21 +189,14 @@ struct unit {
 #define GROW(array, n, cap) do { \
         if ((n) == (cap)) { \
             (cap) = (cap) ? 2 * (cap) : 64; \
-            (array) = xrealloc((array), (size_t)(cap) * sizeof *(array)); \
+            (array) = cprof_xrealloc((array), (size_t)(cap) * sizeof *(array)); \
         } \
     } while (0)
 
-static char *xstrdup(const char *s)
-{
-    char *p = strdup(s ? s : "");
-    if (!p)
-        out_of_memory();
-    return p;
-}
-
 static char *cx_take(CXString s)
 {
-    char *p = xstrdup(clang_getCString(s));
+    const char *text = clang_getCString(s);
+    char *p = cprof_xstrdup(text ? text : "");
     clang_disposeString(s);
     return p;
 }
@@ -534,9 +504,7 @@ static int opted_out(CXTranslationUnit tu, CXCursor fn)
 static int selected(const struct unit *u, CXCursor fn)
 {
     const struct cprof_rewrite_options *o = u->options;
-    CXString s = clang_getCursorSpelling(fn);
-    char *name = xstrdup(clang_getCString(s));
-    clang_disposeString(s);
+    char *name = cx_take(clang_getCursorSpelling(fn));
     unsigned line;
     char *file = presumed(clang_getCursorLocation(fn), &line);
     int ok = (!o->include_functions || matches(o->include_functions, name))
@@ -610,7 +578,7 @@ static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
         if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
             return i;
     GROW(u->routines, u->nroutines, u->routines_cap);
-    u->routines[u->nroutines] = (struct routine){ .name = xstrdup(name), .file = xstrdup("<library>") };
+    u->routines[u->nroutines] = (struct routine){ .name = cprof_xstrdup(name), .file = cprof_xstrdup("<library>") };
     return u->nroutines++;
 }
 
@@ -664,9 +632,9 @@ static void add_call(struct unit *u, CXCursor call)
         n->implicit = decl >= u->body_start && decl < u->body_end;
     }
     n->nargs = nargs;
-    n->arg_start = xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
-    n->arg_end = xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
-    n->arg_bitfield = xcalloc((size_t)nargs + 1, 1);
+    n->arg_start = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
+    n->arg_end = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
+    n->arg_bitfield = cprof_xcalloc((size_t)nargs + 1, 1);
     for (int i = 0; i < nargs; i++) {
         CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
         extent_of(arg, &n->arg_start[i], &n->arg_end[i]);
@@ -753,11 +721,11 @@ static void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from
                 }
                 n->desig_start = (unsigned)(w - t);
                 n->desig_end = (unsigned)(q - t);
-                n->target = strndup(w, (size_t)(q - w));
+                n->target = cprof_xstrndup(w, (size_t)(q - w));
                 n->nargs = nargs;
-                n->arg_start = xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
-                n->arg_end = xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
-                n->arg_bitfield = xcalloc((size_t)nargs + 1, 1);
+                n->arg_start = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
+                n->arg_end = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
+                n->arg_bitfield = cprof_xcalloc((size_t)nargs + 1, 1);
                 int k = 0;
                 const char *arg = open + 1;
                 level = 0;
@@ -797,7 +765,7 @@ static void add_cleanup(struct unit *u, CXCursor attr)
         if (!seen) {
             struct node *node = new_node(u, N_CALL, at, at + (unsigned)strlen(w[2]));
             node->cleanup = 1;
-            node->target = xstrdup(w[2]);
+            node->target = cprof_xstrdup(w[2]);
             new_site(u, u->tu, at, &node->index);
         }
     }
@@ -1134,7 +1102,7 @@ static int by_routine_name(const void *a, const void *b, void *data)
 
 static void index_routines(struct unit *u)
 {
-    u->defined = xcalloc((size_t)u->nroutines + 1, sizeof *u->defined);
+    u->defined = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *u->defined);
     for (int i = 0; i < u->nroutines; i++)
         if (u->routines[i].line)
             u->defined[u->ndefined++] = i;
@@ -1278,9 +1246,9 @@ static enum CXChildVisitResult count_known_top(CXCursor c, CXCursor parent, CXCl
 
 static void find_addresses_taken(struct unit *u)
 {
-    int *mentions = xcalloc((size_t)u->nroutines + 1, sizeof *mentions);
-    struct known_mentions k = { .u = u, .known = xcalloc((size_t)u->nroutines + 1, sizeof *k.known),
-                                .uninstrumented = xcalloc((size_t)u->nroutines + 1, sizeof *k.known),
+    int *mentions = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *mentions);
+    struct known_mentions k = { .u = u, .known = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *k.known),
+                                .uninstrumented = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *k.known),
                                 .callee_at = UINT_MAX };
     count_mentions(u, mentions);
     clang_visitChildren(clang_getTranslationUnitCursor(u->tu), count_known_top, &k);
@@ -1301,8 +1269,8 @@ static void choose_counted(struct unit *u)
     const struct cprof_rewrite_options *o = u->options;
     /* A small routine that calls itself is no inlining candidate, and its recursion
      * is what a user profiles it for (fib). */
-    int *recursive = xcalloc((size_t)u->nroutines + 1, sizeof *recursive);
-    int *sites = xcalloc((size_t)u->nroutines + 1, sizeof *sites);
+    int *recursive = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *recursive);
+    int *sites = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *sites);
     for (int i = 0; i < u->nnodes; i++) {
         const struct node *n = &u->nodes[i];
         if (n->kind == N_CALL && n->target) {
@@ -1402,8 +1370,8 @@ static int by_position(const void *a, const void *b)
  * contained nodes, and return the top ones. */
 static int *build_tree(struct unit *u, int copy, int *ntop)
 {
-    int *stack = xcalloc((size_t)u->nnodes + 1, sizeof *stack);
-    int *top = xcalloc((size_t)u->nnodes + 1, sizeof *top);
+    int *stack = cprof_xcalloc((size_t)u->nnodes + 1, sizeof *stack);
+    int *top = cprof_xcalloc((size_t)u->nnodes + 1, sizeof *top);
     int depth = 0;
     *ntop = 0;
     for (int i = 0; i < u->nnodes; i++) {
@@ -1420,7 +1388,7 @@ static int *build_tree(struct unit *u, int copy, int *ntop)
             top[(*ntop)++] = i;
         } else {
             struct node *p = &u->nodes[stack[depth - 1]];
-            p->kids = xrealloc(p->kids, ((size_t)p->nkids + 1) * sizeof *p->kids);
+            p->kids = cprof_xrealloc(p->kids, ((size_t)p->nkids + 1) * sizeof *p->kids);
             p->kids[p->nkids++] = i;
         }
         stack[depth++] = i;
@@ -1726,7 +1694,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     const char *fixed[] = { "-x", "c", "-D__malloc__(...)=__malloc__", "-D_Float128=__float128",
                             "-ferror-limit=0", "-Wno-everything" };
     int nfixed = (int)(sizeof fixed / sizeof *fixed);
-    const char **args = xcalloc((size_t)nfixed + (size_t)nclang_args, sizeof *args);
+    const char **args = cprof_xcalloc((size_t)nfixed + (size_t)nclang_args, sizeof *args);
     memcpy(args, fixed, sizeof fixed);
     for (int i = 0; i < nclang_args; i++)
         args[nfixed + i] = clang_args[i];
@@ -1765,7 +1733,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
         qsort(u.nodes, (size_t)u.nnodes, sizeof *u.nodes, by_position);
     /* Sites are numbered in source order. */
     {
-        struct site *sorted = xcalloc((size_t)u.nsites + 1, sizeof *sorted);
+        struct site *sorted = cprof_xcalloc((size_t)u.nsites + 1, sizeof *sorted);
         int next = 0;
         for (int i = 0; i < u.nnodes; i++)
             if (u.nodes[i].kind == N_CALL) {
