@@ -102,6 +102,8 @@ struct node {
                                        N_CLAUSE: block */
     int copy;                       /* a call in that copy of a declare reduction, else 0 */
     int *kids, nkids;               /* nodes directly inside this one, by position */
+    int placed;                     /* rendered where it is (not a second visit of the
+                                       same call, nor inside one) */
 };
 
 struct routine {
@@ -180,6 +182,7 @@ struct unit {
     int nfunctions, functions_cap;
     int *defined;                   /* routines defined here, by name */
     int ndefined;
+    int **tops, *ntops;             /* per copy (0: the text), its outermost nodes */
     /* while visiting one function body */
     int routine;
     unsigned body_start, body_end;
@@ -1397,6 +1400,68 @@ static int *build_tree(struct unit *u, int copy, int *ntop)
     return top;
 }
 
+/* The trees of the text and of every copy of a declare reduction. */
+static void build_trees(struct unit *u)
+{
+    u->tops = cprof_xcalloc((size_t)u->ncopies + 1, sizeof *u->tops);
+    u->ntops = cprof_xcalloc((size_t)u->ncopies + 1, sizeof *u->ntops);
+    for (int copy = 0; copy <= u->ncopies; copy++)
+        u->tops[copy] = build_tree(u, copy, &u->ntops[copy]);
+}
+
+static void place_node(struct unit *u, struct node *n);
+
+/* The nodes of kids that render_range puts in [from, to): in order, each inside it and
+ * after the last one placed. */
+static void place_range(struct unit *u, unsigned from, unsigned to, const int *kids, int nkids)
+{
+    unsigned pos = from;
+    for (int i = 0; i < nkids; i++) {
+        struct node *k = &u->nodes[kids[i]];
+        if (k->start < from || k->end > to || k->start < pos)
+            continue;
+        k->placed = 1;
+        place_node(u, k);
+        pos = k->end;
+    }
+}
+
+/* The ranges render_node copies with the nodes inside them. */
+static void place_node(struct unit *u, struct node *n)
+{
+    if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK)
+        return;
+    if (n->kind == N_REDUCTION) {
+        place_range(u, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);
+    } else if (n->kind != N_CALL) {
+        place_range(u, n->start, n->arg_start[0], n->kids, n->nkids);
+        place_range(u, n->arg_start[0], n->arg_end[0], n->kids, n->nkids);
+        place_range(u, n->arg_end[0], n->end, n->kids, n->nkids);
+    } else {
+        place_range(u, n->desig_start, n->desig_end, n->kids, n->nkids);
+        unsigned pos = n->desig_end;
+        for (int i = 0; i < n->nargs; i++) {
+            place_range(u, pos, n->arg_start[i], n->kids, n->nkids);
+            place_range(u, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+            pos = n->arg_end[i];
+        }
+        place_range(u, pos, n->end, n->kids, n->nkids);
+    }
+}
+
+/* The site of a direct call (not a library function's) of a routine defined here
+ * names the routine's descriptor: its handshake sets no target, and the unit's table
+ * says what it calls.  Only calls rendered, and every cleanup wrapper's. */
+static void find_callees(struct unit *u, unsigned from)
+{
+    place_range(u, from, (unsigned)u->size, u->tops[0], u->ntops[0]);
+    for (int i = 0; i < u->nnodes; i++) {
+        const struct node *n = &u->nodes[i];
+        if (n->kind == N_CALL && n->target && n->leaf < 0 && (n->placed || n->cleanup))
+            u->sites[n->index].callee = defined_routine(u, n->target, strlen(n->target));
+    }
+}
+
 static void render_node(struct unit *u, struct str *out, struct node *n);
 
 /* After lines of its own: the text at offset `at` (a line's start) is on its line. */
@@ -1440,11 +1505,10 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
 static void add_handshake(struct unit *u, struct str *out, const struct node *n)
 {
     int site = n->index;
-    int callee = defined_routine(u, n->target, strlen(n->target));
+    const struct site *s = &u->sites[site];
+    int callee = s->callee;
     if (callee >= 0) {
         /* Named by the site's descriptor: the callee's entry reads no target. */
-        const struct site *s = &u->sites[site];
-        u->sites[site].callee = callee;
         const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
         if (s->cache == CACHE_CASE0)
             str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
@@ -1473,13 +1537,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     if (n->kind == N_REDUCTION) {
-        int ntop;
-        int *top = build_tree(u, n->index, &ntop);
         str_printf(out, "#pragma omp declare reduction(__cprof_reduction%d", n->index);
-        render_range(u, out, n->desig_start, n->desig_end, top, ntop);
+        render_range(u, out, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);
         str_add(out, "\n", 1);
         add_line_marker(u, out, n->start);
-        free(top);
         return;
     }
     if (n->kind == N_CLAUSE) {
@@ -1744,27 +1805,26 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
             memcpy(u.sites, sorted, (size_t)u.nsites * sizeof *sorted);
         free(sorted);
     }
-    int ntop;
-    int *top = build_tree(&u, 0, &ntop);
+    build_trees(&u);
+    /* The prelude goes on its own lines before the line of the first definition,
+     * after any #include <cprof.h>; a line marker then restores that line. */
+    unsigned at = u.first_definition;
+    while (at > 0 && text[at - 1] != '\n')
+        at--;
+    find_callees(&u, at);
 
     struct str out = { 0 };
     if (u.nroutines == 0) {
         str_add(&out, text, size);
     } else {
-        /* The prelude goes on its own lines before the line of the first definition,
-         * after any #include <cprof.h>; a line marker then restores that line. */
-        unsigned at = u.first_definition;
-        while (at > 0 && text[at - 1] != '\n')
-            at--;
         str_add(&out, text, at);
         add_prelude(&u, &out);
         add_cleanup_wrappers(&u, &out, 0);
         add_line_marker(&u, &out, at);
-        render_range(&u, &out, at, (unsigned)size, top, ntop);
+        render_range(&u, &out, at, (unsigned)size, u.tops[0], u.ntops[0]);
         add_cleanup_wrappers(&u, &out, 1);
         add_tables(&u, &out, unit_file);
     }
-    free(top);
 
     FILE *f = fopen(out_path, "wb");
     if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
@@ -1782,6 +1842,10 @@ done:
         free(u.nodes[i].kids);
     }
     free(u.nodes);
+    for (int i = 0; u.tops && i <= u.ncopies; i++)
+        free(u.tops[i]);
+    free(u.tops);
+    free(u.ntops);
     for (int i = 0; i < u.nroutines; i++) {
         free(u.routines[i].name);
         free(u.routines[i].file);
