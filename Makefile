@@ -32,8 +32,11 @@ endif
 RT_SRC  := $(wildcard runtime/*.c)
 RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
-CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options)
-RW_OBJ  := $(B)/obj/preprocessor/rewriter.o $(B)/obj/preprocessor/rewrite.o $(B)/obj/preprocessor/server.o $(B)/obj/preprocessor/options.o $(B)/obj/gen/cprof_h.o
+CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options alloc)
+RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor pragmas select \
+                                                  walk clauses addresses analyze render tables \
+                                                  server options alloc) \
+           $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)
 

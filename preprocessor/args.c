@@ -1,23 +1,16 @@
 /* args.c: argument vectors and the strings made for them (args.h). */
 #define _GNU_SOURCE
 #include "args.h"
+#include "alloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-void cprof_out_of_memory(void)
-{
-    fputs("cprof-cc: out of memory\n", stderr);
-    exit(1);
-}
 
 void cprof_push(struct cprof_argv *a, const char *s)
 {
     if (a->n + 2 > a->cap) {
         a->cap = a->cap ? 2 * a->cap : 64;
-        a->v = realloc(a->v, (size_t)a->cap * sizeof *a->v);
-        if (!a->v)
-            cprof_out_of_memory();
+        a->v = cprof_xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
     }
     a->v[a->n++] = s;
     a->v[a->n] = NULL;
@@ -104,9 +97,7 @@ static void expand_file(struct cprof_argv *out, const char *arg, int depth)
         }
         if (len + 2 > cap) {
             cap = cap ? 2 * cap : 64;
-            word = realloc(word, cap);
-            if (!word)
-                cprof_out_of_memory();
+            word = cprof_xrealloc(word, cap);
         }
         word[len++] = (char)c;
         in_word = 1;

@@ -26,7 +26,4 @@ void cprof_push_arg(struct cprof_argv *out, const char *arg);
 /* Frees the strings made for arguments (at exit). */
 void cprof_free_made(void);
 
-/* "cprof-cc: out of memory" and exit status 1. */
-__attribute__((noreturn)) void cprof_out_of_memory(void);
-
 #endif

@@ -1,6 +1,7 @@
 /* cmdline.c: gcc's command line as cprof-cc understands it (cmdline.h). */
 #define _GNU_SOURCE
 #include "cmdline.h"
+#include "alloc.h"
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +64,7 @@ void cprof_cmdline_parse(struct cprof_cmdline *c, int argc, char **argv)
     c->argc = argc;
     c->argv = argv;
     c->mode = CPROF_LINK;
-    c->inputs = calloc((size_t)argc, sizeof *c->inputs);
-    if (!c->inputs)
-        cprof_out_of_memory();
+    c->inputs = cprof_xcalloc((size_t)argc, sizeof *c->inputs);
     const char *lang = NULL;
     int queries = 0;
     for (int i = 1; i < argc; i++) {

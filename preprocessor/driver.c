@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../format/version.h"
+#include "alloc.h"
 #include "args.h"
 #include "cmdline.h"
 #include "options.h"
@@ -278,9 +279,7 @@ int main(int argc, char **argv)
     }
 
     cprof_tmpdir();
-    const char **objects = calloc((size_t)c.argc, sizeof *objects);
-    if (!objects)
-        cprof_out_of_memory();
+    const char **objects = cprof_xcalloc((size_t)c.argc, sizeof *objects);
     int status = 0;
     for (int k = 0; k < c.ninputs; k++) {
         const struct cprof_input *in = &c.inputs[k];

@@ -1,6 +1,7 @@
 /* options.c: cprof-cc's own options, declared once (options.h). */
 #define _GNU_SOURCE
 #include "options.h"
+#include "alloc.h"
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -158,10 +159,8 @@ void cprof_options_to_rewriter(const struct cprof_rewrite_options *o,
             rc = asprintf(&a, "--%s=%d", op->name, *n);
         else if (op->kind == SWITCH && *n)
             rc = asprintf(&a, "--%s", op->name);
-        if (rc < 0) {
-            fputs("cprof-cc: out of memory\n", stderr);
-            exit(1);
-        }
+        if (rc < 0)
+            cprof_out_of_memory();
         if (a)
             add(ctx, a);
     }

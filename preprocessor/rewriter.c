@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alloc.h"
 #include "options.h"
 #include "rewrite.h"
 #include "server.h"
@@ -25,17 +26,13 @@
 static char *read_all(FILE *f, size_t *size)
 {
     size_t cap = 1 << 16, n = 0, got;
-    char *p = malloc(cap);
-    while (p && (got = fread(p + n, 1, cap - n, f)) > 0) {
+    char *p = cprof_xcalloc(cap, 1);
+    while ((got = fread(p + n, 1, cap - n, f)) > 0) {
         n += got;
-        if (n == cap) {
-            char *q = realloc(p, cap *= 2);
-            if (!q)
-                free(p);
-            p = q;
-        }
+        if (n == cap)
+            p = cprof_xrealloc(p, cap *= 2);
     }
-    if (!p || ferror(f)) {
+    if (ferror(f)) {
         free(p);
         return NULL;
     }

@@ -60,8 +60,8 @@ int cprof_server_rewrite(const char *const *rw, int in_fd, int err_fd);
 /* Serves requests on the socket at path until idle_seconds pass without one, in a
  * pool of forked workers that each call rewrite(argc, argv) per request and answer its
  * result.  Writes one byte to ready_fd once it listens (closing it either way).
- * Returns 0 when it stops, also at once when another server holds the socket, and 2
- * when it cannot listen at path. */
+ * Returns 0 when it stops, also at once when it cannot hold the socket's lock (another
+ * server holds it: that one serves), and 2 when it cannot listen at path. */
 int cprof_server_run(const char *path, int ready_fd, int idle_seconds,
                      int (*rewrite)(int argc, char **argv));
 

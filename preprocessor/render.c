@@ -1,0 +1,162 @@
+/* render.c: the rewritten text: the input copied with every node placed in it rewritten
+ * (unit.h).  Edits only add text inside lines and never remove a newline (hoisted
+ * argument text keeps its newlines, in a new order); lines added (declare reduction
+ * copies) are followed by a line marker, so every original line keeps its number. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+
+static void render_node(struct unit *u, struct str *out, struct node *n);
+
+/* After lines of its own: the text at offset `at` (a line's start) is on its line. */
+void add_line_marker(struct unit *u, struct str *out, unsigned at)
+{
+    unsigned line;
+    char *file = presumed(clang_getLocationForOffset(u->tu, u->file, at), &line);
+    str_printf(out, "# %u ", line);
+    str_literal(out, file);
+    str_add(out, "\n", 1);
+    free(file);
+}
+
+/* Copies [from, to) of the input with the given nodes inside it rewritten. */
+void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
+                  const int *kids, int nkids)
+{
+    unsigned pos = from;
+    for (int i = 0; i < nkids; i++) {
+        struct node *k = &u->nodes[kids[i]];
+        if (k->start < from || k->end > to || k->start < pos)
+            continue;
+        str_add(out, u->text + pos, k->start - pos);
+        render_node(u, out, k);
+        pos = k->end;
+    }
+    str_add(out, u->text + pos, to - pos);
+}
+
+static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsigned to)
+{
+    for (int i = 0; i < n->nkids; i++) {
+        struct node *k = &u->nodes[n->kids[i]];
+        if (k->start >= from && k->end <= to)
+            return 1;
+    }
+    return 0;
+}
+
+/* The call site's half of a direct call of n->target. */
+void add_handshake(struct unit *u, struct str *out, const struct node *n)
+{
+    int site = n->index;
+    const struct site *s = &u->sites[site];
+    int callee = s->callee;
+    if (callee >= 0) {
+        /* Named by the site's descriptor: the callee's entry reads no target. */
+        const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
+        if (s->cache == CACHE_CASE0)
+            str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
+                       site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
+        else if (s->cache == CACHE_BLOCK)
+            str_printf(out, "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
+                            "__cprof_k%d))%s; ", to_callee, s->block, site, s->slot, s->block,
+                       *to_callee ? " ? 2 : 0" : "");
+        else
+            str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
+                       site);
+    } else if (n->implicit)
+        str_printf(out, "__cprof_call(%d, 0); ", site);
+    else
+        str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+}
+
+static void render_node(struct unit *u, struct str *out, struct node *n)
+{
+    if (n->cleanup) {
+        str_printf(out, "__cprof_cleanup%d", n->index);
+        return;
+    }
+    if (n->kind == N_RENAME) {
+        str_printf(out, "__cprof_reduction%d", n->index);
+        return;
+    }
+    if (n->kind == N_REDUCTION) {
+        str_printf(out, "#pragma omp declare reduction(__cprof_reduction%d", n->index);
+        render_range(u, out, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);
+        str_add(out, "\n", 1);
+        add_line_marker(u, out, n->start);
+        return;
+    }
+    if (n->kind == N_CLAUSE) {
+        str_printf(out, " firstprivate(__cprof_k%d)", n->index);
+        return;
+    }
+    if (n->kind == N_HOOK) {
+        if (!u->routines[n->index].counted)
+            str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
+                            " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
+        if (u->routines[n->index].reads_case0)
+            str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
+        return;
+    }
+    if (n->kind != N_CALL) {
+        render_range(u, out, n->start, n->arg_start[0], n->kids, n->nkids);
+        str_add(out, n->kind == N_SETJMP ? "cprof_setjmp_mark(" : "cprof_longjmp_unwind(", n->kind == N_SETJMP ? 18 : 21);
+        render_range(u, out, n->arg_start[0], n->arg_end[0], n->kids, n->nkids);
+        str_add(out, ")", 1);
+        render_range(u, out, n->arg_end[0], n->end, n->kids, n->nkids);
+        return;
+    }
+    int site = n->index;
+    /* OpenMP allows only a plain call as initializer(f(&omp_priv)); the equivalent
+     * initialization omp_priv = ... takes a statement expression. */
+    if (n->initializer)
+        str_add(out, "omp_priv = ", 11);
+    str_add(out, "__extension__({ ", 16);
+    for (int i = 0; i < n->nargs; i++) {
+        if (!has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
+            continue;
+        if (n->arg_bitfield[i]) {
+            /* __auto_type refuses bit-fields; unary + gives the promoted type.  The
+             * copy inside __typeof__ is not evaluated and must not add lines. */
+            struct str copy = { 0 };
+            render_range(u, &copy, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+            for (size_t j = 0; j < copy.len; j++)
+                if (copy.p[j] == '\n')
+                    copy.p[j] = ' ';
+            str_printf(out, "__typeof__(+(%s))", copy.p);
+            free(copy.p);
+        } else {
+            str_add(out, "__auto_type", 11);
+        }
+        str_printf(out, " __cprof_a%d_%d = (", site, i);
+        render_range(u, out, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+        str_add(out, "); ", 3);
+    }
+    if (n->leaf >= 0) {
+        /* No hook in a library function: the call site opens and closes its activation. */
+        str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused))"
+                        " = (__cprof_call(%d, (void (*)(void))%s), cprof_facade.enter(&__cprof_r[%d])); ",
+                   site, site, n->target, n->leaf);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
+    } else if (!n->target) {
+        str_printf(out, "__auto_type __cprof_f%d = (", site);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
+        str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
+    } else {
+        add_handshake(u, out, n);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
+    }
+    unsigned pos = n->desig_end;
+    for (int i = 0; i < n->nargs; i++) {
+        render_range(u, out, pos, n->arg_start[i], n->kids, n->nkids);
+        if (has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
+            str_printf(out, "__cprof_a%d_%d", site, i);
+        else
+            render_range(u, out, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
+        pos = n->arg_end[i];
+    }
+    render_range(u, out, pos, n->end, n->kids, n->nkids);
+    str_add(out, n->initializer ? "; omp_priv; })" : "; })", n->initializer ? 14 : 4);
+}

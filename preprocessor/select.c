@@ -1,0 +1,203 @@
+/* select.c: which functions are profiled, and how: the user's patterns and opt-out,
+ * system headers, small bodies and attributes, and which routines are counted at their
+ * call sites rather than timed (unit.h). */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+
+/* Does name match one of the comma-separated globs in list? */
+static int matches(const char *list, const char *name)
+{
+    const char *base = strrchr(name, '/');
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char pattern[512];
+        if (n > 0 && n < sizeof pattern) {
+            memcpy(pattern, p, n);
+            pattern[n] = 0;
+            if (!fnmatch(pattern, name, 0) || (base && !fnmatch(pattern, base + 1, 0)))
+                return 1;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+/* gcc's in-source opt-out, on this declaration or the first one. */
+static int opted_out(CXTranslationUnit tu, CXCursor fn)
+{
+    CXCursor decls[2] = { fn, clang_getCanonicalCursor(fn) };
+    for (int d = 0; d < 2; d++) {
+        CXToken *tokens;
+        unsigned n;
+        clang_tokenize(tu, clang_getCursorExtent(decls[d]), &tokens, &n);
+        int found = 0;
+        for (unsigned i = 0; i < n && !found; i++) {
+            if (clang_getTokenKind(tokens[i]) == CXToken_Punctuation) {
+                CXString t = clang_getTokenSpelling(tu, tokens[i]);
+                int brace = !strcmp(clang_getCString(t), "{");
+                clang_disposeString(t);
+                if (brace)
+                    break;      /* the body: past the declarator and its attributes */
+            }
+            CXString t = clang_getTokenSpelling(tu, tokens[i]);
+            const char *w = clang_getCString(t);
+            found = !strcmp(w, "no_instrument_function") || !strcmp(w, "__no_instrument_function__");
+            clang_disposeString(t);
+        }
+        clang_disposeTokens(tu, tokens, n);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* Is the function defined by fn one the user asked to profile? */
+int selected(const struct unit *u, CXCursor fn)
+{
+    const struct cprof_rewrite_options *o = u->options;
+    char *name = cx_take(clang_getCursorSpelling(fn));
+    unsigned line;
+    char *file = presumed(clang_getCursorLocation(fn), &line);
+    int ok = (!o->include_functions || matches(o->include_functions, name))
+             && (!o->include_files || matches(o->include_files, file))
+             && !matches(o->exclude_functions, name) && !matches(o->exclude_files, file)
+             && !opted_out(u->tu, fn);
+    free(name);
+    free(file);
+    return ok;
+}
+
+/* An inline definition with external linkage may not refer to the unit's static
+ * tables (C11 6.7.4p3), so it is not profiled; nor is its address taken at call sites:
+ * a program may have no external definition and rely on inlining. */
+int is_external_inline(CXCursor fn)
+{
+    return clang_Cursor_isFunctionInlined(fn) && clang_getCursorLinkage(fn) == CXLinkage_External;
+}
+
+/* A function cprof may profile: declared or defined outside system headers, and
+ * selected if this unit defines it. */
+int may_be_routine(const struct unit *u, CXCursor fn, const char *name)
+{
+    if (!strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7))
+        return 0;
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (!clang_Cursor_isNull(def)) {
+        if (is_external_inline(def)
+            || (!clang_Location_isInSystemHeader(clang_getCursorLocation(def)) && !selected(u, def)))
+            return 0;
+        fn = def;
+    }
+    CXSourceLocation loc = clang_getCursorLocation(fn);
+    CXFile file;
+    clang_getFileLocation(loc, &file, NULL, NULL, NULL);
+    return file && !clang_Location_isInSystemHeader(loc);
+}
+
+/* Small enough that gcc would inline it and that a timed facade would cost more than
+ * its body: few tokens, and no loop or pragma (a loop means work per call).  A member
+ * access (a.r, p->next) counts as one token, the operand gcc sees: complex arithmetic on
+ * a struct of two doubles spells three tokens per operand. */
+int is_small(const struct unit *u, CXCursor body)
+{
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(u->tu, clang_getCursorExtent(body), &tokens, &n);
+    unsigned size = 0;
+    int small = 1;
+    for (unsigned i = 0; small && i < n; i++) {
+        CXTokenKind kind = clang_getTokenKind(tokens[i]);
+        char *word = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
+        if (kind == CXToken_Punctuation && (!strcmp(word, ".") || !strcmp(word, "->")))
+            i++;                /* the member's name: part of the one operand */
+        else
+            size++;
+        if (kind == CXToken_Keyword || kind == CXToken_Identifier)
+            small = strcmp(word, "for") && strcmp(word, "while") && strcmp(word, "do") &&
+                    strcmp(word, "goto") && strcmp(word, "pragma") && strcmp(word, "_Pragma");
+        free(word);
+    }
+    clang_disposeTokens(u->tu, tokens, n);
+    return small && size <= (unsigned)u->options->small_tokens;
+}
+
+struct attribute_search {
+    const struct unit *u;
+    const char *const *words;       /* null-terminated */
+    int found;
+};
+
+static enum CXChildVisitResult find_attribute(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (!clang_isAttribute(clang_getCursorKind(c)))
+        return CXChildVisit_Continue;
+    struct attribute_search *a = data;
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(a->u->tu, clang_getCursorExtent(c), &tokens, &n);
+    for (unsigned i = 0; i < n && !a->found; i++) {
+        char *word = cx_take(clang_getTokenSpelling(a->u->tu, tokens[i]));
+        const char *w = word;
+        while (*w == '_')           /* __constructor__ too */
+            w++;
+        for (const char *const *p = a->words; *p; p++) {
+            size_t len = strlen(*p);
+            if (!strncmp(w, *p, len) && (w[len] == 0 || w[len] == '_'))
+                a->found = 1;
+        }
+        free(word);
+    }
+    clang_disposeTokens(a->u->tu, tokens, n);
+    return CXChildVisit_Continue;
+}
+
+/* Has fn one of these attributes (on any of its declarations)? */
+int has_attribute(const struct unit *u, CXCursor fn, const char *const *words)
+{
+    struct attribute_search a = { u, words, 0 };
+    clang_visitChildren(fn, find_attribute, &a);
+    return a.found;
+}
+
+/* A routine can be counted at its call sites only if they are all its entries: a
+ * static function of this unit whose address is never taken, called by instrumented
+ * code only, that nothing else calls (a constructor, a destructor). */
+void choose_counted(struct unit *u)
+{
+    const struct cprof_rewrite_options *o = u->options;
+    /* A small routine that calls itself is no inlining candidate, and its recursion
+     * is what a user profiles it for (fib). */
+    int *recursive = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *recursive);
+    int *sites = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *sites);
+    for (int i = 0; i < u->nnodes; i++) {
+        const struct node *n = &u->nodes[i];
+        if (n->kind == N_CALL && n->target) {
+            int callee = defined_routine(u, n->target, strlen(n->target));
+            if (callee >= 0 && callee == u->sites[n->index].routine)
+                recursive[callee] = 1;
+            if (callee >= 0)
+                sites[callee]++;
+        }
+    }
+    for (int i = 0; i < u->nroutines; i++) {
+        struct routine *r = &u->routines[i];
+        /* noinline: the user wants it kept apart, and timed. */
+        int only_ours = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
+                        && !r->special_entry;
+        r->counted = only_ours && !matches(o->timed_functions, r->name)
+                     && ((r->small && !r->noinline && !recursive[i])
+                         || matches(o->count_only_functions, r->name));
+        /* What gcc inlines at -O2 whatever its size, a static function called once, and
+         * what the program asks it to inline; only where -fcprof-count-only could count
+         * it instead. */
+        r->inlinable = only_ours && !r->counted && !r->noinline && !recursive[i]
+                       && (r->declared_inline || sites[i] == 1);
+    }
+    free(recursive);
+    free(sites);
+}

@@ -1,0 +1,119 @@
+/* tables.c: what the rewriter adds on lines of its own: the prelude before the first
+ * definition (the runtime's declarations, the call-site helpers, the caches), the
+ * cleanup wrappers, and after the last line the unit's tables of routines and call
+ * sites and their registration (unit.h). */
+#define _GNU_SOURCE
+#include <string.h>
+#include "unit.h"
+
+/* The runtime header without its preprocessor lines: the output is compiled as
+ * already-preprocessed text, with __CPROF__ defined, so the header's #else branch (the
+ * no-op calls for other compilers) is left out too. */
+static void add_header(struct str *out)
+{
+    int skip = 0;
+    for (const char *p = cprof_header_text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) + 1 : strlen(p);
+        if (!strncmp(p, "#else /* not __CPROF__", 22))
+            skip = 1;
+        else if (!strncmp(p, "#endif /* __CPROF__", 19))
+            skip = 0;
+        else if (*p != '#' && !skip)
+            str_add(out, p, n);
+        p += n;
+    }
+}
+
+void add_prelude(struct unit *u, struct str *out)
+{
+    str_add(out, "# 1 \"<cprof>\" 3\n", 16);
+    /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
+    if (!memmem(u->text, u->size, "cprof_register_unit_v4", 22))
+        add_header(out);
+    str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
+    str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
+    /* gcc makes every function a target region reaches a device function, where
+     * thread-local storage is an error: in a unit with target regions the handshake is
+     * a call of the runtime. */
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_call(int i, void (*t)(void)) { %s }\n",
+               u->offload ? "cprof_pending_set(&__cprof_s[i], t);"
+                          : "cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t;");
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_site(int i) { %s }\n",
+               u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
+    if (u->nslots)
+        str_printf(out, "static __thread unsigned long long *__cprof_n[%d];\n", u->nslots);
+    for (int b = 0; b < u->nblocks; b++)
+        if (u->blocks[b].clause)
+            str_printf(out, "static int __cprof_k%d = -1;\n", b);
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
+}
+
+/* Declared with the prelude, defined after the last line, where every file-scope
+ * declaration of the function is visible (and before the tables, which name the
+ * callees the handshakes find): the cleanup function takes a pointer to the variable,
+ * which a void * carries. */
+void add_cleanup_wrappers(struct unit *u, struct str *out, int define)
+{
+    if (define)
+        str_add(out, "\n# 1 \"<cprof>\" 3\n", 17);
+    for (int i = 0; i < u->nnodes; i++) {
+        struct node *n = &u->nodes[i];
+        if (!n->cleanup)
+            continue;
+        str_printf(out, "static void __cprof_cleanup%d(void *p)", n->index);
+        if (define) {
+            str_add(out, " { ", 3);
+            add_handshake(u, out, n);
+            str_printf(out, "%s(p); }\n", n->target);
+        } else {
+            str_add(out, ";\n", 2);
+        }
+    }
+}
+
+void add_tables(struct unit *u, struct str *out, const char *unit_file)
+{
+    str_add(out, "\n# 1 \"<cprof>\" 3\n", 17);
+    str_printf(out, "static struct cprof_routine __cprof_r[%d] = {", u->nroutines ? u->nroutines : 1);
+    for (int i = 0; i < u->nroutines; i++) {
+        struct routine *r = &u->routines[i];
+        /* Designated initializers: a field moved in cprof.h is harmless or an error. */
+        str_add(out, "\n  { .name = ", 13);
+        str_literal(out, r->name);
+        str_add(out, ", .file = ", 10);
+        str_literal(out, r->file);
+        str_printf(out, ", .line = %u, .id = -1", r->line);
+        if (!(r->line && r->internal && !r->address_taken))
+            str_printf(out, ", .self = (void (*)(void))%s", r->name);
+        if (r->counted || r->inlinable)
+            str_printf(out, ", .flags = %s", r->counted ? "CPROF_ROUTINE_COUNTED"
+                                                        : "CPROF_ROUTINE_INLINABLE");
+        str_add(out, " },", 3);
+    }
+    str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
+    for (int i = 0; i < u->nsites; i++) {
+        struct site *s = &u->sites[i];
+        str_printf(out, "\n  { .caller = &__cprof_r[%d], ", s->routine);
+        if (s->callee >= 0)
+            str_printf(out, ".callee = &__cprof_r[%d], ", s->callee);
+        str_add(out, ".file = ", 8);
+        str_literal(out, s->file);
+        str_printf(out, ", .line = %u, .d = %d, .id = -1 },", s->line, s->d);
+    }
+    /* The destructor runs after the object's other destructors (units.c: the profile
+     * is written when the last unit unregisters at exit). */
+    str_add(out, "\n};\nstatic struct cprof_unit __cprof_unit = { .file = ", 54);
+    str_literal(out, unit_file);
+    str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s };\n"
+                    "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
+                    "{ cprof_register_unit_v4(&__cprof_unit); }\n"
+                    "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
+                    "{ cprof_unregister_unit_v4(&__cprof_unit); }\n",
+               u->nroutines, u->nsites);
+}

@@ -1,0 +1,208 @@
+/* unit.h: what the rewriter's files share (rewrite.c runs them in turn, rewrite.h is
+ * what it offers cprof-rewrite): the model of one translation unit that the walk and the
+ * analysis fill and render and tables read, and what each file offers. */
+#ifndef CPROF_UNIT_H
+#define CPROF_UNIT_H
+
+#include <clang-c/Index.h>
+#include <stddef.h>
+#include "alloc.h"
+#include "rewrite.h"
+
+/* A growing string (buffer.c). */
+struct str {
+    char *p;
+    size_t len, cap;
+};
+
+/* ---- what the walk and the analysis find ---- */
+
+enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE };
+
+struct node {
+    enum node_kind kind;
+    unsigned start, end;            /* byte range in the input; a hook is empty */
+    unsigned desig_start, desig_end;
+    int nargs;
+    unsigned *arg_start, *arg_end;
+    unsigned char *arg_bitfield;
+    char *target;                   /* direct call: the function's name; NULL: a pointer */
+    int implicit;                   /* direct call of an implicitly declared function */
+    int leaf;                       /* a library function profiled as a leaf: its routine */
+    int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
+    int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
+    int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy;
+                                       N_CLAUSE: block */
+    int copy;                       /* a call in that copy of a declare reduction, else 0 */
+    int *kids, nkids;               /* nodes directly inside this one, by position */
+    int placed;                     /* rendered where it is (not a second visit of the
+                                       same call, nor inside one) */
+};
+
+struct routine {
+    char *name, *file;
+    unsigned line;                  /* 0: a library function (libcalls) */
+    int internal;                   /* static */
+    int address_taken;              /* static, and the unit may take its address */
+    int small;                      /* a short body without loops or pragmas */
+    int called_uninstrumented;      /* a function cprof does not instrument calls it */
+    int special_entry;              /* called from elsewhere: a constructor, a destructor */
+    int declared_inline;
+    int noinline;
+    int counted;                    /* counted at its call sites: no entry hook */
+    int inlinable;                  /* timed, though gcc may inline it (CPROF_ROUTINE_INLINABLE) */
+    int reads_case0;                /* copies cprof_pending.case0 at entry: has sites that
+                                       count with it */
+};
+
+struct site {
+    int routine;
+    int callee;                     /* a direct call of a routine defined here, or -1 */
+    char *file;
+    unsigned line;
+    int d;
+    /* A counted callee's call, counted inline (cprof_count_cached) with the case known
+     * from: CACHE_CASE0, the routine's case0; CACHE_BLOCK, the cache private to each
+     * thread of the enclosing parallel construct `block`; else by cprof_count. */
+    enum { CACHE_NONE, CACHE_CASE0, CACHE_BLOCK } cache;
+    int block;
+    int slot;                       /* its thread-local pointer to the counts, __cprof_n[slot] */
+};
+
+/* The structured block of an OpenMP construct (of any directive: a standalone one gets
+ * the statement after it, which only makes choose_caches more careful). */
+struct block {
+    unsigned pragma_end, start, end;
+    int parallel;                   /* opens a parallel region (counts in d) */
+    /* A parallel construct that may hold a cache of the case (firstprivate, no simd or
+     * tasks in the combined construct); another one that a cache may be used through
+     * (worksharing, synchronization: no data environment of its own to list it in). */
+    int cacheable;
+    int clause;                     /* gets firstprivate(__cprof_k<index>) */
+};
+
+struct reduction {                  /* a "declare reduction" line */
+    unsigned line, eol;
+    unsigned id_start, id_end;      /* its reduction-identifier */
+};
+
+struct span {
+    unsigned start, end;
+};
+
+struct unit {
+    const struct cprof_rewrite_options *options;
+    const char *text;
+    size_t size;
+    CXTranslationUnit tu;
+    unsigned first_definition;      /* where the first instrumented function starts */
+    CXFile file;                    /* the preprocessed text */
+    struct node *nodes;
+    int nnodes, nodes_cap;
+    struct routine *routines;
+    int nroutines, routines_cap;
+    struct site *sites;
+    int nsites, sites_cap;
+    struct block *blocks;
+    int nblocks;
+    int offload;                    /* has OpenMP target regions or declare target */
+    int nslots;                     /* sites counted inline */
+    struct reduction *reductions;
+    int nreductions, ncopies;
+    struct span *bodies;            /* of every function definition, in order */
+    int nbodies, bodies_cap;
+    char **functions;               /* names of the functions calls may profile, sorted */
+    int nfunctions, functions_cap;
+    int *defined;                   /* routines defined here, by name */
+    int ndefined;
+    int **tops, *ntops;             /* per copy (0: the text), its outermost nodes */
+    /* while visiting one function body */
+    int routine;
+    unsigned body_start, body_end;
+    int block_first, block_next, block_last;
+};
+
+#define GROW(array, n, cap) do { \
+        if ((n) == (cap)) { \
+            (cap) = (cap) ? 2 * (cap) : 64; \
+            (array) = cprof_xrealloc((array), (size_t)(cap) * sizeof *(array)); \
+        } \
+    } while (0)
+
+/* ---- buffer.c: growing strings (struct str). */
+void str_add(struct str *s, const char *p, size_t n);
+void str_printf(struct str *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void str_literal(struct str *out, const char *s);
+
+/* ---- cursor.c: libclang's answers about a cursor: its spelling taken as a string of ours,
+ * its offsets in the text, its place in the user's terms (gcc's line markers); for a
+ * call's designator, the name it calls directly and that function. */
+char *cx_take(CXString s);
+unsigned offset_of(CXSourceLocation loc);
+void extent_of(CXCursor c, unsigned *start, unsigned *end);
+char *presumed(CXSourceLocation loc, unsigned *line);
+enum CXChildVisitResult first_child(CXCursor c, CXCursor parent, CXClientData data);
+CXCursor strip(CXCursor c);
+CXCursor callee_reference(CXCursor designator);
+CXCursor direct_callee(CXCursor designator);
+
+/* ---- pragmas.c: the "#pragma omp" lines and the words of their directives;
+ * find_parallel_pragmas lists the unit's blocks and declare reductions, and sets offload. */
+int is_word_char(char c);
+int directive_is_parallel(const char *p, const char *end);
+const char *omp_directive(const char *line, const char *eol);
+const char *next_word(const char *p, const char *end, const char **w);
+int word_is(const char *w, const char *p, const char *word);
+int declares_reduction(const char *p, const char *end, const char **id, const char **id_end);
+void find_parallel_pragmas(struct unit *u);
+
+/* ---- select.c: the selection rules: is a function profiled (the user's patterns, its
+ * opt-out, system headers), is a body small, has a function an attribute; and
+ * choose_counted, which routines are counted at their sites, and which are inlinable. */
+int selected(const struct unit *u, CXCursor fn);
+int is_external_inline(CXCursor fn);
+int may_be_routine(const struct unit *u, CXCursor fn, const char *name);
+int is_small(const struct unit *u, CXCursor body);
+int has_attribute(const struct unit *u, CXCursor fn, const char *const *words);
+void choose_counted(struct unit *u);
+
+/* ---- walk.c: the AST walk.  walk() finds the functions calls may profile and visits every
+ * definition: its routine, hook, calls (nodes and sites), cleanup calls, and through
+ * clauses.c the calls in its pragmas. */
+struct node *new_node(struct unit *u, enum node_kind kind, unsigned start, unsigned end);
+struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int *index);
+int is_function(struct unit *u, const char *p, size_t n);
+void walk(struct unit *u);
+
+/* ---- clauses.c: calls in OpenMP clauses, and the copies of declare reductions with calls. */
+void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from, unsigned to);
+void add_reductions(struct unit *u, unsigned definition_line, int first_block);
+
+/* ---- addresses.c: find_addresses_taken sets each routine's address_taken and
+ * called_uninstrumented. */
+void find_addresses_taken(struct unit *u);
+
+/* ---- analyze.c: after the walk, in this order: index_routines (then defined_routine
+ * answers), choose_caches (after choose_counted), number_sites (nodes sorted, sites in
+ * source order), build_trees, find_callees (the calls placed from an offset on). */
+void index_routines(struct unit *u);
+int defined_routine(const struct unit *u, const char *p, size_t n);
+void choose_caches(struct unit *u);
+void number_sites(struct unit *u);
+void build_trees(struct unit *u);
+void find_callees(struct unit *u, unsigned from);
+
+/* ---- render.c: render_range copies a range of the text with the nodes placed in it
+ * rewritten; add_handshake writes a direct call's half of the handshake. */
+void add_line_marker(struct unit *u, struct str *out, unsigned at);
+void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
+                  const int *kids, int nkids);
+void add_handshake(struct unit *u, struct str *out, const struct node *n);
+
+/* ---- tables.c: the lines the rewriter adds: the prelude, the cleanup wrappers (declared
+ * with the prelude, defined after the last line), the tables. */
+void add_prelude(struct unit *u, struct str *out);
+void add_cleanup_wrappers(struct unit *u, struct str *out, int define);
+void add_tables(struct unit *u, struct str *out, const char *unit_file);
+
+#endif

@@ -1,0 +1,317 @@
+/* walk.c: the AST walk: every function definition selected becomes a routine with an
+ * entry hook, every call in its body that may reach a profiled function a node and a
+ * call site, every cleanup attribute a call on the routine's behalf (unit.h). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+
+struct node *new_node(struct unit *u, enum node_kind kind, unsigned start, unsigned end)
+{
+    GROW(u->nodes, u->nnodes, u->nodes_cap);
+    struct node *n = &u->nodes[u->nnodes++];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    n->start = start;
+    n->end = end;
+    n->index = -1;
+    n->leaf = -1;
+    return n;
+}
+
+static int is_bitfield(CXCursor arg)
+{
+    CXCursor c = strip(arg);
+    if (clang_getCursorKind(c) != CXCursor_MemberRefExpr)
+        return 0;
+    CXCursor field = clang_getCursorReferenced(c);
+    return clang_getCursorKind(field) == CXCursor_FieldDecl && clang_Cursor_isBitField(field);
+}
+
+struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int *index)
+{
+    GROW(u->sites, u->nsites, u->sites_cap);
+    struct site *s = &u->sites[u->nsites];
+    s->routine = u->routine;
+    s->callee = -1;
+    s->file = presumed(clang_getLocationForOffset(tu, u->file, offset), &s->line);
+    s->d = 0;
+    s->cache = CACHE_NONE;
+    *index = u->nsites++;
+    return s;
+}
+
+/* With libcalls: the routine standing for a library function, one per name in the
+ * unit, named as called and filed under <library>.  Declared in a system header,
+ * never glibc's internals (__...).  An extern inline wrapper in a system header
+ * (printf under _FORTIFY_SOURCE) counts too: the library has the symbol. */
+static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
+{
+    CXSourceLocation loc = clang_getCursorLocation(fn);
+    if (!clang_Location_isInSystemHeader(loc) || !strncmp(name, "__", 2))
+        return -1;
+    for (int i = 0; i < u->nroutines; i++)
+        if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
+            return i;
+    GROW(u->routines, u->nroutines, u->routines_cap);
+    u->routines[u->nroutines] = (struct routine){ .name = cprof_xstrdup(name), .file = cprof_xstrdup("<library>") };
+    return u->nroutines++;
+}
+
+static void add_call(struct unit *u, CXCursor call)
+{
+    CXCursor designator = clang_getNullCursor();
+    clang_visitChildren(call, first_child, &designator);
+    if (clang_Cursor_isNull(designator))
+        return;
+    unsigned start, end, dstart, dend;
+    extent_of(call, &start, &end);
+    extent_of(designator, &dstart, &dend);
+    if (end <= start || dstart < start || dend > end)
+        return;
+
+    CXCursor fn = direct_callee(designator);
+    char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
+    enum node_kind kind = N_CALL;
+    int leaf = -1;
+    if (name) {
+        static const char *const setjmps[] = { "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", NULL };
+        static const char *const longjmps[] = { "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", NULL };
+        for (int i = 0; setjmps[i]; i++)
+            if (!strcmp(name, setjmps[i]))
+                kind = N_SETJMP;
+        for (int i = 0; longjmps[i]; i++)
+            if (!strcmp(name, longjmps[i]))
+                kind = N_LONGJMP;
+        if (kind == N_CALL && !may_be_routine(u, fn, name)) {
+            leaf = u->options->libcalls ? leaf_routine(u, fn, name) : -1;
+            if (leaf < 0) {
+                free(name);
+                return;
+            }
+        }
+    }
+    int nargs = clang_Cursor_getNumArguments(call);
+    if (nargs < 0 || (kind != N_CALL && nargs < 1)) {
+        free(name);
+        return;
+    }
+    struct node *n = new_node(u, kind, start, end);
+    n->desig_start = dstart;
+    n->desig_end = dend;
+    n->target = name;
+    n->leaf = leaf;
+    /* A function first declared by a call inside a body (an implicit declaration) may
+     * not be named before that call: it would be undeclared there. */
+    if (name) {
+        unsigned decl = offset_of(clang_getCursorLocation(clang_getCanonicalCursor(fn)));
+        n->implicit = decl >= u->body_start && decl < u->body_end;
+    }
+    n->nargs = nargs;
+    n->arg_start = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_start);
+    n->arg_end = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_end);
+    n->arg_bitfield = cprof_xcalloc((size_t)nargs + 1, 1);
+    for (int i = 0; i < nargs; i++) {
+        CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
+        extent_of(arg, &n->arg_start[i], &n->arg_end[i]);
+        n->arg_bitfield[i] = (unsigned char)is_bitfield(arg);
+    }
+    if (kind == N_CALL)
+        new_site(u, u->tu, start, &n->index);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int is_function(struct unit *u, const char *p, size_t n)
+{
+    char name[256];
+    if (n >= sizeof name)
+        return 0;
+    memcpy(name, p, n);
+    name[n] = 0;
+    char *key = name;
+    return u->nfunctions
+           && bsearch(&key, u->functions, (size_t)u->nfunctions, sizeof *u->functions, by_name);
+}
+
+/* __attribute__((cleanup(f))): the compiler calls f(&variable) where the variable's
+ * scope ends, on behalf of this routine.  The name becomes a wrapper that sets the
+ * site first (add_cleanup_wrappers).  Two declarators may share one attribute. */
+static void add_cleanup(struct unit *u, CXCursor attr)
+{
+    CXToken *tokens;
+    unsigned n;
+    clang_tokenize(u->tu, clang_getCursorExtent(attr), &tokens, &n);
+    char *w[4] = { 0 };
+    for (unsigned i = 0; i < n && i < 4; i++)
+        w[i] = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
+    if (n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__")) && !strcmp(w[1], "(")
+        && !strcmp(w[3], ")") && is_function(u, w[2], strlen(w[2]))) {
+        unsigned at = offset_of(clang_getTokenLocation(u->tu, tokens[2]));
+        int seen = 0;
+        for (int i = u->nnodes - 1; i >= 0 && u->nodes[i].start >= u->body_start; i--)
+            seen |= u->nodes[i].cleanup && u->nodes[i].start == at;
+        if (!seen) {
+            struct node *node = new_node(u, N_CALL, at, at + (unsigned)strlen(w[2]));
+            node->cleanup = 1;
+            node->target = cprof_xstrdup(w[2]);
+            new_site(u, u->tu, at, &node->index);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        free(w[i]);
+    clang_disposeTokens(u->tu, tokens, n);
+}
+
+static int is_constant(CXCursor c)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r)
+        clang_EvalResult_dispose(r);
+    return r != NULL;
+}
+
+static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    struct unit *u = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    /* sizeof and _Alignof do not evaluate, but for sizeof of a variable-length array
+     * type (C11 6.5.3.4p2), the one case where they are not constants; a nested
+     * function is not this routine. */
+    if ((kind == CXCursor_UnaryExpr && is_constant(c)) || kind == CXCursor_StaticAssert
+        || kind == CXCursor_FunctionDecl)
+        return CXChildVisit_Continue;
+    unsigned start, end;
+    extent_of(c, &start, &end);
+    /* The first cursor at or after a pragma line is its structured block (pre-order:
+     * the outermost statement starting there). */
+    while (u->block_next < u->block_last && u->blocks[u->block_next].pragma_end <= start) {
+        u->blocks[u->block_next].start = start;
+        u->blocks[u->block_next].end = end;
+        u->block_next++;
+    }
+    if (kind == CXCursor_CallExpr)
+        add_call(u, c);
+    else if (kind == CXCursor_UnexposedAttr)
+        add_cleanup(u, c);
+    return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_CompoundStmt)
+        *(CXCursor *)data = c;
+    return CXChildVisit_Continue;
+}
+
+static void add_function(struct unit *u, CXCursor fn)
+{
+    CXCursor body = clang_getNullCursor();
+    clang_visitChildren(fn, find_body, &body);
+    if (clang_Cursor_isNull(body))
+        return;
+    GROW(u->bodies, u->nbodies, u->bodies_cap);
+    extent_of(body, &u->bodies[u->nbodies].start, &u->bodies[u->nbodies].end);
+    u->nbodies++;
+    char *name = cx_take(clang_getCursorSpelling(fn));
+    unsigned line;
+    char *file = presumed(clang_getCursorLocation(fn), &line);
+    if (!selected(u, fn)) {
+        free(name);
+        free(file);
+        return;
+    }
+    if (is_external_inline(fn)) {
+        fprintf(stderr, "cprof-cc: %s:%u: warning: inline function '%s' with external linkage "
+                "is not profiled\n", file, line, name);
+        free(name);
+        free(file);
+        return;
+    }
+    unsigned bstart, bend, fstart, fend;
+    extent_of(body, &bstart, &bend);
+    extent_of(fn, &fstart, &fend);
+    if (u->nroutines == 0 || fstart < u->first_definition)
+        u->first_definition = fstart;
+
+    GROW(u->routines, u->nroutines, u->routines_cap);
+    u->routine = u->nroutines;
+    u->routines[u->nroutines++] = (struct routine){
+        .name = name, .file = file, .line = line,
+        .internal = clang_getCursorLinkage(fn) == CXLinkage_Internal,
+        .declared_inline = clang_Cursor_isFunctionInlined(fn),
+        .noinline = has_attribute(u, fn, (const char *const[]){ "noinline", 0 }),
+        .small = is_small(u, body),
+        /* Something other than the program's calls enters it. */
+        .special_entry = has_attribute(u, fn, (const char *const[]){ "constructor", "destructor",
+            "used", "ifunc", "alias", "section", "externally_visible", 0 }),
+    };
+    new_node(u, N_HOOK, bstart + 1, bstart + 1)->index = u->routine;
+
+    int first = 0;
+    while (first < u->nblocks && u->blocks[first].pragma_end < bstart)
+        first++;
+    int last = first;
+    while (last < u->nblocks && u->blocks[last].pragma_end < bend)
+        last++;
+    u->block_first = u->block_next = first;
+    u->block_last = last;
+    u->body_start = bstart;
+    u->body_end = bend;
+    int first_site = u->nsites;
+    clang_visitChildren(body, visit_body, u);
+    add_clause_calls(u, u->tu, bstart, bend);
+    /* d: parallel blocks of this body around the call. */
+    for (int i = 0; i < u->nnodes; i++) {
+        struct node *n = &u->nodes[i];
+        if (n->kind != N_CALL || n->index < first_site)
+            continue;
+        for (int b = first; b < u->block_next; b++)
+            if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
+                u->sites[n->index].d++;
+    }
+    unsigned definition_line = fstart;
+    while (definition_line > 0 && u->text[definition_line - 1] != '\n')
+        definition_line--;
+    add_reductions(u, definition_line, first);
+}
+
+static enum CXChildVisitResult collect_functions(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    struct unit *u = data;
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl) {
+        char *name = cx_take(clang_getCursorSpelling(c));
+        if (may_be_routine(u, c, name)) {
+            GROW(u->functions, u->nfunctions, u->functions_cap);
+            u->functions[u->nfunctions++] = name;
+        } else {
+            free(name);
+        }
+    }
+    return CXChildVisit_Continue;
+}
+
+static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c)
+        && !clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        add_function(data, c);
+    return CXChildVisit_Continue;
+}
+
+void walk(struct unit *u)
+{
+    CXCursor top = clang_getTranslationUnitCursor(u->tu);
+    clang_visitChildren(top, collect_functions, u);
+    if (u->nfunctions)      /* qsort of a null array is undefined, even of none */
+        qsort(u->functions, (size_t)u->nfunctions, sizeof *u->functions, by_name);
+    clang_visitChildren(top, visit_top, u);
+}
