@@ -17,45 +17,70 @@
 
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct cprof_call_base *base_of(struct cprof_worker *w, struct cprof_call_rec *c)
+/* The figures of a call record or of a calling context (same layout), and its base. */
+struct figures {
+    uint64_t *v[5];                 /* count, time, nested, rec_time, rec_nested */
+    struct cprof_call_base **base;
+};
+
+static struct figures of_record(struct cprof_call_rec *c)
 {
-    if (!c->base)
-        c->base = cprof_worker_alloc(w, sizeof *c->base);
-    return c->base;
+    return (struct figures){ { (uint64_t *)c->count, c->time, c->nested, c->rec_time, c->rec_nested },
+                             &c->base };
 }
 
-/* f(w, c) for every call record of every worker, each worker's lock held: no record
- * or base is made meanwhile. */
-static void each_record(void (*f)(struct cprof_worker *, struct cprof_call_rec *))
+static struct figures of_node(struct cprof_node *n)
+{
+    return (struct figures){ { (uint64_t *)n->count, n->time, n->nested, n->rec_time, n->rec_nested },
+                             &n->base };
+}
+
+static struct cprof_call_base *base_of(struct cprof_worker *w, struct figures f)
+{
+    if (!*f.base)
+        *f.base = cprof_worker_alloc(w, sizeof **f.base);
+    return *f.base;
+}
+
+/* fn(w, figures) for every call record and context of every worker, each worker's
+ * lock held: no record, context or base is made meanwhile. */
+static void each_record(void (*fn)(struct cprof_worker *, struct figures))
 {
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next) {
         pthread_mutex_lock(&w->lock);
         for (int i = 0; i < w->sites_cap; i++)
             for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next)
-                f(w, c);
+                fn(w, of_record(c));
         for (int i = 0; i < w->routines_cap; i++)
             if (w->routines[i])
-                f(w, &w->routines[i]->ext);
+                fn(w, of_record(&w->routines[i]->ext));
+        for (struct cprof_node *n = w->nodes; n; n = n->made_next)
+            fn(w, of_node(n));
         pthread_mutex_unlock(&w->lock);
     }
 }
 
-static void remember_counts(struct cprof_worker *w, struct cprof_call_rec *c)
+static uint64_t load(const uint64_t *p)
 {
-    struct cprof_call_base *b = base_of(w, c);
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void remember_counts(struct cprof_worker *w, struct figures f)
+{
+    struct cprof_call_base *b = base_of(w, f);
     for (int k = 0; k < CPROF_NCASES; k++)
-        b->stop_count[k] = __atomic_load_n(&c->count[k], __ATOMIC_RELAXED);
+        b->stop_count[k] = load(&f.v[0][k]);
 }
 
 /* The calls counted at their sites while stopped leave with the base. */
-static void take_out_stopped(struct cprof_worker *w, struct cprof_call_rec *c)
+static void take_out_stopped(struct cprof_worker *w, struct figures f)
 {
-    struct cprof_call_base *b = c->base;
+    struct cprof_call_base *b = *f.base;
     (void)w;
     if (!b)
         return;     /* made while stopped: the stop never counted in it */
     for (int k = 0; k < CPROF_NCASES; k++)
-        b->v[0][k] += __atomic_load_n(&c->count[k], __ATOMIC_RELAXED) - b->stop_count[k];
+        b->v[0][k] += load(&f.v[0][k]) - b->stop_count[k];
 }
 
 void cprof_stop(void)
@@ -78,35 +103,43 @@ void cprof_start(void)
     pthread_mutex_unlock(&control_lock);
 }
 
-/* The record's first five arrays, in the order of struct cprof_call_base.v. */
-static uint64_t *figures(struct cprof_call_rec *c, int i)
+static void take_all(struct cprof_worker *w, struct figures f)
 {
-    uint64_t *v[5] = { (uint64_t *)c->count, c->time, c->nested, c->rec_time, c->rec_nested };
-    return v[i];
-}
-
-static void take_all(struct cprof_worker *w, struct cprof_call_rec *c)
-{
-    struct cprof_call_base *b = base_of(w, c);
+    struct cprof_call_base *b = base_of(w, f);
     for (int i = 0; i < 5; i++)
         for (int k = 0; k < CPROF_NCASES; k++)
-            b->v[i][k] = __atomic_load_n(&figures(c, i)[k], __ATOMIC_RELAXED);
-    memcpy(b->stop_count, c->count, sizeof b->stop_count);
+            b->v[i][k] = load(&f.v[i][k]);
+    for (int k = 0; k < CPROF_NCASES; k++)
+        b->stop_count[k] = b->v[0][k];
 }
 
-/* The record whose time[kase] a frame's slot points at. */
-static struct cprof_call_rec *record_of(struct cprof_worker *w, const uint64_t *slot)
+/* The record or context whose time[case] a frame's slot points at, the routine it
+ * enters, and the case; -1 if none. */
+static int figures_of_slot(struct cprof_worker *w, const uint64_t *slot, struct figures *f,
+                           struct cprof_routine_rec **rec)
 {
+    for (struct cprof_node *n = w->nodes; n; n = n->made_next)
+        if (n->key && slot >= n->time && slot < n->time + CPROF_NCASES) {
+            *f = of_node(n);
+            *rec = n->key->rec;
+            return (int)(slot - n->time);
+        }
     for (int i = 0; i < w->sites_cap; i++)
         for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next)
-            if (slot >= c->time && slot < c->time + CPROF_NCASES)
-                return c;
+            if (slot >= c->time && slot < c->time + CPROF_NCASES) {
+                *f = of_record(c);
+                *rec = c->rec;
+                return (int)(slot - c->time);
+            }
     for (int i = 0; i < w->routines_cap; i++) {
         struct cprof_routine_rec *r = w->routines[i];
-        if (r && slot >= r->ext.time && slot < r->ext.time + CPROF_NCASES)
-            return &r->ext;
+        if (r && slot >= r->ext.time && slot < r->ext.time + CPROF_NCASES) {
+            *f = of_record(&r->ext);
+            *rec = r;
+            return (int)(slot - r->ext.time);
+        }
     }
-    return 0;
+    return -1;
 }
 
 void cprof_reset(void)
@@ -132,11 +165,13 @@ void cprof_reset(void)
         uint64_t now = cprof_ticks();
         pthread_mutex_lock(&w->lock);
         for (struct cprof_frame *f = w->stack + 1; f < w->top; f++) {
-            struct cprof_call_rec *c = record_of(w, f->slot);
-            if (c) {
-                c->base->v[0][f->slot - c->time]--;
-                if (*f->depth > c->rec->max_depth)
-                    c->rec->max_depth = *f->depth;
+            struct figures fig;
+            struct cprof_routine_rec *rec;
+            int kase = figures_of_slot(w, f->slot, &fig, &rec);
+            if (kase >= 0) {
+                (*fig.base)->v[0][kase]--;
+                if (*f->depth > rec->max_depth)
+                    rec->max_depth = *f->depth;
             }
             f->t0 = now;
             f->children = 0;
@@ -156,19 +191,28 @@ void cprof_control_start(void)
         cprof_stop();
 }
 
+/* out += f less its base (sign 1), for what the profile shows. */
+static void add_now(struct figures f, struct figures out)
+{
+    const struct cprof_call_base *b = *f.base;
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            out.v[i][k] += f.v[i][k] - (b ? b->v[i][k] : 0);
+    /* Written while stopped: what the sites counted since the stop is not the run's. */
+    if (b && cprof_stopped)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            out.v[0][k] -= f.v[0][k] - b->stop_count[k];
+}
+
 void cprof_call_now(const struct cprof_call_rec *c, struct cprof_call_rec *out)
 {
     *out = *c;
-    const struct cprof_call_base *b = c->base;
-    if (!b)
-        return;
+    struct figures o = of_record(out);
     for (int i = 0; i < 5; i++)
-        for (int k = 0; k < CPROF_NCASES; k++)
-            figures(out, i)[k] -= b->v[i][k];
-    /* Written while stopped: what the sites counted since the stop is not the run's. */
-    if (cprof_stopped)
-        for (int k = 0; k < CPROF_NCASES; k++)
-            out->count[k] -= c->count[k] - b->stop_count[k];
+        memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
+    add_now(of_record((struct cprof_call_rec *)c), o);
+    for (struct cprof_node *n = c->nodes; n; n = n->same_key)
+        add_now(of_node(n), o);
 }
 
 void cprof_routine_now(const struct cprof_routine_rec *r, struct cprof_routine_rec *out)

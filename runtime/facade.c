@@ -94,43 +94,45 @@ static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t
         close_frame(w, w->top - 1, now);
 }
 
-/* Opens a frame for an entry counted in call record c (case kase).  Everything it
+/* Opens a frame for an entry of call record c (case kase), counted in its calling
+ * context, under the caller's (or, from outside, the worker's root).  Everything it
  * calls is a tail call, so the straight path saves no register. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp);
+           int concurrent, enum cprof_clock_kind clock, const void *sp, int external);
 
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
-                     int kase, int concurrent, enum cprof_clock_kind clock, const void *sp)
+                     int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
+                     int external)
 {
     struct cprof_frame *keep = w->top;
     while (keep[-1].sp < sp)
         keep--;
     unwind_to(w, keep, cprof_ticks_of(clock));
-    return open_frame(w, r, c, kase, concurrent, clock, sp);
+    return open_frame(w, r, c, kase, concurrent, clock, sp, external);
 }
 
-/* Deeper than any thread stack allows: count, but keep no frame. */
+/* Deeper than any thread stack allows: counted, but no frame kept. */
 static __attribute__((noinline)) struct cprof_frame *too_deep(int *depth)
 {
     --*depth;
     return 0;
 }
 
-/* sp: where the entry hook's caller's stack ends (the hook's canonical frame address),
- * the same wherever in the runtime the frame is opened. */
+/* The frame of an entry in context n (null: past the node limit, counted in c itself);
+ * ctx is the context of the calls it makes. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp)
+open_in(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
+        int concurrent, enum cprof_clock_kind clock, const void *sp, struct cprof_node *n,
+        struct cprof_node *ctx)
 {
-    /* A frame deeper in the stack than this entry was left by a longjmp from code that
-     * cprof did not see (the rewritten longjmp calls unwind exactly). */
     struct cprof_frame *f = w->top;
-    if (__builtin_expect(f[-1].sp < sp, 0))
-        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp);
-
     struct cprof_routine_rec *rec = c->rec;
+    if (n)
+        n->count[kase]++;
+    else
+        c->count[kase]++;
     /* A sequential entry of the initial thread counts on every worker (paper 4.4.1):
      * it goes to the routine's shared sequential depth, which a concurrent entry adds
      * to its own.  Every other thread that runs sequentially (a plain pthread) is a
@@ -146,7 +148,8 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
      * above this one, not in it (it may see this one half filled: docs/semantics.md). */
     w->top = f + 1;
     cprof_signal_fence();
-    f->slot = &c->time[kase];
+    f->slot = n ? &n->time[kase] : &c->time[kase];
+    f->ctx = ctx;
     f->side = &rec->side[concurrent];
     f->depth = mine;
     f->sp = sp;
@@ -157,6 +160,37 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
     f->calls0 = ++w->calls;
     f->t0 = cprof_ticks_of(clock);
     return f;
+}
+
+/* A context the parent's cache did not hold: found, made, or past the limit (the
+ * parent's <other> node, whose calls count in their records alone). */
+static __attribute__((noinline)) struct cprof_frame *
+open_frame_context(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
+                   int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
+                   struct cprof_node *parent)
+{
+    struct cprof_node *n = cprof_node_slow(w, parent, c);
+    if (!n->key)
+        return open_in(w, r, c, kase, concurrent, clock, sp, 0, n);
+    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon);
+}
+
+/* sp: where the entry hook's caller's stack ends (the hook's canonical frame address),
+ * the same wherever in the runtime the frame is opened. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
+           int concurrent, enum cprof_clock_kind clock, const void *sp, int external)
+{
+    /* A frame deeper in the stack than this entry was left by a longjmp from code that
+     * cprof did not see (the rewritten longjmp calls unwind exactly). */
+    struct cprof_frame *f = w->top;
+    if (__builtin_expect(f[-1].sp < sp, 0))
+        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp, external);
+    struct cprof_node *parent = external ? w->root : f[-1].ctx;
+    struct cprof_node *n = parent->last;
+    if (__builtin_expect(n->key != c, 0))
+        return open_frame_context(w, r, c, kase, concurrent, clock, sp, parent);
+    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon);
 }
 
 /* The call record of an entry from a site of another unit, through a pointer or
@@ -211,16 +245,22 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
         c = call_rec(w, r, site);
     if (c != &c->rec->ext) {
         int kase = case_of(site, al);
-        c->count[kase]++;
-        return clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
+        if (clock == CPROF_CLOCK_NONE) {
+            c->count[kase]++;
+            return 0;
+        }
+        return open_frame(w, r, c, kase, al > 0, clock, sp, 0);
     }
     /* From outside: the handshake it found was not for it.  Left for the call it may
      * belong to, and given back at this entry's exit (its own calls consume theirs). */
     void (*target)(void) = cprof_pending.target;
     cprof_pending.site = site;
     int kase = al > 0 ? CPROF_CS : CPROF_SS;
-    c->count[kase]++;
-    struct cprof_frame *f = clock == CPROF_CLOCK_NONE ? 0 : open_frame(w, r, c, kase, al > 0, clock, sp);
+    if (clock == CPROF_CLOCK_NONE) {
+        c->count[kase]++;
+        return 0;
+    }
+    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1);
     if (f && site != &no_site) {
         f->saved_site = site;
         f->saved_target = target;
@@ -241,10 +281,11 @@ enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int a
     if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
                          !(c = w->sites[sid]), 0))
         return enter_slow(r, site, al, clock, sp);
-    c->count[kase]++;
-    if (clock == CPROF_CLOCK_NONE)
+    if (clock == CPROF_CLOCK_NONE) {
+        c->count[kase]++;
         return 0;
-    return open_frame(w, r, c, kase, al > 0, clock, sp);
+    }
+    return open_frame(w, r, c, kase, al > 0, clock, sp, 0);
 }
 
 /* Counting at the call site, off the straight path. */
@@ -327,10 +368,11 @@ enter(struct cprof_routine *r, enum cprof_clock_kind clock)
         return enter_slow(r, site, al, clock, __builtin_dwarf_cfa());
     int concurrent = al > 0;
     int kase = concurrent ? CPROF_CS : CPROF_SS;
-    c->count[kase]++;
-    if (clock == CPROF_CLOCK_NONE)
+    if (clock == CPROF_CLOCK_NONE) {
+        c->count[kase]++;
         return 0;
-    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa());
+    }
+    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa(), 0);
 }
 
 /* A frame that is not the top one: those above it were skipped by longjmp, or it was
@@ -397,6 +439,7 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
         CHECK(*f->depth >= 1, r);                        /* its entry is counted */
         CHECK(f->outermost == 0 || f->outermost == 1, r);
         CHECK(f->saved_site == 0 || f->saved_site->caller || f->saved_site->id >= 0, r);
+        CHECK(f->ctx != 0 && f->ctx->canon == f->ctx, r);   /* calls hang from canonical ones */
     }
 }
 

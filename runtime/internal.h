@@ -87,6 +87,8 @@ enum { CPROF_SS, CPROF_SC, CPROF_CS, CPROF_CC, CPROF_NCASES };
 
 struct cprof_routine_rec;
 
+struct cprof_node;
+
 /* Per worker, call site and callee reached from it.  Also embedded in each routine
  * record for the entries from code cprof did not compile, which use the SS slot
  * (sequential entry) and the CS slot (concurrent entry). */
@@ -106,7 +108,35 @@ struct cprof_call_rec {
     struct cprof_call_rec *next;    /* other callees of the same site (function pointers) */
     struct cprof_call_base *base;   /* control.c: what a reset or a stop took out; null
                                        until the program first stops or resets */
+    struct cprof_node *nodes;       /* the calling contexts of its timed calls: its own
+                                       figures hold only the calls no context took */
     int callee;                     /* routine id */
+};
+
+/* A calling context on one worker (docs/semantics.md, "Calling contexts"): a call
+ * record (a site and the routine it reached, or a routine's entries from outside) in
+ * the context of its parent.  Its figures have the call record's layout, so a frame's
+ * slot points at either; a record's figures in the profile are its own plus its
+ * contexts'.  A context that would put a routine on its path a second time is not
+ * made deeper: its activations' calls hang from the context of that routine further up
+ * (canon), so recursion never grows the tree. */
+struct cprof_node {
+    unsigned long long count[CPROF_NCASES];
+    uint64_t time[CPROF_NCASES];
+    uint64_t nested[CPROF_NCASES];
+    uint64_t rec_time[CPROF_NCASES];
+    uint64_t rec_nested[CPROF_NCASES];
+    struct cprof_call_rec *key;     /* null for a worker's root and for an <other> node */
+    struct cprof_node *parent;
+    struct cprof_node *canon;       /* where its activations' calls hang: itself, or the
+                                       ancestor of the same routine it folds into */
+    struct cprof_node *last;        /* the child found last: where a lookup looks first */
+    struct cprof_node *child, *sibling;
+    struct cprof_node *other;       /* the <other> child: calls past the node limit */
+    struct cprof_node *same_key;    /* the next context of the same call record */
+    struct cprof_node *made_next;   /* every node of the worker, newest first */
+    struct cprof_call_base *base;   /* control.c, as a call record's */
+    int id;                         /* in order of making, 0 the root */
 };
 
 /* A routine's figures on one worker, for its sequential or its concurrent entries.
@@ -144,6 +174,7 @@ struct cprof_frame {
     uint64_t t0;
     uint64_t children;              /* elapsed time of activations nested in this one */
     uint64_t calls0;                /* the worker's call count at entry */
+    struct cprof_node *ctx;         /* the context of the calls this activation makes */
     uint64_t *slot;                 /* time[case] of its call record; nested, rec_time and
                                        rec_nested [case] follow, CPROF_NCASES apart */
     struct cprof_side *side;
@@ -175,6 +206,10 @@ struct cprof_worker {
     int sites_cap;
     char *arena, *arena_end;                /* records are carved from here: they never move */
     struct cprof_frame *stack, *top, *stack_end;
+    struct cprof_node *root;                /* the context of entries from outside */
+    struct cprof_node *nodes;               /* every context, newest first */
+    int nnodes;
+    uint64_t other_calls;                   /* timed calls past the node limit */
     uint64_t calls;                         /* entries on this worker so far */
     struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
     int jmp_next;
@@ -201,6 +236,12 @@ void cprof_worker_destroy(struct cprof_worker *w);
 struct cprof_worker *cprof_workers(void);        /* list head, newest first */
 struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int routine);
 struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int callee);
+/* The context of call record c under parent (a canonical context), made if need be;
+ * parent's <other> child when the worker has CPROF_PATHS_MAX contexts already. */
+struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *parent,
+                                   struct cprof_call_rec *c);
+/* Where a lookup that must fail looks first: no call record is its key. */
+extern struct cprof_node cprof_no_node;
 
 /* Carves zeroed memory from w's arena (w->lock held): it lives as long as w. */
 void *cprof_worker_alloc(struct cprof_worker *w, size_t size);

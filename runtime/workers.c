@@ -23,6 +23,8 @@
 #include <omp.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -75,6 +77,25 @@ struct cprof_worker *cprof_workers(void)
     return w;
 }
 
+static void *arena_alloc(struct cprof_worker *w, size_t size);
+
+struct cprof_node cprof_no_node;
+
+/* With w->lock held. */
+static struct cprof_node *new_node(struct cprof_worker *w, struct cprof_node *parent,
+                                   struct cprof_call_rec *key)
+{
+    struct cprof_node *n = arena_alloc(w, sizeof *n);
+    n->key = key;
+    n->parent = parent;
+    n->canon = n;
+    n->last = &cprof_no_node;
+    n->id = w->nnodes++;
+    n->made_next = w->nodes;
+    w->nodes = n;
+    return n;
+}
+
 struct cprof_worker *cprof_worker_create(int listed)
 {
     cprof_inside_begin();
@@ -95,6 +116,9 @@ struct cprof_worker *cprof_worker_create(int listed)
      * by longjmp, and a parent for the outermost frames. */
     w->stack->sp = (const void *)UINTPTR_MAX;
     w->top = w->stack + 1;
+    pthread_mutex_lock(&w->lock);
+    w->root = w->stack->ctx = new_node(w, 0, 0);
+    pthread_mutex_unlock(&w->lock);
 
     if (listed) {
         pthread_mutex_lock(&list_lock);
@@ -184,4 +208,56 @@ struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int
     }
     pthread_mutex_unlock(&w->lock);
     return c;
+}
+
+/* Contexts per worker before new ones go to <other> (CPROF_PATHS_MAX). */
+static int paths_max(void)
+{
+    static int max;
+    if (!max) {
+        const char *v = getenv("CPROF_PATHS_MAX");
+        long n = v && *v ? strtol(v, 0, 10) : 0;
+        max = n > 0 && n < INT_MAX ? (int)n : 100000;
+    }
+    return max;
+}
+
+struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *parent,
+                                   struct cprof_call_rec *c)
+{
+    pthread_mutex_lock(&w->lock);
+    struct cprof_node *n;
+    if (!parent->key && parent != w->root) {
+        n = parent;                     /* under <other>: <other> too */
+        n->count[CPROF_SS]++;
+        goto out;
+    }
+    for (n = parent->child; n && n->key != c; n = n->sibling)
+        ;
+    if (n) {
+        parent->last = n;
+        goto out;
+    }
+    if (w->nnodes >= paths_max()) {
+        if (!parent->other)
+            parent->other = new_node(w, parent, 0);
+        n = parent->other;
+        n->count[CPROF_SS]++;
+        goto out;
+    }
+    n = new_node(w, parent, c);
+    n->sibling = parent->child;
+    parent->child = n;
+    n->same_key = c->nodes;
+    c->nodes = n;
+    /* Recursion folds: a routine already on the path takes the calls of this one. */
+    for (struct cprof_node *a = parent; a->key; a = a->parent)
+        if (a->key->callee == c->callee) {
+            n->canon = a;
+            break;
+        }
+    parent->last = n;
+out:
+    pthread_mutex_unlock(&w->lock);
+    return n;
 }
