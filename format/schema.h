@@ -40,36 +40,58 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
     X(R_S_EXT_REC_NESTED, "s_external_rec_nested",     CPROF_COL_COUNT,     -1) \
     X(R_C_EXT_REC_NESTED, "c_external_rec_nested",     CPROF_COL_COUNT,     -1)
 
-/* A worker's "calls" rows, one per call site and callee reached from it; per case
- * (S-S, S-C, C-S, C-C, in that order) its calls and callee time, then per case the
- * calls nested in those activations, the recursion-nested time and its calls. */
+/* Per case (S-S, S-C, C-S, C-C, in that order) the calls and callee time, then per case
+ * the calls nested in those activations, the recursion-nested time and its calls: the
+ * figures of a calls row and of a paths row, their ids prefixed P (C_SS_TIME...). */
+#define CPROF_FIGURE_COLUMNS(X, P) \
+    X(P##_SS,              "ss_calls",                  CPROF_COL_COUNT,     -1) \
+    X(P##_SS_TIME,         "ss_time",                   CPROF_COL_TIME,      CPROF_##P##_SS_NESTED) \
+    X(P##_SC,              "sc_calls",                  CPROF_COL_COUNT,     -1) \
+    X(P##_SC_TIME,         "sc_time",                   CPROF_COL_TIME,      CPROF_##P##_SC_NESTED) \
+    X(P##_CS,              "cs_calls",                  CPROF_COL_COUNT,     -1) \
+    X(P##_CS_TIME,         "cs_time",                   CPROF_COL_TIME,      CPROF_##P##_CS_NESTED) \
+    X(P##_CC,              "cc_calls",                  CPROF_COL_COUNT,     -1) \
+    X(P##_CC_TIME,         "cc_time",                   CPROF_COL_TIME,      CPROF_##P##_CC_NESTED) \
+    X(P##_SS_NESTED,       "ss_nested",                 CPROF_COL_COUNT,     -1) \
+    X(P##_SC_NESTED,       "sc_nested",                 CPROF_COL_COUNT,     -1) \
+    X(P##_CS_NESTED,       "cs_nested",                 CPROF_COL_COUNT,     -1) \
+    X(P##_CC_NESTED,       "cc_nested",                 CPROF_COL_COUNT,     -1) \
+    X(P##_SS_REC_TIME,     "ss_rec_time",               CPROF_COL_TIME,      CPROF_##P##_SS_REC_NESTED) \
+    X(P##_SC_REC_TIME,     "sc_rec_time",               CPROF_COL_TIME,      CPROF_##P##_SC_REC_NESTED) \
+    X(P##_CS_REC_TIME,     "cs_rec_time",               CPROF_COL_TIME,      CPROF_##P##_CS_REC_NESTED) \
+    X(P##_CC_REC_TIME,     "cc_rec_time",               CPROF_COL_TIME,      CPROF_##P##_CC_REC_NESTED) \
+    X(P##_SS_REC_NESTED,   "ss_rec_nested",             CPROF_COL_COUNT,     -1) \
+    X(P##_SC_REC_NESTED,   "sc_rec_nested",             CPROF_COL_COUNT,     -1) \
+    X(P##_CS_REC_NESTED,   "cs_rec_nested",             CPROF_COL_COUNT,     -1) \
+    X(P##_CC_REC_NESTED,   "cc_rec_nested",             CPROF_COL_COUNT,     -1)
+
+/* A worker's "calls" rows, one per call site and callee reached from it: the site, the
+ * callee, its figures. */
 #define CPROF_CALL_COLUMNS(X) \
     X(C_SITE,             "site",                      CPROF_COL_INDEX,     -1) \
     X(C_CALLEE,           "callee",                    CPROF_COL_INDEX,     -1) \
-    X(C_SS,               "ss_calls",                  CPROF_COL_COUNT,     -1) \
-    X(C_SS_TIME,          "ss_time",                   CPROF_COL_TIME,      CPROF_C_SS_NESTED) \
-    X(C_SC,               "sc_calls",                  CPROF_COL_COUNT,     -1) \
-    X(C_SC_TIME,          "sc_time",                   CPROF_COL_TIME,      CPROF_C_SC_NESTED) \
-    X(C_CS,               "cs_calls",                  CPROF_COL_COUNT,     -1) \
-    X(C_CS_TIME,          "cs_time",                   CPROF_COL_TIME,      CPROF_C_CS_NESTED) \
-    X(C_CC,               "cc_calls",                  CPROF_COL_COUNT,     -1) \
-    X(C_CC_TIME,          "cc_time",                   CPROF_COL_TIME,      CPROF_C_CC_NESTED) \
-    X(C_SS_NESTED,        "ss_nested",                 CPROF_COL_COUNT,     -1) \
-    X(C_SC_NESTED,        "sc_nested",                 CPROF_COL_COUNT,     -1) \
-    X(C_CS_NESTED,        "cs_nested",                 CPROF_COL_COUNT,     -1) \
-    X(C_CC_NESTED,        "cc_nested",                 CPROF_COL_COUNT,     -1) \
-    X(C_SS_REC_TIME,      "ss_rec_time",               CPROF_COL_TIME,      CPROF_C_SS_REC_NESTED) \
-    X(C_SC_REC_TIME,      "sc_rec_time",               CPROF_COL_TIME,      CPROF_C_SC_REC_NESTED) \
-    X(C_CS_REC_TIME,      "cs_rec_time",               CPROF_COL_TIME,      CPROF_C_CS_REC_NESTED) \
-    X(C_CC_REC_TIME,      "cc_rec_time",               CPROF_COL_TIME,      CPROF_C_CC_REC_NESTED) \
-    X(C_SS_REC_NESTED,    "ss_rec_nested",             CPROF_COL_COUNT,     -1) \
-    X(C_SC_REC_NESTED,    "sc_rec_nested",             CPROF_COL_COUNT,     -1) \
-    X(C_CS_REC_NESTED,    "cs_rec_nested",             CPROF_COL_COUNT,     -1) \
-    X(C_CC_REC_NESTED,    "cc_rec_nested",             CPROF_COL_COUNT,     -1)
+    CPROF_FIGURE_COLUMNS(X, C)
+
+/* A worker's "paths" rows, one per calling context (docs/semantics.md), parents before
+ * children: its kind (0 a call from a site, 1 an entry from outside, 2 <other>: calls
+ * past the runtime's limit, how many in ss_calls), its parent's row + 1 (0: a root),
+ * the row + 1 of the context its calls hang from (0: itself; else an ancestor of the
+ * same routine: recursion folded), the site and routine (0 where the kind has none),
+ * then a calls row's columns from ss_calls on. */
+#define CPROF_PATH_COLUMNS(X) \
+    X(P_KIND,             "kind",                      CPROF_COL_COUNT,     -1) \
+    X(P_PARENT,           "parent",                    CPROF_COL_COUNT,     -1) \
+    X(P_FOLDS,            "folds_into",                CPROF_COL_COUNT,     -1) \
+    X(P_SITE,             "site",                      CPROF_COL_COUNT,     -1) \
+    X(P_CALLEE,           "callee",                    CPROF_COL_COUNT,     -1) \
+    CPROF_FIGURE_COLUMNS(X, P)
+
+enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER };
 
 #define CPROF_COLUMN_ID(id, name, kind, calls) CPROF_##id,
 enum cprof_routine_column { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ID) CPROF_ROUTINE_NCOLUMNS };
 enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS };
+enum cprof_path_column { CPROF_PATH_COLUMNS(CPROF_COLUMN_ID) CPROF_PATH_NCOLUMNS };
 #undef CPROF_COLUMN_ID
 
 /* Case k's columns of a calls row (k: 0 S-S, 1 S-C, 2 C-S, 3 C-C). */
@@ -79,6 +101,11 @@ enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS
 #define CPROF_C_NESTED(k)     (CPROF_C_SS_NESTED + (k))
 #define CPROF_C_REC_TIME(k)   (CPROF_C_SS_REC_TIME + (k))
 #define CPROF_C_REC_NESTED(k) (CPROF_C_SS_REC_NESTED + (k))
+/* A paths row from its ss_calls column on is laid out as a calls row from its own. */
+#define CPROF_P_OF(c)         (CPROF_P_SS + (c) - CPROF_C_SS)
+_Static_assert(CPROF_P_OF(CPROF_C_CC_REC_NESTED) == CPROF_P_CC_REC_NESTED
+               && CPROF_PATH_NCOLUMNS - CPROF_P_SS == CPROF_CALL_NCOLUMNS - CPROF_C_SS,
+               "a paths row's figures are a calls row's");
 _Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_C_CC_NESTED
                && CPROF_C_REC_TIME(3) == CPROF_C_CC_REC_TIME
                && CPROF_C_REC_NESTED(3) == CPROF_C_CC_REC_NESTED,
@@ -98,6 +125,7 @@ struct cprof_column {
 #define CPROF_COLUMN_ENTRY(id, name, kind, calls) { name, kind, calls },
 static const struct cprof_column cprof_routine_columns[] = { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ENTRY) };
 static const struct cprof_column cprof_call_columns[] = { CPROF_CALL_COLUMNS(CPROF_COLUMN_ENTRY) };
+static const struct cprof_column cprof_path_columns[] = { CPROF_PATH_COLUMNS(CPROF_COLUMN_ENTRY) };
 #undef CPROF_COLUMN_ENTRY
 
 #endif

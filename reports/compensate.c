@@ -42,5 +42,8 @@ void cprof_raw_compensate(cprof_profile *p, struct raw_file *rf)
         for (size_t i = 0; i < wk->ncall_rows; i++)
             compensate_row(wk->call_rows[i], cprof_call_columns, CPROF_CALL_NCOLUMNS,
                            rf->call_cost_ns);
+        for (size_t i = 0; i < wk->npath_rows; i++)
+            compensate_row(wk->path_rows[i], cprof_path_columns, CPROF_PATH_NCOLUMNS,
+                           rf->call_cost_ns);
     }
 }

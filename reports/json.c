@@ -125,6 +125,35 @@ static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
                      "c_callarc_outer_t", (json_int_t)cprof_outer(&a->c), "sites", sites);
 }
 
+/* A calling context; its cases in the order S-S, S-C, C-S, C-C. */
+static json_t *path(const cprof_profile *p, size_t i)
+{
+    const cprof_prof_path *x = &p->paths[i];
+    const cprof_prof_routine *r = x->routine == CPROF_OTHER_ROUTINE ? NULL : &p->routines[x->routine];
+    json_t *calls = json_array(), *time = json_array(), *outer = json_array(),
+           *nested = json_array(), *wcalls = json_array(), *wtime = json_array();
+    for (int k = 0; k < 4; k++) {
+        calls = append(calls, json_integer(x->cases[k].n));
+        time = append(time, json_integer(x->cases[k].t));
+        outer = append(outer, json_integer(cprof_outer(&x->cases[k])));
+        nested = append(nested, json_integer(x->cases[k].nested));
+    }
+    for (size_t w = 0; w < p->nworkers; w++) {
+        wcalls = append(wcalls, json_integer(x->worker[w].n));
+        wtime = append(wtime, json_integer(cprof_outer(&x->worker[w])));
+    }
+    json_t *parent = x->parent == CPROF_NO_PATH ? json_null() : json_integer((json_int_t)x->parent);
+    json_t *site = x->site_file ? json_pack("{s:s, s:I}", "file", x->site_file,
+                                            "line", (json_int_t)x->site_line)
+                                : json_null();
+    return json_pack("{s:I, s:o, s:s, s:s?, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+                     "id", (json_int_t)i, "parent", parent,
+                     "routine", r ? r->name : "<other>", "file", r ? r->file : NULL,
+                     "site", site, "folds_into", (json_int_t)x->folds_into,
+                     "calls", calls, "time", time, "outer_time", outer, "nested", nested,
+                     "worker_calls", wcalls, "worker_outer_time", wtime);
+}
+
 static json_t *worker(const cprof_profile *p, size_t id)
 {
     const cprof_prof_worker *w = &p->workers[id];
@@ -161,7 +190,22 @@ char *cprof_report_json(const cprof_profile *p)
                             "files", (json_int_t)p->nfiles,
                             "files_skipped", (json_int_t)p->nskipped, "programs", programs,
                             "workers", workers, "routines", routines, "arcs", arcs);
-    char *text = json_dumps(doc, JSON_INDENT(2));
+    /* Profiles with calling contexts (docs/semantics.md) list them. */
+    if (doc && p->npaths) {
+        json_t *paths = json_array();
+        for (size_t i = 0; i < p->npaths; i++)
+            paths = append(paths, path(p, i));
+        if (!paths || json_object_set_new(doc, "paths", paths)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    return cprof_json_text(doc, 2);
+}
+
+char *cprof_json_text(struct json_t *doc, int indent)
+{
+    char *text = doc ? json_dumps(doc, JSON_INDENT(indent)) : NULL;
     json_decref(doc);
     if (!text)
         return NULL;

@@ -23,6 +23,8 @@ static const char usage_text[] =
     "                    [--routine NAME] [FILE...]\n"
     "       cprof-report [LOAD] --json [FILE...]\n"
     "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
+    "       cprof-report [LOAD] --paths [-b] [--threshold PCT] [FILE...]\n"
+    "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
@@ -44,6 +46,11 @@ static const char usage_text[] =
     "                    arcs, callgraph, threads, spread\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
+    "  --paths           print the call paths: every calling context, heaviest first\n"
+    "                    (--csv paths: the same as CSV)\n"
+    "  --folded          print folded stacks of self times in ns (flamegraph.pl, inferno,\n"
+    "                    speedscope)\n"
+    "  --hatchet         print the calling-context tree as Hatchet's literal format\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -88,7 +95,8 @@ int main(int argc, char **argv)
     /* Long options only, but -b; their values are outside char range so that optopt
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
-           OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION };
+           OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
+           OPT_PATHS, OPT_FOLDED, OPT_HATCHET };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
@@ -96,6 +104,9 @@ int main(int argc, char **argv)
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"diff", no_argument, NULL, OPT_DIFF},
         {"dot", no_argument, NULL, OPT_DOT},
+        {"paths", no_argument, NULL, OPT_PATHS},
+        {"folded", no_argument, NULL, OPT_FOLDED},
+        {"hatchet", no_argument, NULL, OPT_HATCHET},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
         {"brief", no_argument, NULL, 'b'},
@@ -108,7 +119,7 @@ int main(int argc, char **argv)
     static const char *const sort_keys[] = {"self", "inclusive", "calls", "name"};
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
-    bool json = false, diff = false, dot = false;
+    bool json = false, diff = false, dot = false, paths = false, folded = false, hatchet = false;
     const char *csv_name = NULL;
     int opt;
     opterr = 0;
@@ -123,6 +134,15 @@ int main(int argc, char **argv)
             break;
         case OPT_DOT:
             dot = true;
+            break;
+        case OPT_PATHS:
+            paths = true;
+            break;
+        case OPT_FOLDED:
+            folded = true;
+            break;
+        case OPT_HATCHET:
+            hatchet = true;
             break;
         case OPT_COMPENSATE:
             lo.compensate = true;
@@ -186,6 +206,18 @@ int main(int argc, char **argv)
                            " --keep-going (and --sort with --diff)");
     if (dot && (o.brief || o.sort || csv_name))
         return usage_error("--dot takes no -b, --sort or --csv");
+    /* --csv paths is the --paths table as CSV. */
+    bool paths_csv = csv_name && !diff && !json && !strcmp(csv_name, "paths");
+    if (paths_csv) {
+        paths = true;
+        csv_name = NULL;
+    }
+    int path_modes = paths + folded + hatchet;
+    if (path_modes > 1 || (path_modes && (json || dot || diff || o.sort || o.routine || csv_name)))
+        return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
+                           " --threshold)");
+    if ((folded || hatchet) && (o.brief || o.has_threshold))
+        return usage_error("--folded and --hatchet take no -b or --threshold");
     int csv = -1;
     if (csv_name && (csv = diff ? cprof_diff_section(csv_name)
                                 : cprof_report_section(csv_name)) < 0) {
@@ -232,6 +264,11 @@ int main(int argc, char **argv)
             const char *const names[2] = {lo.paths[0], lo.paths[1]};
             text = cprof_report_diff(&v[0], &v[1], names, csv, json);
             cprof_view_free(&v[1]);
+        } else if (paths) {
+            cprof_table *t = cprof_section_paths(&v[0]);
+            text = cprof_tables_text(&t, 1, paths_csv ? 0 : -1, o.brief);
+        } else if (folded || hatchet) {
+            text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
         } else
             text = dot ? cprof_report_dot(&v[0]) : cprof_report_text(&v[0], csv);
         cprof_view_free(&v[0]);

@@ -77,6 +77,25 @@ typedef struct {
     size_t nsites;
 } cprof_prof_arc;
 
+#define CPROF_NO_PATH SIZE_MAX        /* the parent of a root context */
+#define CPROF_OTHER_ROUTINE SIZE_MAX  /* the routine of an <other> context */
+
+/* A calling context (docs/semantics.md, "Calling contexts"): a call from a site, or an
+ * entry from outside, that reached a routine, under its parent context.  The contexts
+ * of every worker and file with the same path (routine and site at each step) are one.
+ * An <other> context stands for calls past the runtime's limit: cases[0].n says how
+ * many, and their figures are in their arcs only. */
+typedef struct {
+    size_t parent;          /* an earlier context, or CPROF_NO_PATH for a root */
+    size_t routine;         /* index into routines, or CPROF_OTHER_ROUTINE */
+    char *site_file;        /* where the call is spelled; NULL for an entry from outside */
+    int64_t site_line;
+    size_t folds_into;      /* the context its activations' calls hang from: itself, or
+                               an ancestor of the same routine (recursion folded) */
+    cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: calls, time, nested calls, rec_t */
+    cprof_tally *worker;    /* [nworkers]: all cases on each worker */
+} cprof_prof_path;
+
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
     char *name;
@@ -104,6 +123,8 @@ typedef struct {
     size_t nroutines;
     cprof_prof_arc *arcs;            /* by caller (external first among equal names), callee */
     size_t narcs;
+    cprof_prof_path *paths;          /* a parent before its children */
+    size_t npaths;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */

@@ -11,10 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A worker's "routines" and "calls" rows (format/schema.h) are both stored MAX_COLS
+/* A worker's "routines", "calls" and "paths" rows (format/schema.h) are all stored MAX_COLS
  * wide.  Rows of older writers lack the recursion columns: they read as 0. */
-enum { MAX_COLS = (int)CPROF_ROUTINE_NCOLUMNS > (int)CPROF_CALL_NCOLUMNS
-                     ? (int)CPROF_ROUTINE_NCOLUMNS : (int)CPROF_CALL_NCOLUMNS };
+#define CPROF_MAX2(a, b) ((int)(a) > (int)(b) ? (int)(a) : (int)(b))
+enum { MAX_COLS = CPROF_MAX2(CPROF_MAX2(CPROF_ROUTINE_NCOLUMNS, CPROF_CALL_NCOLUMNS),
+                             CPROF_PATH_NCOLUMNS) };
 
 struct raw_routine {
     const char *name, *file;
@@ -32,8 +33,8 @@ struct raw_site {
 
 struct raw_worker {
     int64_t tid, omp_thread, pu, core;
-    int64_t (*routine_rows)[MAX_COLS], (*call_rows)[MAX_COLS];
-    size_t nroutine_rows, ncall_rows;
+    int64_t (*routine_rows)[MAX_COLS], (*call_rows)[MAX_COLS], (*path_rows)[MAX_COLS];
+    size_t nroutine_rows, ncall_rows, npath_rows;
 };
 
 struct raw_file {
@@ -76,6 +77,14 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
 int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
                        const cprof_profile *b);
 bool cprof_same_program(const char *a, const char *b);
+
+/* paths.c: the calling contexts of file rf into p (its routines merged already: each
+ * raw routine's global index set); of a and b into out, with the routine maps of the
+ * sum; and freeing them. */
+int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                    const cprof_profile *b, const size_t *amap, const size_t *bmap);
+void cprof_paths_free(cprof_profile *p);
 
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))

@@ -158,6 +158,28 @@ static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, s
     return 0;
 }
 
+/* A paths row names its parent and the context it folds into by an earlier row (or 0),
+ * a site and a routine where its kind has them. */
+static int check_paths(struct loader *l, const struct raw_file *rf, const struct raw_worker *w,
+                       size_t wi)
+{
+    for (size_t i = 0; i < w->npath_rows; i++) {
+        const int64_t *v = w->path_rows[i];
+        int64_t kind = v[CPROF_P_KIND];
+        int bad = kind > CPROF_PATH_OTHER ? CPROF_P_KIND
+                  : (uint64_t)v[CPROF_P_PARENT] > i ? CPROF_P_PARENT
+                  : (uint64_t)v[CPROF_P_FOLDS] > i ? CPROF_P_FOLDS
+                  : kind == CPROF_PATH_CALL && (uint64_t)v[CPROF_P_SITE] >= rf->nsites ? CPROF_P_SITE
+                  : kind != CPROF_PATH_OTHER && (uint64_t)v[CPROF_P_CALLEE] >= rf->nroutines
+                      ? CPROF_P_CALLEE
+                      : -1;
+        if (bad >= 0)
+            return cprof_fail(l, "invalid profile: workers[%zu].paths[%zu]: %s %lld out of range",
+                              wi, i, cprof_path_columns[bad].name, (long long)v[bad]);
+    }
+    return 0;
+}
+
 static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
 {
     rf->nworkers = json_array_size(arr);
@@ -167,7 +189,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
     for (size_t i = 0; i < rf->nworkers && !rc; i++) {
         int64_t id;
         struct raw_worker tmp = {0};
-        json_t *routines, *calls;
+        json_t *routines, *calls, *paths = NULL;
         const struct field f[] = {
             {"id", JSON_INTEGER, &id, 0},
             {"tid", JSON_INTEGER, &tmp.tid, 0},
@@ -176,6 +198,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
             {"core", JSON_INTEGER, &tmp.core, -1},
             {"routines", JSON_ARRAY, &routines, 0},
             {"calls", JSON_ARRAY, &calls, 0},
+            {"paths", JSON_ARRAY | OPTIONAL, &paths, 0},
         };
         rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
         if (rc)
@@ -205,6 +228,11 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
                           call_idx, 2,
                           &w->call_rows,
                           &w->ncall_rows);
+        if (!rc && paths)
+            rc = get_rows(l, paths, i, "paths", CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS, NULL, 0,
+                          &w->path_rows, &w->npath_rows);
+        if (!rc)
+            rc = check_paths(l, rf, w, i);
     }
     free(seen);
     return rc;
@@ -215,6 +243,7 @@ void cprof_raw_free(struct raw_file *rf)
     for (size_t w = 0; w < rf->nworkers; w++) {
         free(rf->workers[w].routine_rows);
         free(rf->workers[w].call_rows);
+        free(rf->workers[w].path_rows);
     }
     free(rf->workers);
     free(rf->sites);

@@ -10,6 +10,9 @@
 /* The --json document (docs/report-json.md), newline-terminated; malloc'd, NULL if out
  * of memory. */
 char *cprof_report_json(const cprof_profile *p);
+/* doc (a jansson value, released; NULL allowed) as newline-terminated text. */
+struct json_t;
+char *cprof_json_text(struct json_t *doc, int indent);
 
 /* The sections of the text report, in report order (docs/report.md), each one table. */
 cprof_table *cprof_section_summary(const cprof_view *v);    /* summary.c */
@@ -37,6 +40,13 @@ char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
                         const char *const paths[2], int csv, bool json);
 /* The index of the --diff section named name (summary, routines) for csv, or -1. */
 int cprof_diff_section(const char *name);
+
+/* Call paths (pathview.c): the --paths section (also --csv paths); --folded, folded
+ * stacks of self times in ns; --hatchet, Hatchet's literal tree.  malloc'd, NULL if out
+ * of memory. */
+cprof_table *cprof_section_paths(const cprof_view *v);
+char *cprof_report_folded(const cprof_view *v);
+char *cprof_report_hatchet(const cprof_view *v);
 
 /* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
 char *cprof_report_dot(const cprof_view *v);

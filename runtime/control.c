@@ -215,6 +215,15 @@ void cprof_call_now(const struct cprof_call_rec *c, struct cprof_call_rec *out)
         add_now(of_node(n), o);
 }
 
+void cprof_node_now(const struct cprof_node *n, struct cprof_node *out)
+{
+    *out = *n;
+    struct figures o = of_node(out);
+    for (int i = 0; i < 5; i++)
+        memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
+    add_now(of_node((struct cprof_node *)n), o);
+}
+
 void cprof_routine_now(const struct cprof_routine_rec *r, struct cprof_routine_rec *out)
 {
     *out = *r;

@@ -111,6 +111,7 @@ struct cprof_call_rec {
     struct cprof_node *nodes;       /* the calling contexts of its timed calls: its own
                                        figures hold only the calls no context took */
     int callee;                     /* routine id */
+    int site;                       /* site id (not for a routine's external entries) */
 };
 
 /* A calling context on one worker (docs/semantics.md, "Calling contexts"): a call
@@ -260,6 +261,7 @@ void cprof_control_start(void);
 /* What the profile shows of a record: the record less what was taken out. */
 void cprof_call_now(const struct cprof_call_rec *c, struct cprof_call_rec *out);
 void cprof_routine_now(const struct cprof_routine_rec *r, struct cprof_routine_rec *out);
+void cprof_node_now(const struct cprof_node *n, struct cprof_node *out);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 

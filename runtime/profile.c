@@ -139,6 +139,42 @@ static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
         }
 }
 
+/* The worker's calling contexts, in the order they were made: a parent before its
+ * children, and the row of context id is id - 1 (the root, id 0, is not written). */
+static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt)
+{
+    cprof_json_key(j, "paths");
+    cprof_json_begin(j, '[');
+    size_t size = (size_t)(w->nnodes ? w->nnodes : 1) * sizeof(struct cprof_node *);
+    struct cprof_node **by_id = cprof_alloc(size);
+    for (struct cprof_node *n = w->nodes; n; n = n->made_next)
+        by_id[n->id] = n;
+    for (int id = 1; id < w->nnodes; id++) {
+        struct cprof_node now, *n = &now;
+        cprof_node_now(by_id[id], n);
+        const struct cprof_call_rec *key = n->key;
+        int kind = !key ? CPROF_PATH_OTHER : key == &key->rec->ext ? CPROF_PATH_OUTSIDE
+                                                                   : CPROF_PATH_CALL;
+        uint64_t v[CPROF_PATH_NCOLUMNS] = {
+            [CPROF_P_KIND] = (uint64_t)kind,
+            [CPROF_P_PARENT] = (uint64_t)n->parent->id,
+            [CPROF_P_FOLDS] = n->canon == by_id[id] ? 0 : (uint64_t)n->canon->id,
+            [CPROF_P_SITE] = kind == CPROF_PATH_CALL ? (uint64_t)key->site : 0,
+            [CPROF_P_CALLEE] = key ? (uint64_t)key->callee : 0,
+        };
+        for (int k = 0; k < CPROF_NCASES; k++) {
+            v[CPROF_P_OF(CPROF_C_CALLS(k))] = n->count[k];
+            v[CPROF_P_OF(CPROF_C_TIME(k))] = n->time[k];
+            v[CPROF_P_OF(CPROF_C_NESTED(k))] = n->nested[k];
+            v[CPROF_P_OF(CPROF_C_REC_TIME(k))] = n->rec_time[k];
+            v[CPROF_P_OF(CPROF_C_REC_NESTED(k))] = n->rec_nested[k];
+        }
+        write_row(j, v, cprof_path_columns, CPROF_PATH_NCOLUMNS, npt);
+    }
+    cprof_free(by_id, size);
+    cprof_json_end(j, ']');
+}
+
 static void write_worker(struct cprof_json *j, struct cprof_worker *w,
                          const struct cprof_topology *topo, double npt)
 {
@@ -201,6 +237,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
         }
     }
     cprof_json_end(j, ']');
+    write_paths(j, w, npt);
     cprof_json_end(j, '}');
     pthread_mutex_unlock(&w->lock);
 }

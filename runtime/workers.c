@@ -204,6 +204,7 @@ struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int
     if (!c) {
         c = arena_alloc(w, sizeof *c);
         c->callee = callee;
+        c->site = site;
         *link = c;
     }
     pthread_mutex_unlock(&w->lock);

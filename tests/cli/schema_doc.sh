@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs/profile-format.md's column tables say what format/schema.h declares: every
-# column's number and name, in order, for the routines and the calls rows; and a
+# column's number and name, in order, for the routines, calls and paths rows; and a
 # profile written by the runtime has rows exactly as wide as the schema says.
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"
@@ -14,7 +14,9 @@ int main(void)
         printf("routines %d %s\n", c, cprof_routine_columns[c].name);
     for (int c = 0; c < CPROF_CALL_NCOLUMNS; c++)
         printf("calls %d %s\n", c, cprof_call_columns[c].name);
-    printf("widths %d %d\n", CPROF_ROUTINE_NCOLUMNS, CPROF_CALL_NCOLUMNS);
+    for (int c = 0; c < CPROF_PATH_NCOLUMNS; c++)
+        printf("paths %d %s\n", c, cprof_path_columns[c].name);
+    printf("widths %d %d %d\n", CPROF_ROUTINE_NCOLUMNS, CPROF_CALL_NCOLUMNS, CPROF_PATH_NCOLUMNS);
     return 0;
 }
 EOF2
@@ -29,6 +31,7 @@ ok "format/schema.h compiles on its own, warning-free"
 awk '
     /^`routines` rows/ { table = "routines" }
     /^`calls` rows/ { table = "calls" }
+    /^`paths` rows/ { table = "paths" }
     table && /^\| [0-9]/ {
         split($0, cell, " \\| ")
         key = substr(cell[1], 3)
@@ -58,8 +61,9 @@ int main(void) { printf("%d\n", leaf(1)); return 0; }
 EOF2
 "$bin/cprof-cc" -O2 prog.c -o prog > cc.err 2>&1 || nok "build prog.c" "$(indent cc.err)"
 CPROF_OUT=$tmp/p.out ./prog > /dev/null
-read -r _ rw cw < <(./dump | grep '^widths')
-got=$(jq -c '[([.workers[].routines[] | length] | unique), ([.workers[].calls[] | length] | unique)]' p.out)
-check "a profile's rows are as wide as the schema says ($rw, $cw)" "got $got" -- \
-    [ "$got" = "[[$rw],[$cw]]" ]
+read -r _ rw cw pw < <(./dump | grep '^widths')
+got=$(jq -c '[([.workers[].routines[] | length] | unique), ([.workers[].calls[] | length] | unique),
+              ([.workers[].paths[] | length] | unique)]' p.out)
+check "a profile's rows are as wide as the schema says ($rw, $cw, $pw)" "got $got" -- \
+    [ "$got" = "[[$rw],[$cw],[$pw]]" ]
 finish

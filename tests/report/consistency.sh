@@ -8,7 +8,11 @@
 #      printed --csv flat);
 #   4. its worker inclusive <= the outer times of the arcs into it, added up, and its
 #      wall inclusive <= their sequential (s) outer times: a child never takes more
-#      time than its callers spent calling it.
+#      time than its callers spent calling it;
+#   5. a profile with calling contexts (.paths): summed by call site and callee, the
+#      contexts' calls per case are the arcs' sites' calls exactly, and their times
+#      within the rounding slack; summed by routine, the roots from outside are the
+#      arcs from <external>.  Counted routines have no contexts and are left out.
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
 # record of recursion: its outer times are the paper's (docs/profile-format.md), so the
 # arcs' checks (2 for arcs, 4) are left out for it.
@@ -43,7 +47,27 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   (if .inclusive_worker_t > $worker + $tol then
      "\($n): worker inclusive \(.inclusive_worker_t) > \($worker), the outer time of the arcs into it" else empty end),
   (if .inclusive_wall_t > $wall + $tol then
-     "\($n): wall inclusive \(.inclusive_wall_t) > \($wall), the sequential outer time of the arcs into it" else empty end))
+     "\($n): wall inclusive \(.inclusive_wall_t) > \($wall), the sequential outer time of the arcs into it" else empty end)),
+(select(.paths) | . as $doc |
+  ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
+  def key($site; $name; $file): "\($site):\($name)@\($file)";
+  ([.arcs[] | . as $a | select(($counted | index("\($a.callee)@\($a.callee_file)")) | not) |
+    if .caller == "<external>" then {k: key("outside"; .callee; .callee_file), s: .s_callarc, c: .c_callarc, st: .s_callarc_t, ct: .c_callarc_t, rows: $nw}
+    else (.sites[] | {k: key("\(.file):\(.line)"; $a.callee; $a.callee_file), s: .s_callarc, c: .c_callarc, st: .s_callarc_t, ct: .c_callarc_t, rows: $nw}) end]
+   | group_by(.k) | map({k: .[0].k, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $arcs |
+  ([.paths[] | select(.routine != "<other>") |
+    {k: key(if .site then "\(.site.file):\(.site.line)" else "outside" end; .routine; .file),
+     s: .calls[0], c: (.calls[1] + .calls[2] + .calls[3]), st: .time[0], ct: (.time[1] + .time[2] + .time[3])}]
+   | group_by(.k) | map({k: .[0].k, n: length, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $paths |
+  ($paths | map({(.k): .}) | add // {}) as $pk |
+  ($arcs[] | . as $a | ($pk[.k] // {n: 0, s: 0, c: 0, st: 0, ct: 0}) as $p | ($nw * (1 + $p.n)) as $tol |
+    (if [$p.s, $p.c] != [$a.s, $a.c] then
+       "call paths: calls \(.k) \([$p.s, $p.c]) != the arcs' \([$a.s, $a.c])" else empty end),
+    (if (($p.st - $a.st) | fabs) > $tol or (($p.ct - $a.ct) | fabs) > $tol then
+       "call paths: time \(.k) \([$p.st, $p.ct]) != the arcs' \([$a.st, $a.ct])" else empty end)),
+  ($arcs | map({(.k): 1}) | add // {}) as $ak |
+  ($paths[] | select($ak[.k] | not) | select(.s + .c > 0) |
+    "call paths: \(.k) has \(.s + .c) calls in contexts and no arc"))
 EOF
 
 # The flat profile as printed (--csv flat): the %time column adds up to at most 100

@@ -1,0 +1,169 @@
+/* paths.c: the calling contexts of the merged profile (profile.h), from the workers'
+ * "paths" rows (docs/profile-format.md) and from two profiles being summed.
+ *
+ * Contexts are keyed by (parent, routine, site file, site line).  A parent always comes
+ * before its children, in the files and here, so a context's key is known when it is
+ * met; a hash table finds the contexts already made.
+ */
+#include "raw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+struct index {
+    size_t *slot;           /* context + 1; 0 empty */
+    size_t cap;             /* a power of 2 */
+};
+
+static uint64_t hash_key(size_t parent, size_t routine, const char *file, int64_t line)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint64_t parts[3] = {parent, routine, (uint64_t)line};
+    for (int i = 0; i < 3; i++)
+        h = (h ^ parts[i]) * 1099511628211ull;
+    for (const char *c = file ? file : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h;
+}
+
+static bool same_key(const cprof_prof_path *x, size_t parent, size_t routine, const char *file,
+                     int64_t line)
+{
+    return x->parent == parent && x->routine == routine && x->site_line == line &&
+           (x->site_file == file || (x->site_file && file && !strcmp(x->site_file, file)));
+}
+
+static void index_grow(struct index *ix, const cprof_profile *p)
+{
+    size_t cap = ix->cap ? 2 * ix->cap : 256;
+    size_t *slot = cprof_xcalloc(cap, sizeof *slot);
+    for (size_t i = 0; i < p->npaths; i++) {
+        const cprof_prof_path *x = &p->paths[i];
+        size_t h = hash_key(x->parent, x->routine, x->site_file, x->site_line) & (cap - 1);
+        while (slot[h])
+            h = (h + 1) & (cap - 1);
+        slot[h] = i + 1;
+    }
+    free(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+}
+
+/* The context of p with this key, made (zero, folding into itself) if need be. */
+static size_t context(cprof_profile *p, struct index *ix, size_t *cap, size_t parent,
+                      size_t routine, const char *file, int64_t line)
+{
+    if (2 * (p->npaths + 1) > ix->cap)
+        index_grow(ix, p);
+    size_t h = hash_key(parent, routine, file, line) & (ix->cap - 1);
+    for (; ix->slot[h]; h = (h + 1) & (ix->cap - 1))
+        if (same_key(&p->paths[ix->slot[h] - 1], parent, routine, file, line))
+            return ix->slot[h] - 1;
+    if (p->npaths == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        p->paths = cprof_xrealloc(p->paths, *cap * sizeof *p->paths);
+    }
+    size_t i = p->npaths++;
+    p->paths[i] = (cprof_prof_path){parent, routine, file ? cprof_xstrdup(file) : NULL, line, i,
+                                    {{0}}, cprof_xcalloc(p->nworkers ? p->nworkers : 1,
+                                                         sizeof(cprof_tally))};
+    ix->slot[h] = i + 1;
+    return i;
+}
+
+static bool add(int64_t *a, int64_t b)
+{
+    return !__builtin_add_overflow(*a, b, a);
+}
+
+static bool tally_add(cprof_tally *a, const cprof_tally *b)
+{
+    return add(&a->n, b->n) && add(&a->t, b->t) && add(&a->nested, b->nested) &&
+           add(&a->rec_t, b->rec_t);
+}
+
+static int overflow(struct loader *l)
+{
+    return cprof_fail(l, "a sum of the profile's calling contexts overflows 64 bits");
+}
+
+int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf)
+{
+    struct index ix = {0};
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t w = 0; w < rf->nworkers && !rc; w++) {
+        const struct raw_worker *wk = &rf->workers[w];
+        size_t *row_to = cprof_xcalloc(wk->npath_rows + 1, sizeof *row_to);
+        for (size_t i = 0; i < wk->npath_rows && !rc; i++) {
+            const int64_t *v = wk->path_rows[i];
+            int64_t kind = v[CPROF_P_KIND];
+            const struct raw_site *s = kind == CPROF_PATH_CALL ? &rf->sites[v[CPROF_P_SITE]] : NULL;
+            size_t parent = v[CPROF_P_PARENT] ? row_to[v[CPROF_P_PARENT] - 1] : CPROF_NO_PATH;
+            size_t routine = kind == CPROF_PATH_OTHER ? CPROF_OTHER_ROUTINE
+                                                      : rf->routines[v[CPROF_P_CALLEE]].global;
+            size_t c = context(p, &ix, &cap, parent, routine, s ? s->file : NULL, s ? s->line : 0);
+            row_to[i] = c;
+            cprof_prof_path *x = &p->paths[c];
+            if (v[CPROF_P_FOLDS])
+                x->folds_into = row_to[v[CPROF_P_FOLDS] - 1];
+            for (int k = 0; k < CPROF_COLUMN_CASES && !rc; k++) {
+                cprof_tally t = {v[CPROF_P_OF(CPROF_C_CALLS(k))], v[CPROF_P_OF(CPROF_C_TIME(k))],
+                                 v[CPROF_P_OF(CPROF_C_NESTED(k))],
+                                 v[CPROF_P_OF(CPROF_C_REC_TIME(k))]};
+                if (!tally_add(&x->cases[k], &t) || !tally_add(&x->worker[w], &t))
+                    rc = overflow(l);
+            }
+        }
+        free(row_to);
+    }
+    free(ix.slot);
+    return rc;
+}
+
+/* b's contexts into out (which holds a's), b's routines renumbered by bmap. */
+int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                    const cprof_profile *b, const size_t *amap, const size_t *bmap)
+{
+    struct index ix = {0};
+    size_t cap = 0;
+    size_t *to = cprof_xcalloc(a->npaths + b->npaths + 1, sizeof *to);
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++) {
+        const cprof_profile *q = s ? b : a;
+        const size_t *map = s ? bmap : amap;
+        for (size_t i = 0; i < q->npaths && !rc; i++) {
+            const cprof_prof_path *y = &q->paths[i];
+            size_t parent = y->parent == CPROF_NO_PATH ? CPROF_NO_PATH : to[y->parent];
+            size_t routine = y->routine == CPROF_OTHER_ROUTINE ? CPROF_OTHER_ROUTINE
+                                                               : map[y->routine];
+            size_t c = context(out, &ix, &cap, parent, routine, y->site_file, y->site_line);
+            to[i] = c;
+            cprof_prof_path *x = &out->paths[c];
+            if (y->folds_into != i)
+                x->folds_into = to[y->folds_into];
+            for (int k = 0; k < CPROF_COLUMN_CASES && !rc; k++)
+                if (!tally_add(&x->cases[k], &y->cases[k]))
+                    rc = overflow(l);
+            for (size_t w = 0; w < q->nworkers && !rc; w++)
+                if (!tally_add(&x->worker[w], &y->worker[w]))
+                    rc = overflow(l);
+        }
+    }
+    free(to);
+    free(ix.slot);
+    return rc;
+}
+
+void cprof_paths_free(cprof_profile *p)
+{
+    for (size_t i = 0; i < p->npaths; i++) {
+        free(p->paths[i].site_file);
+        free(p->paths[i].worker);
+    }
+    free(p->paths);
+    p->paths = NULL;
+    p->npaths = 0;
+}

@@ -1,0 +1,287 @@
+/* pathview.c: the calling contexts as a report: --paths (Hall and Goldberg's downward
+ * call path profile, every context of every worker with its S/C split), --folded
+ * (folded stacks for flame graphs) and --hatchet (Hatchet's literal tree).
+ * docs/report.md, "Call paths".
+ *
+ * A context's time is its outer time (cprof_outer: recursion-nested activations counted
+ * once), sequential entries wall time, concurrent ones worker time, as in the arcs.
+ */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+static int64_t seq_time(const cprof_prof_path *x)
+{
+    return cprof_outer(&x->cases[0]);
+}
+
+static int64_t conc_time(const cprof_prof_path *x)
+{
+    int64_t t = 0;
+    for (int k = 1; k < 4; k++)
+        t = cprof_add(t, cprof_outer(&x->cases[k]));
+    return t;
+}
+
+static int64_t path_time(const cprof_prof_path *x)
+{
+    return cprof_add(seq_time(x), conc_time(x));
+}
+
+/* A context's children, heaviest first, as lists of indexes. */
+struct tree {
+    size_t *first, *next;   /* [npaths]: first child, next sibling; SIZE_MAX: none */
+    size_t *roots;
+    size_t nroots;
+};
+
+static const cprof_profile *sort_p;
+
+static int cmp_heavier(const void *x, const void *y)
+{
+    const cprof_prof_path *a = &sort_p->paths[*(const size_t *)x];
+    const cprof_prof_path *b = &sort_p->paths[*(const size_t *)y];
+    int64_t ta = path_time(a), tb = path_time(b);
+    return ta != tb ? (ta < tb) - (ta > tb) : (*(const size_t *)x > *(const size_t *)y) -
+                                              (*(const size_t *)x < *(const size_t *)y);
+}
+
+static void tree_make(struct tree *t, const cprof_profile *p)
+{
+    size_t n = p->npaths;
+    t->first = cprof_xcalloc(n + 1, sizeof *t->first);
+    t->next = cprof_xcalloc(n + 1, sizeof *t->next);
+    t->roots = cprof_xcalloc(n + 1, sizeof *t->roots);
+    size_t *order = cprof_xcalloc(n + 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        t->first[i] = t->next[i] = SIZE_MAX;
+    }
+    sort_p = p;
+    qsort(order, n, sizeof *order, cmp_heavier);
+    /* Lightest first, each put at the head of its parent's list: heaviest ends first. */
+    t->nroots = 0;
+    for (size_t k = n; k-- > 0;) {
+        size_t i = order[k], parent = p->paths[i].parent;
+        if (parent == CPROF_NO_PATH)
+            continue;
+        t->next[i] = t->first[parent];
+        t->first[parent] = i;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (p->paths[order[k]].parent == CPROF_NO_PATH)
+            t->roots[t->nroots++] = order[k];
+    free(order);
+}
+
+static void tree_free(struct tree *t)
+{
+    free(t->first);
+    free(t->next);
+    free(t->roots);
+}
+
+/* What a context is called on a path: its routine. */
+static const char *step_name(const cprof_view *v, size_t i)
+{
+    const cprof_prof_path *x = &v->p->paths[i];
+    return x->routine == CPROF_OTHER_ROUTINE ? "<other>" : v->r[x->routine].label;
+}
+
+/* The first step of a path from root i: its routine, and for a root that a call site
+ * made (on a thread of a team, where the routine that opened the region is not open)
+ * "(region of CALLER)", sep, routine. */
+static char *root_name(const cprof_view *v, size_t i, const char *sep)
+{
+    const cprof_profile *p = v->p;
+    const cprof_prof_path *x = &p->paths[i];
+    if (!x->site_file || x->routine == CPROF_OTHER_ROUTINE)
+        return cprof_xstrdup(step_name(v, i));
+    const char *caller = "?";
+    for (size_t a = 0; a < p->narcs; a++)
+        if (p->arcs[a].callee == x->routine && p->arcs[a].caller != CPROF_EXTERNAL)
+            for (size_t s = 0; s < p->arcs[a].nsites; s++)
+                if (p->arcs[a].sites[s].line == x->site_line &&
+                    !strcmp(p->arcs[a].sites[s].file, x->site_file))
+                    caller = v->r[p->arcs[a].caller].label;
+    return cprof_xasprintf("(region of %s)%s%s", caller, sep, step_name(v, i));
+}
+
+/* Path of context i: prefix > step, or its root name. */
+static char *path_name(const cprof_view *v, size_t i, const char *prefix, const char *sep)
+{
+    return prefix ? cprof_xasprintf("%s%s%s", prefix, sep, step_name(v, i)) : root_name(v, i, sep);
+}
+
+static const char paths_explain[] =
+    "Every calling context of every worker (docs/semantics.md, \"Calling contexts\"):\n"
+    "a path from an entry from outside (main, a callback) or, on the other threads of\n"
+    "a team, from the routine whose parallel region made the call, shown as (region\n"
+    "of NAME), down to the routine reached, heaviest first under each parent.  Calls\n"
+    "of the same routine from two places are two contexts, so a routine's cost is told\n"
+    "apart by where it was called from, as no arc can.  s calls / s wall: sequential\n"
+    "entries (S-S) and their wall time; c calls / c worker: concurrent ones (S-C, C-S,\n"
+    "C-C) and their worker time; each counts a recursion once (outer time).  %time is\n"
+    "s wall + c worker over elapsed x workers.  workers: how many ran the context.  A\n"
+    "recursive call's context is shown once; what its activations call is under the\n"
+    "context of the routine further up (=> NAME).  Counted routines and runs with\n"
+    "CPROF_MODE=count have no contexts; <other> holds the calls past CPROF_PATHS_MAX.\n";
+
+struct paths_out {
+    const cprof_view *v;
+    const struct tree *t;
+    cprof_table *table;
+    int64_t whole;
+    size_t hidden;
+};
+
+static void path_rows(struct paths_out *o, size_t i, const char *prefix)
+{
+    const cprof_profile *p = o->v->p;
+    const cprof_prof_path *x = &p->paths[i];
+    double pct = o->whole > 0 ? 100.0 * (double)path_time(x) / (double)o->whole : 0;
+    if (o->v->o->has_threshold && pct < o->v->o->threshold) {
+        o->hidden++;
+        return;
+    }
+    char *name = path_name(o->v, i, prefix, " > ");
+    int64_t sn = x->cases[0].n, cn = 0, workers = 0;
+    for (int k = 1; k < 4; k++)
+        cn = cprof_add(cn, x->cases[k].n);
+    for (size_t w = 0; w < p->nworkers; w++)
+        workers += x->worker[w].n > 0;
+    char *shown = x->folds_into != i
+                      ? cprof_xasprintf("%s  => %s", name, step_name(o->v, x->folds_into))
+                      : NULL;
+    cprof_table_row(o->table);
+    cprof_cell_pct(o->table, pct);
+    cprof_cell_int(o->table, sn);
+    cprof_cell_time(o->table, seq_time(x));
+    cprof_cell_int(o->table, cn);
+    cprof_cell_time(o->table, conc_time(x));
+    cprof_cell_int(o->table, workers);
+    if (x->site_file) {
+        char *site = cprof_xasprintf("%s:%lld", x->site_file, (long long)x->site_line);
+        cprof_cell_str(o->table, site);
+        free(site);
+    } else {
+        cprof_cell_str(o->table, "");
+    }
+    cprof_cell_str(o->table, shown ? shown : name);
+    free(shown);
+    for (size_t c = o->t->first[i]; c != SIZE_MAX; c = o->t->next[c])
+        path_rows(o, c, name);
+    free(name);
+}
+
+cprof_table *cprof_section_paths(const cprof_view *v)
+{
+    static const cprof_column cols[] = {
+        {"%time", "pct_time", false}, {"s calls", "s_calls", false},
+        {"s wall", "s_wall_ns", false}, {"c calls", "c_calls", false},
+        {"c worker", "c_worker_ns", false}, {"workers", "workers", false},
+        {"site", "site", true}, {"path", "path", true},
+    };
+    cprof_table *t = cprof_table_new("Call paths", paths_explain, cols, sizeof cols / sizeof *cols);
+    struct tree tr;
+    tree_make(&tr, v->p);
+    struct paths_out o = {v, &tr, t, 0, 0};
+    o.whole = v->p->elapsed_ns * (int64_t)(v->p->nworkers ? v->p->nworkers : 1);
+    for (size_t r = 0; r < tr.nroots; r++)
+        path_rows(&o, tr.roots[r], NULL);
+    if (!v->p->npaths)
+        cprof_table_note(t, "(no calling contexts: counted routines only, CPROF_MODE=count, or"
+                            " a profile of an older cprof)");
+    if (o.hidden)
+        cprof_table_note(t, "(%zu contexts below %.2f%% hidden, with what is under them)",
+                         o.hidden, v->o->threshold);
+    tree_free(&tr);
+    return t;
+}
+
+/* ---- --folded: "a;b;c self_ns" per context, for flamegraph.pl, inferno, speedscope ---- */
+
+static void folded(FILE *f, const cprof_view *v, const struct tree *t, size_t i,
+                   const char *prefix)
+{
+    const cprof_prof_path *x = &v->p->paths[i];
+    char *stack = path_name(v, i, prefix, ";");
+    int64_t self = path_time(x);
+    for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
+        self -= path_time(&v->p->paths[c]);
+    if (self > 0)
+        fprintf(f, "%s %lld\n", stack, (long long)self);
+    for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
+        folded(f, v, t, c, stack);
+    free(stack);
+}
+
+char *cprof_report_folded(const cprof_view *v)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    struct tree t;
+    tree_make(&t, v->p);
+    for (size_t r = 0; r < t.nroots; r++)
+        folded(f, v, &t, t.roots[r], NULL);
+    tree_free(&t);
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* ---- --hatchet: GraphFrame.from_literal's list of trees ---- */
+
+static json_t *hatchet_node(const cprof_view *v, const struct tree *t, size_t i)
+{
+    const cprof_prof_path *x = &v->p->paths[i];
+    json_t *children = json_array();
+    int64_t self = path_time(x), calls = 0;
+    for (int k = 0; k < 4; k++)
+        calls = cprof_add(calls, x->cases[k].n);
+    for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c]) {
+        self -= path_time(&v->p->paths[c]);
+        json_t *child = hatchet_node(v, t, c);
+        if (!child || json_array_append_new(children, child)) {
+            json_decref(children);
+            return NULL;
+        }
+    }
+    char *name = x->parent == CPROF_NO_PATH ? root_name(v, i, " > ") : cprof_xstrdup(step_name(v, i));
+    json_t *o = json_pack("{s:{s:s, s:s}, s:{s:I, s:I, s:I, s:I, s:I}, s:o}",
+                          "frame", "name", name, "type", "function",
+                          "metrics", "time", (json_int_t)(self > 0 ? self : 0),
+                          "time (inc)", (json_int_t)path_time(x),
+                          "calls", (json_int_t)calls, "s_calls", (json_int_t)x->cases[0].n,
+                          "c_calls", (json_int_t)(calls - x->cases[0].n),
+                          "children", children);
+    free(name);
+    return o;
+}
+
+char *cprof_report_hatchet(const cprof_view *v)
+{
+    struct tree t;
+    tree_make(&t, v->p);
+    json_t *roots = json_array();
+    for (size_t r = 0; r < t.nroots && roots; r++) {
+        json_t *n = hatchet_node(v, &t, t.roots[r]);
+        if (!n || json_array_append_new(roots, n)) {
+            json_decref(roots);
+            roots = NULL;
+        }
+    }
+    tree_free(&t);
+    return cprof_json_text(roots, 1);
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Calling contexts (issue 12): the process_db example's two contexts of one routine
+# told apart, exact counts per path; recursion folded into a few contexts; the
+# --paths, --folded and --hatchet outputs.  (That contexts sum to the arcs is checked
+# on every profile of the suite by tests/report/consistency.sh.)
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+cp "$root/examples/process_db/process_db.c" .
+"$bin/cprof-cc" -fopenmp -O2 process_db.c -o pdb > cc.err 2>&1
+OMP_NUM_THREADS=2 CPROF_OUT=pdb.out ./pdb > pdb.txt 2> pdb.err
+check "examples/process_db runs and writes a profile" "$(indent cc.err)" "$(indent pdb.err)" -- test -s pdb.out
+"$bin/cprof-report" --json pdb.out > pdb.json
+# The program counts its comparisons itself: each is one call of key_before.
+uniq=$(sed -n 's/^comparisons: uniquify \([0-9]*\), salary_stats \([0-9]*\)$/\1/p' pdb.txt)
+sal=$(sed -n 's/^comparisons: uniquify \([0-9]*\), salary_stats \([0-9]*\)$/\2/p' pdb.txt)
+paths_under() {  # calls of key_before in contexts under routine $1, all workers
+    jq --arg via "$1" '[.paths as $p | $p[] | select(.routine == "key_before") |
+        select($p[.parent].routine == "sort_keys" and $p[$p[.parent].parent].routine == $via) |
+        .calls | add] | add' pdb.json
+}
+expect_jq "key_before is one arc for both callers of sort_keys" pdb.json \
+    '[.arcs[] | select(.callee == "key_before")] | length' 1
+check "paths: key_before's calls under uniquify = the program's count ($uniq)" "paths: $(paths_under uniquify)" -- \
+    test -n "$uniq" -a "$(paths_under uniquify)" = "$uniq"
+check "paths: key_before's calls under salary_stats = the program's count ($sal)" "paths: $(paths_under salary_stats)" -- \
+    test -n "$sal" -a "$(paths_under salary_stats)" = "$sal"
+time_under() {
+    jq --arg via "$1" '[.paths as $p | $p[] | select(.routine == "key_before") |
+        select($p[$p[.parent].parent].routine == $via) | .outer_time | add] | add' pdb.json
+}
+tu=$(time_under uniquify); ts=$(time_under salary_stats)
+# Names compared over 160 characters against salaries over 3: about ten times the time.
+check "paths: key_before takes more than twice the time under uniquify ($tu ns) as under salary_stats ($ts ns)" -- \
+    test "$tu" -gt $((2 * ts))
+"$bin/cprof-report" --paths pdb.out > paths.txt 2> paths.err
+check "--paths: the context main > uniquify > sort_keys > key_before" "$(indent paths.err)" -- \
+    grep -q 'main > uniquify > sort_keys > key_before$' paths.txt
+check "--paths: the other thread's contexts start at (region of main)" -- \
+    grep -q '(region of main) > salary_stats > sort_keys > key_before$' paths.txt
+"$bin/cprof-report" --csv paths pdb.out > paths.csv
+check "--csv paths: a header and one row per context" -- \
+    test "$(($(wc -l < paths.csv) - 1))" = "$(jq '.paths | length' pdb.json)"
+"$bin/cprof-report" --folded pdb.out > folded.txt
+check "--folded: every line 'frame;frame... N', N > 0" "$(grep -vE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt | head -3)" -- \
+    bash -c "[ -s folded.txt ] && ! grep -qvE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt"
+# Self times add up to the roots' time (each ns of a context is in one line).
+sum=$(awk '{ s += $NF } END { print s }' folded.txt)
+roots=$(jq '[.paths[] | select(.parent == null) | .outer_time | add] | add' pdb.json)
+check "--folded: the self times add up to the roots' time ($roots ns)" "sum $sum" -- test "$sum" = "$roots"
+"$bin/cprof-report" --hatchet pdb.out > hatchet.json
+expect_jq "--hatchet: a list of trees, each node frame/metrics/children" hatchet.json \
+    '[.. | objects | select(has("frame")) | (.frame | keys) == ["name", "type"] and (.metrics | has("time") and has("time (inc)")) and (.children | type) == "array"] | all' true
+expect_jq "--hatchet: main's inclusive time is its context's" hatchet.json \
+    '.[] | select(.frame.name == "main") | .metrics."time (inc)"' "$(jq '.paths[] | select(.routine == "main" and .parent == null) | .outer_time | add' pdb.json)"
+
+# Recursion folds: fib's tree is main > fib > fib however deep, and so is a recursion
+# a million deep.
+cat > rec.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+long down(long n) { return n ? 1 + down(n - 1) : 0; }
+int main(int argc, char **argv)
+{
+    (void)argv;
+    printf("%ld %ld\n", fib(25 + argc - 1), down(1000000));
+    return 0;
+}
+C
+"$bin/cprof-cc" -O2 rec.c -o rec > cc.err 2>&1 && CPROF_OUT=rec.out ./rec > rec.txt
+"$bin/cprof-report" --json rec.out > rec.json 2> rec.err
+expect_jq "fib(25) and a recursion 10^6 deep: 5 contexts (main, fib, fib > fib, down, down > down)" rec.json \
+    '[.paths[] | [.routine, (.parent != null)]] | length' 5
+expect_jq "fib's recursive context folds into fib's, with fib(25)'s 242784 calls" rec.json \
+    '[.paths as $p | $p[] | select(.routine == "fib" and .folds_into != .id) | [$p[.folds_into].routine, (.calls | add)]]' '[["fib", 242784]]'
+finish
