@@ -23,7 +23,8 @@ static const char usage_text[] =
     "                    [--routine NAME] [FILE...]\n"
     "       cprof-report [LOAD] --json [FILE...]\n"
     "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
-    "       cprof-report [LOAD] --paths [-b] [--threshold PCT] [FILE...]\n"
+    "       cprof-report [LOAD] --paths [--root NAME | --callers NAME] [-b]\n"
+    "                    [--threshold PCT] [FILE...]\n"
     "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
@@ -48,6 +49,8 @@ static const char usage_text[] =
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
     "  --paths           print the call paths: every calling context, heaviest first\n"
     "                    (--csv paths: the same as CSV)\n"
+    "  --root NAME       the call paths from routine NAME down, merged (implies --paths)\n"
+    "  --callers NAME    the call paths that lead to routine NAME (implies --paths)\n"
     "  --folded          print folded stacks of self times in ns (flamegraph.pl, inferno,\n"
     "                    speedscope)\n"
     "  --hatchet         print the calling-context tree as Hatchet's literal format\n"
@@ -96,7 +99,7 @@ int main(int argc, char **argv)
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
-           OPT_PATHS, OPT_FOLDED, OPT_HATCHET };
+           OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
@@ -107,6 +110,8 @@ int main(int argc, char **argv)
         {"paths", no_argument, NULL, OPT_PATHS},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"hatchet", no_argument, NULL, OPT_HATCHET},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"callers", required_argument, NULL, OPT_CALLERS},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
         {"brief", no_argument, NULL, 'b'},
@@ -120,7 +125,7 @@ int main(int argc, char **argv)
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
     bool json = false, diff = false, dot = false, paths = false, folded = false, hatchet = false;
-    const char *csv_name = NULL;
+    const char *csv_name = NULL, *root = NULL, *callers = NULL;
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
@@ -143,6 +148,14 @@ int main(int argc, char **argv)
             break;
         case OPT_HATCHET:
             hatchet = true;
+            break;
+        case OPT_ROOT:
+            root = optarg;
+            paths = true;
+            break;
+        case OPT_CALLERS:
+            callers = optarg;
+            paths = true;
             break;
         case OPT_COMPENSATE:
             lo.compensate = true;
@@ -216,6 +229,8 @@ int main(int argc, char **argv)
     if (path_modes > 1 || (path_modes && (json || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
                            " --threshold)");
+    if (root && callers)
+        return usage_error("--root and --callers go one at a time");
     if ((folded || hatchet) && (o.brief || o.has_threshold))
         return usage_error("--folded and --hatchet take no -b or --threshold");
     int csv = -1;
@@ -265,8 +280,24 @@ int main(int argc, char **argv)
             text = cprof_report_diff(&v[0], &v[1], names, csv, json);
             cprof_view_free(&v[1]);
         } else if (paths) {
-            cprof_table *t = cprof_section_paths(&v[0]);
-            text = cprof_tables_text(&t, 1, paths_csv ? 0 : -1, o.brief);
+            /* --root, --callers: the same section over the contexts derived for NAME. */
+            const char *name = root ? root : callers;
+            cprof_profile seen = p[0];
+            cprof_view w = v[0];
+            w.p = &seen;
+            if (name && cprof_paths_derive(&p[0], name, callers != NULL, &seen.paths, &seen.npaths)) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "no calling context of a routine named '%s' in the"
+                         " profile", name);
+                error_line(msg);
+                rc = 1;
+            } else {
+                cprof_table *t = cprof_section_paths(&w, !name ? CPROF_PATHS_ALL : root
+                                                     ? CPROF_PATHS_DOWN : CPROF_PATHS_UP, name);
+                text = cprof_tables_text(&t, 1, paths_csv ? 0 : -1, o.brief);
+            }
+            if (name)
+                cprof_paths_free(&seen);
         } else if (folded || hatchet) {
             text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
         } else

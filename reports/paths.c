@@ -167,3 +167,94 @@ void cprof_paths_free(cprof_profile *p)
     p->paths = NULL;
     p->npaths = 0;
 }
+
+/* ---- derived trees: from a routine down, and from a routine up to the roots ----
+ * Contexts of a routine inside another context of the same routine are its recursion:
+ * part of the outer one's tree, never a tree of their own (Hall and Goldberg's lock). */
+
+static bool named(const cprof_profile *p, size_t i, const char *name)
+{
+    size_t r = p->paths[i].routine;
+    return r != CPROF_OTHER_ROUTINE && !strcmp(p->routines[r].name, name);
+}
+
+/* Whether context i of a routine named name has an ancestor of that name. */
+static bool inner(const cprof_profile *p, size_t i, const char *name)
+{
+    for (size_t a = p->paths[i].parent; a != CPROF_NO_PATH; a = p->paths[a].parent)
+        if (named(p, a, name))
+            return true;
+    return false;
+}
+
+static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, size_t nworkers)
+{
+    for (int k = 0; k < 4; k++)
+        tally_add(&x->cases[k], &y->cases[k]);
+    for (size_t w = 0; w < nworkers; w++)
+        tally_add(&x->worker[w], &y->worker[w]);
+}
+
+struct derived {
+    cprof_profile out;      /* only paths and nworkers are used */
+    struct index ix;
+    size_t cap;
+};
+
+/* Context i of p and its subtree, as a child of parent in d (its site kept). */
+static void copy_down(struct derived *d, const cprof_profile *p, const size_t *first,
+                      const size_t *next, size_t i, size_t parent)
+{
+    const cprof_prof_path *y = &p->paths[i];
+    size_t c = context(&d->out, &d->ix, &d->cap, parent, y->routine, y->site_file, y->site_line);
+    add_figures(&d->out.paths[c], &p->paths[i], p->nworkers);
+    for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
+        copy_down(d, p, first, next, k, c);
+}
+
+int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
+                       cprof_prof_path **paths, size_t *npaths)
+{
+    struct derived d = {.out = {.nworkers = p->nworkers}};
+    size_t *first = cprof_xcalloc(p->npaths + 1, sizeof *first);
+    size_t *next = cprof_xcalloc(p->npaths + 1, sizeof *next);
+    for (size_t i = 0; i < p->npaths; i++)
+        first[i] = next[i] = SIZE_MAX;
+    for (size_t i = p->npaths; i-- > 0;)
+        if (p->paths[i].parent != CPROF_NO_PATH) {
+            next[i] = first[p->paths[i].parent];
+            first[p->paths[i].parent] = i;
+        }
+    bool found = false;
+    for (size_t i = 0; i < p->npaths; i++) {
+        if (!named(p, i, name) || inner(p, i, name))
+            continue;
+        found = true;
+        if (!up) {
+            /* The tree under it, rooted at its routine (the site it was called from is
+             * the path's, not the tree's). */
+            const cprof_prof_path *y = &p->paths[i];
+            size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, y->routine, NULL, 0);
+            add_figures(&d.out.paths[c], y, p->nworkers);
+            for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
+                copy_down(&d, p, first, next, k, c);
+            continue;
+        }
+        /* Up: the routine, then each caller in turn, every step with this context's
+         * figures; a step's site is where it called the step before. */
+        size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, p->paths[i].routine, NULL, 0);
+        add_figures(&d.out.paths[c], &p->paths[i], p->nworkers);
+        for (size_t below = i, a = p->paths[i].parent; a != CPROF_NO_PATH;
+             below = a, a = p->paths[a].parent) {
+            const cprof_prof_path *b = &p->paths[below];
+            c = context(&d.out, &d.ix, &d.cap, c, p->paths[a].routine, b->site_file, b->site_line);
+            add_figures(&d.out.paths[c], &p->paths[i], p->nworkers);
+        }
+    }
+    free(first);
+    free(next);
+    free(d.ix.slot);
+    *paths = d.out.paths;
+    *npaths = d.out.npaths;
+    return found ? 0 : -1;
+}

@@ -139,6 +139,7 @@ struct paths_out {
     cprof_table *table;
     int64_t whole;
     size_t hidden;
+    const char *sep;        /* between the steps of a path */
 };
 
 static void path_rows(struct paths_out *o, size_t i, const char *prefix)
@@ -150,7 +151,7 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
         o->hidden++;
         return;
     }
-    char *name = path_name(o->v, i, prefix, " > ");
+    char *name = path_name(o->v, i, prefix, o->sep);
     int64_t sn = x->cases[0].n, cn = 0, workers = 0;
     for (int k = 1; k < 4; k++)
         cn = cprof_add(cn, x->cases[k].n);
@@ -180,7 +181,20 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
     free(name);
 }
 
-cprof_table *cprof_section_paths(const cprof_view *v)
+static const char down_explain[] =
+    "The calling contexts from the routine down (Hall and Goldberg's downward call path\n"
+    "profile): the trees under every context of the routine that is not inside another\n"
+    "one of it, merged, so each line is what the routine spent through that path,\n"
+    "whoever called it.  Columns as in the call paths above.\n";
+
+static const char up_explain[] =
+    "The paths that lead to the routine (Hall and Goldberg's upward call path profile):\n"
+    "the routine, then each caller in turn up to an entry from outside, every line with\n"
+    "the routine's own calls and time through that path; site is where the line's\n"
+    "routine called the one before it.  A context of the routine inside another one of\n"
+    "it counts in the outer one.  Columns as in the call paths above.\n";
+
+cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, const char *name)
 {
     static const cprof_column cols[] = {
         {"%time", "pct_time", false}, {"s calls", "s_calls", false},
@@ -188,10 +202,16 @@ cprof_table *cprof_section_paths(const cprof_view *v)
         {"c worker", "c_worker_ns", false}, {"workers", "workers", false},
         {"site", "site", true}, {"path", "path", true},
     };
-    cprof_table *t = cprof_table_new("Call paths", paths_explain, cols, sizeof cols / sizeof *cols);
+    char *title = mode == CPROF_PATHS_ALL ? cprof_xstrdup("Call paths")
+                  : cprof_xasprintf("Call paths %s %s", mode == CPROF_PATHS_DOWN ? "from" : "up from",
+                                    name);
+    cprof_table *t = cprof_table_new(title, mode == CPROF_PATHS_ALL ? paths_explain
+                                            : mode == CPROF_PATHS_DOWN ? down_explain : up_explain,
+                                     cols, sizeof cols / sizeof *cols);
+    free(title);
     struct tree tr;
     tree_make(&tr, v->p);
-    struct paths_out o = {v, &tr, t, 0, 0};
+    struct paths_out o = {v, &tr, t, 0, 0, mode == CPROF_PATHS_UP ? " < " : " > "};
     o.whole = v->p->elapsed_ns * (int64_t)(v->p->nworkers ? v->p->nworkers : 1);
     for (size_t r = 0; r < tr.nroots; r++)
         path_rows(&o, tr.roots[r], NULL);

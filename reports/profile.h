@@ -141,6 +141,17 @@ typedef struct {
     void (*warn)(const char *msg);
 } cprof_load_opts;
 
+/* The calling contexts of p seen from the routines named name (paths.c): with up false,
+ * Hall and Goldberg's downward profile rooted there (the trees under its outermost
+ * contexts, merged); with up true, the upward one (from the routine to each path's
+ * root, every step weighted by the routine's figures there).  Contexts of the routine
+ * nested in one of its own count in the outer one only.  *paths is malloc'd (free it
+ * with cprof_paths_free on a profile holding it); -1 if no context has the routine. */
+int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
+                       cprof_prof_path **paths, size_t *npaths);
+/* Frees p->paths (and only them). */
+void cprof_paths_free(cprof_profile *p);
+
 /* Read, validate and sum the profile files into *p, one file at a time.  Counts are the
  * same with compensation or without.  Profiles of different programs are refused
  * unless o->force.  Returns 0, or -1 with *p left empty and "FILE: problem" in err. */

@@ -80,11 +80,10 @@ bool cprof_same_program(const char *a, const char *b);
 
 /* paths.c: the calling contexts of file rf into p (its routines merged already: each
  * raw routine's global index set); of a and b into out, with the routine maps of the
- * sum; and freeing them. */
+ * sum. */
 int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
                     const cprof_profile *b, const size_t *amap, const size_t *bmap);
-void cprof_paths_free(cprof_profile *p);
 
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))

@@ -41,10 +41,12 @@ char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
 /* The index of the --diff section named name (summary, routines) for csv, or -1. */
 int cprof_diff_section(const char *name);
 
-/* Call paths (pathview.c): the --paths section (also --csv paths); --folded, folded
+/* Call paths (pathview.c): the --paths section (also --csv paths, --root, --callers); --folded, folded
  * stacks of self times in ns; --hatchet, Hatchet's literal tree.  malloc'd, NULL if out
  * of memory. */
-cprof_table *cprof_section_paths(const cprof_view *v);
+typedef enum { CPROF_PATHS_ALL, CPROF_PATHS_DOWN, CPROF_PATHS_UP } cprof_paths_mode;
+/* v's contexts: all of them, or (DOWN, UP) those cprof_paths_derive made for name. */
+cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, const char *name);
 char *cprof_report_folded(const cprof_view *v);
 char *cprof_report_hatchet(const cprof_view *v);
 

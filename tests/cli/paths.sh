@@ -41,6 +41,22 @@ check "--paths: the other thread's contexts start at (region of main)" -- \
 "$bin/cprof-report" --csv paths pdb.out > paths.csv
 check "--csv paths: a header and one row per context" -- \
     test "$(($(wc -l < paths.csv) - 1))" = "$(jq '.paths | length' pdb.json)"
+# Upward from key_before, downward from sort_keys: the program's counts again.
+"$bin/cprof-report" --callers key_before --csv paths pdb.out > up.csv 2> up.err
+row_calls() {  # row_calls FILE PATH: s_calls + c_calls of the row whose path is PATH
+    tr -d '\r' < "$1" | awk -F, -v p="$2" 'NR > 1 && $NF == p { print $2 + $4 }'
+}
+check "--callers key_before: key_before < sort_keys < uniquify has the $uniq calls" \
+    "$(indent up.err)" "$(grep uniquify up.csv | head -3)" -- \
+    test "$(row_calls up.csv 'key_before < sort_keys < uniquify')" = "$uniq"
+check "--callers key_before: key_before < sort_keys < salary_stats has the $sal calls" -- \
+    test "$(row_calls up.csv 'key_before < sort_keys < salary_stats')" = "$sal"
+"$bin/cprof-report" --root sort_keys --csv paths pdb.out > down.csv
+check "--root sort_keys: sort_keys > key_before has all $((uniq + sal)) calls, whoever called it" \
+    "$(cat down.csv)" -- test "$(row_calls down.csv 'sort_keys > key_before')" = "$((uniq + sal))"
+"$bin/cprof-report" --callers nosuch pdb.out > none.out 2> none.err; st=$?
+check "--callers of no routine: one line, exit 1" "status $st" "$(indent none.err)" -- \
+    test $st = 1 -a "$(wc -l < none.err)" = 1 -a ! -s none.out
 "$bin/cprof-report" --folded pdb.out > folded.txt
 check "--folded: every line 'frame;frame... N', N > 0" "$(grep -vE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt | head -3)" -- \
     bash -c "[ -s folded.txt ] && ! grep -qvE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt"

@@ -76,7 +76,7 @@ if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && 
     st=$?
     check "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "status $st" "$(indent "$w/report.err")" -- \
         bash -c "[ $st = 0 ] && [ ! -s '$w/report.err' ] && jq -e '.files == 2' '$w/report.json' > /dev/null"
-    for mode in --dot "--diff $w/prof.out" --paths --folded --hatchet; do
+    for mode in --dot "--diff $w/prof.out" --paths --folded --hatchet "--callers main" "--root main"; do
         "$san/cprof-report" $mode "$w/prof.out" > "$w/mode.out" 2> "$w/mode.err"
         st=$?
         check "cprof-report ${mode%% *} on a real profile: no sanitizer report, exit 0" "status $st" "$(indent "$w/mode.err")" -- \
