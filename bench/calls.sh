@@ -24,7 +24,7 @@ fi
 have_uftrace=$(command -v uftrace > /dev/null && echo 1 || echo 0)
 [ "$have_uftrace" = 1 ] || echo "uftrace is not installed (apt-get install uftrace): its row is skipped"
 
-variants="plain floor pg finstr cprof count"
+variants="plain floor pg finstr cprof flat count"
 [ "$have_uftrace" = 1 ] && variants="$variants uftrace"
 modes="0 1 2 4"     # 0: sequential; T: parallel for on T threads
 
@@ -35,6 +35,7 @@ measure() {
     case $v in
         count)   CPROF_MODE=count CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
         cprof)   CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
+        flat)    CPROF_PATHS=0 CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
         uftrace) uftrace record -d "$tmp/uft" ./pg $((n / 20)) $arg; rm -rf "$tmp/uft" ;;
         pg)      ./pg "$n" $arg; rm -f gmon.out ;;
         *)       ./"$v" "$n" $arg ;;
@@ -60,6 +61,7 @@ label() { case $1 in
     plain) echo "plain call (ns, not added)" ;; floor) echo "floor: 2 rdtsc + TLS add" ;;
     pg) echo "gcc -pg (gprof, counts)" ;; finstr) echo "-finstrument-functions" ;;
     cprof) echo "cprof (timed)" ;; count) echo "cprof CPROF_MODE=count" ;;
+    flat) echo "cprof, CPROF_PATHS=0" ;;
     uftrace) echo "uftrace record (-pg build)" ;; esac; }
 for v in $variants; do
     printf '%-28s' "$(label "$v")"
@@ -82,6 +84,11 @@ if [ "$have_uftrace" = 1 ]; then
     line "cprof / uftrace, sequential" "$(ratio "$(added cprof 0)" "$(added uftrace 0)")" 0.25
 fi
 line "cprof count-only / gcc -pg, sequential" "$(ratio "$(added count 0)" "$(added pg 0)")" 1.50
+# Call paths (issue 12): the calling-context tree against the same facade without it.
+for t in $modes; do
+    name="cprof / cprof CPROF_PATHS=0, sequential"; [ "$t" != 0 ] && name="cprof / cprof CPROF_PATHS=0, $t thread(s)"
+    line "$name" "$(ratio "$(added cprof "$t")" "$(added flat "$t")")" 1.10
+done
 
 # Memory grows with routines x workers and arcs, never with the number of calls.
 small=$( { CPROF_OUT=/dev/null /usr/bin/time -f %M ./cprof $((n / 20)) 2 > /dev/null; } 2>&1 | tail -1)
@@ -138,6 +145,7 @@ if command -v valgrind > /dev/null; then
     irow "floor: 2 rdtsc + TLS add" - plain -- floor
     irow "gcc -pg (gprof, counts)" - plain -- pg
     irow "cprof, timed" 60 plain -- cprof
+    irow "cprof, timed, no call paths (CPROF_PATHS=0)" - plain CPROF_PATHS=0 -- cprof
     irow "cprof, CPROF_MODE=count" 25 plain CPROF_MODE=count -- cprof
     irow "cprof, small routine counted at its sites" 25 plain_inline -- cprof_inline
 else

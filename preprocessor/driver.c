@@ -215,6 +215,7 @@ static const char cprof_help_end[] =
     "  CPROF_DEBUG=1            check the runtime's invariants at every call\n"
     "  CPROF_START=off          start stopped: nothing counted until cprof_start()\n"
     "  CPROF_PATHS_MAX=N        calling contexts kept per worker (default 100000)\n"
+    "  CPROF_PATHS=0            keep no calling contexts (call paths)\n"
     "Read the profile with cprof-report (cprof-report --help).\n";
 
 /* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;

@@ -99,18 +99,21 @@ static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t
  * calls is a tail call, so the straight path saves no register. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp, int external);
+           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths);
+
+/* CPROF_PATHS=0: no calling contexts (chosen at start-up with the facade). */
+static int paths_on = 1;
 
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
                      int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
-                     int external)
+                     int external, int paths)
 {
     struct cprof_frame *keep = w->top;
     while (keep[-1].sp < sp)
         keep--;
     unwind_to(w, keep, cprof_ticks_of(clock));
-    return open_frame(w, r, c, kase, concurrent, clock, sp, external);
+    return open_frame(w, r, c, kase, concurrent, clock, sp, external, paths);
 }
 
 /* Deeper than any thread stack allows: counted, but no frame kept. */
@@ -179,13 +182,15 @@ open_frame_context(struct cprof_worker *w, struct cprof_routine *r, struct cprof
  * the same wherever in the runtime the frame is opened. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp, int external)
+           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths)
 {
     /* A frame deeper in the stack than this entry was left by a longjmp from code that
      * cprof did not see (the rewritten longjmp calls unwind exactly). */
     struct cprof_frame *f = w->top;
     if (__builtin_expect(f[-1].sp < sp, 0))
-        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp, external);
+        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp, external, paths);
+    if (!paths)
+        return open_in(w, r, c, kase, concurrent, clock, sp, 0, w->root);
     struct cprof_node *parent = external ? w->root : f[-1].ctx;
     struct cprof_node *n = parent->last;
     if (__builtin_expect(n->key != c, 0))
@@ -249,7 +254,7 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
             c->count[kase]++;
             return 0;
         }
-        return open_frame(w, r, c, kase, al > 0, clock, sp, 0);
+        return open_frame(w, r, c, kase, al > 0, clock, sp, 0, paths_on);
     }
     /* From outside: the handshake it found was not for it.  Left for the call it may
      * belong to, and given back at this entry's exit (its own calls consume theirs). */
@@ -260,7 +265,7 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
         c->count[kase]++;
         return 0;
     }
-    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1);
+    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1, paths_on);
     if (f && site != &no_site) {
         f->saved_site = site;
         f->saved_target = target;
@@ -285,7 +290,7 @@ enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int a
         c->count[kase]++;
         return 0;
     }
-    return open_frame(w, r, c, kase, al > 0, clock, sp, 0);
+    return open_frame(w, r, c, kase, al > 0, clock, sp, 0, paths_on);
 }
 
 /* Counting at the call site, off the straight path. */
@@ -350,7 +355,7 @@ int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot)
 /* The straight path: a call of a routine of the same unit, outside any parallel
  * construct of the caller, whose record this worker has. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-enter(struct cprof_routine *r, enum cprof_clock_kind clock)
+enter(struct cprof_routine *r, enum cprof_clock_kind clock, int paths)
 {
     int al = omp_get_active_level();
     struct cprof_pending *p = &cprof_pending;
@@ -372,7 +377,7 @@ enter(struct cprof_routine *r, enum cprof_clock_kind clock)
         c->count[kase]++;
         return 0;
     }
-    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa(), 0);
+    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa(), 0, paths);
 }
 
 /* A frame that is not the top one: those above it were skipped by longjmp, or it was
@@ -396,9 +401,11 @@ static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
     close_frame(w, f, now);
 }
 
-static struct cprof_frame *enter_tsc(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC); }
-static struct cprof_frame *enter_monotonic(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC); }
-static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE); }
+static struct cprof_frame *enter_tsc(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 1); }
+static struct cprof_frame *enter_tsc_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 0); }
+static struct cprof_frame *enter_monotonic(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 1); }
+static struct cprof_frame *enter_monotonic_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 0); }
+static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE, 0); }
 static void leave_tsc(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC); }
 static void leave_monotonic(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC); }
 
@@ -445,7 +452,7 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
 
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
-    struct cprof_frame *f = enter(r, cprof_clock);
+    struct cprof_frame *f = enter(r, cprof_clock, paths_on);
     struct cprof_worker *w = cprof_self;
     CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
     if (!w)
@@ -490,16 +497,20 @@ static struct cprof_frame *(*running_enter)(struct cprof_routine *);
 
 void cprof_facade_select(void)
 {
-    static const struct cprof_facade by_clock[] = {
-        [CPROF_CLOCK_TSC] = { enter_tsc, leave_tsc },
-        [CPROF_CLOCK_MONOTONIC] = { enter_monotonic, leave_monotonic },
-        [CPROF_CLOCK_NONE] = { enter_count, leave_tsc },   /* no frame: never left */
+    static const struct cprof_facade by_clock[][2] = {
+        [CPROF_CLOCK_TSC] = { { enter_tsc_flat, leave_tsc }, { enter_tsc, leave_tsc } },
+        [CPROF_CLOCK_MONOTONIC] = { { enter_monotonic_flat, leave_monotonic },
+                                    { enter_monotonic, leave_monotonic } },
+        /* no frame: never left, and no context */
+        [CPROF_CLOCK_NONE] = { { enter_count, leave_tsc }, { enter_count, leave_tsc } },
     };
+    const char *paths = getenv("CPROF_PATHS");
+    paths_on = !(paths && !strcmp(paths, "0"));
     const char *debug = getenv("CPROF_DEBUG");
     if (debug && *debug && strcmp(debug, "0"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
-        cprof_facade = by_clock[cprof_clock];
+        cprof_facade = by_clock[cprof_clock][paths_on];
     running_enter = cprof_facade.enter;
 }
 

@@ -70,6 +70,13 @@ expect_jq "--hatchet: a list of trees, each node frame/metrics/children" hatchet
 expect_jq "--hatchet: main's inclusive time is its context's" hatchet.json \
     '.[] | select(.frame.name == "main") | .metrics."time (inc)"' "$(jq '.paths[] | select(.routine == "main" and .parent == null) | .outer_time | add' pdb.json)"
 
+# CPROF_PATHS=0: no contexts, the same counts.
+OMP_NUM_THREADS=2 CPROF_PATHS=0 CPROF_OUT=flat.out ./pdb > /dev/null 2>&1
+"$bin/cprof-report" --json flat.out > flat.json
+expect_jq "CPROF_PATHS=0: no contexts in the profile" flat.out '[.workers[].paths | length] | add' 0
+expect_jq "CPROF_PATHS=0: key_before's $((uniq + sal)) calls all the same" flat.json \
+    '[.arcs[] | select(.callee == "key_before") | .s_callarc + .c_callarc] | add' "$((uniq + sal))"
+
 # Recursion folds: fib's tree is main > fib > fib however deep, and so is a recursion
 # a million deep.
 cat > rec.c <<'C'
