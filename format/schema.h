@@ -5,7 +5,7 @@
 #define CPROF_SCHEMA_H
 
 #define CPROF_FORMAT_NAME "cprof-profile"
-#define CPROF_FORMAT_VERSION 1
+#define CPROF_FORMAT_VERSION 2
 
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
  * made inside it on its thread: their facades ran within that time, which is what

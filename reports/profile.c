@@ -57,7 +57,7 @@ static int add_file(struct loader *l, cprof_profile *sum, const cprof_load_opts 
 
 int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen)
 {
-    struct loader l = {NULL, NULL, err, errlen};
+    struct loader l = {.err = err, .errlen = errlen};
     size_t skipped = 0;
     memset(p, 0, sizeof *p);
     for (size_t i = 0; i < o->npaths; i++) {

@@ -41,6 +41,9 @@ struct raw_file {
     json_t *root;  /* owns the strings below */
     const char *program, *clock;
     const char *cprof_version;     /* what wrote the file; null if an older cprof did */
+    int64_t version;               /* of the format: 1 or 2 */
+    const char *host;              /* version 2: the host name, and the process's MPI */
+    int64_t rank, size;            /* rank and job size (-1 outside a job) */
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
     double call_cost_ns, count_cost_ns;
     struct raw_routine *routines;
@@ -51,6 +54,7 @@ struct raw_file {
 
 struct loader {
     const char *path;  /* the file being read or merged: errors are about it */
+    json_t *sections;  /* version 2: the sections the file declares (read.c), or NULL */
     const char *first; /* the first file summed: it names the program */
     char *err;
     size_t errlen;

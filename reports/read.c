@@ -55,8 +55,21 @@ static const char *const type_name[] = {
     [JSON_TRUE] = "true",
 };
 
-/* Fill f[0..n-1] from obj, which must have exactly these keys.  where_fmt names obj in
- * messages. */
+/* Whether key is an optional section the file declares (a version 2 "sections" entry):
+ * one a newer writer added, which this reader skips.  A required one it does not know
+ * was refused already (check_sections). */
+static bool declared(const struct loader *l, const char *key)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(l->sections, i, s)
+        if (!strcmp(json_string_value(json_object_get(s, "name")), key))
+            return true;
+    return false;
+}
+
+/* Fill f[0..n-1] from obj, which must have exactly these keys (and declared sections).
+ * where_fmt names obj in messages. */
 __attribute__((format(printf, 5, 6)))
 static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
                       const char *where_fmt, ...)
@@ -102,8 +115,9 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
             *(json_t **)f[i].out = v;
         }
     }
-    /* Version 1 is exactly what docs/profile-format.md lists: anything more means the
-     * writer and this reader disagree about the format. */
+    /* The file is exactly what docs/profile-format.md lists, and the sections a version
+     * 2 file declares: anything more means the writer and this reader disagree about the
+     * format. */
     if (json_object_size(obj) != n) {
         const char *key;
         json_t *v;
@@ -111,7 +125,7 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
             size_t i = 0;
             while (i < n && strcmp(key, f[i].key))
                 i++;
-            if (i == n)
+            if (i == n && !declared(l, key))
                 return cprof_fail(l, "invalid profile: %s has an unexpected key \"%s\"", where, key);
         }
     }
@@ -124,11 +138,19 @@ struct index_col {
     const char *table;
 };
 
-/* Copy the array arr, worker w's table `name` (rows of ncols integers, or nold from
- * an older writer, the rest 0): the first nidx columns are indexes described by idx,
- * the others counts and times, never negative. */
-static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, size_t ncols,
-                    size_t nold, const struct index_col *idx, size_t nidx,
+/* How a table's rows are laid out in the file: nfile columns (or nold, an older
+ * writer's, the rest 0), file column c being schema column to_schema[c] (-1: one this
+ * reader does not know, skipped); to_schema NULL: the schema's order (version 1). */
+struct layout {
+    size_t nfile, nold;
+    const int *to_schema;
+};
+
+/* Copy the array arr, worker w's table `name`, into rows in the schema's order: the
+ * first nidx schema columns are indexes described by idx, the others counts and times,
+ * never negative. */
+static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name,
+                    const struct layout *lay, const struct index_col *idx, size_t nidx,
                     int64_t (**rows)[MAX_COLS], size_t *nrows)
 {
     *nrows = json_array_size(arr);
@@ -136,9 +158,9 @@ static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, s
     for (size_t i = 0; i < *nrows; i++) {
         json_t *row = json_array_get(arr, i);
         size_t n = json_array_size(row);
-        if (!json_is_array(row) || (n != ncols && n != nold))
+        if (!json_is_array(row) || (n != lay->nfile && n != lay->nold))
             return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
-                        " (or %zu) integers", w, name, i, ncols, nold);
+                        " (or %zu) integers", w, name, i, lay->nfile, lay->nold);
         for (size_t c = 0; c < n; c++) {
             json_t *v = json_array_get(row, c);
             if (!json_is_integer(v))
@@ -148,11 +170,14 @@ static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name, s
             if (x < 0)
                 return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is"
                             " negative", w, name, i, c);
-            if (c < nidx && (uint64_t)x >= idx[c].limit)
+            int to = lay->to_schema ? lay->to_schema[c] : (int)c;
+            if (to < 0)
+                continue;
+            if ((size_t)to < nidx && (uint64_t)x >= idx[to].limit)
                 return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu: index %"
                             JSON_INTEGER_FORMAT " out of range (%zu %s)", w, name, i, c, x,
-                            idx[c].limit, idx[c].table);
-            (*rows)[i][c] = x;
+                            idx[to].limit, idx[to].table);
+            (*rows)[i][to] = x;
         }
     }
     return 0;
@@ -180,7 +205,64 @@ static int check_paths(struct loader *l, const struct raw_file *rf, const struct
     return 0;
 }
 
-static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
+/* The layouts of the three tables of worker rows. */
+enum { T_ROUTINES, T_CALLS, T_PATHS, NTABLES };
+static const char *const table_name[NTABLES] = {"routines", "calls", "paths"};
+struct layouts {
+    struct layout t[NTABLES];
+    int *map[NTABLES];
+};
+
+/* Version 1: the schema's order.  Version 2: the order the file's "columns" names,
+ * which must hold every column the schema has, once; names it does not know (a newer
+ * writer's columns, a metric's: docs/profile-format.md) are skipped. */
+static int get_layouts(struct loader *l, json_t *columns, struct layouts *ls)
+{
+    static const struct { const struct cprof_column *cols; size_t n, nold; } schema[NTABLES] = {
+        {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, CPROF_ROUTINE_NCOLUMNS_OLD},
+        {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD},
+        {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
+    };
+    for (int t = 0; t < NTABLES; t++) {
+        ls->t[t] = (struct layout){schema[t].n, schema[t].nold, NULL};
+        if (!columns)
+            continue;
+        json_t *names = json_object_get(columns, table_name[t]);
+        size_t n = json_array_size(names);
+        if (!json_is_array(names))
+            return cprof_fail(l, "invalid profile: \"columns\" has no array \"%s\"", table_name[t]);
+        int *map = ls->map[t] = cprof_xcalloc(n + 1, sizeof *map);
+        bool *seen = cprof_xcalloc(schema[t].n, sizeof *seen);
+        int rc = 0;
+        for (size_t c = 0; c < n && !rc; c++) {
+            const char *name = json_string_value(json_array_get(names, c));
+            map[c] = -1;
+            for (size_t k = 0; name && k < schema[t].n; k++)
+                if (!strcmp(name, schema[t].cols[k].name))
+                    map[c] = (int)k;
+            if (!name)
+                rc = cprof_fail(l, "invalid profile: \"columns\".%s[%zu] is not a string",
+                                table_name[t], c);
+            else if (map[c] >= 0 && seen[map[c]])
+                rc = cprof_fail(l, "invalid profile: \"columns\".%s names \"%s\" twice",
+                                table_name[t], name);
+            else if (map[c] >= 0)
+                seen[map[c]] = true;
+        }
+        for (size_t k = 0; k < schema[t].n && !rc; k++)
+            if (!seen[k])
+                rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", table_name[t],
+                                schema[t].cols[k].name);
+        free(seen);
+        if (rc)
+            return rc;
+        ls->t[t] = (struct layout){n, n, map};
+    }
+    return 0;
+}
+
+static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
+                       const struct layouts *ls)
 {
     rf->nworkers = json_array_size(arr);
     rf->workers = cprof_xcalloc(rf->nworkers, sizeof *rf->workers);
@@ -220,16 +302,14 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr)
         const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
         const struct index_col call_idx[] = {{rf->nsites, "sites"},
                                              {rf->nroutines, "routines"}};
-        rc = get_rows(l, routines, i, "routines", CPROF_ROUTINE_NCOLUMNS,
-                      CPROF_ROUTINE_NCOLUMNS_OLD, routine_idx, 1,
+        rc = get_rows(l, routines, i, "routines", &ls->t[T_ROUTINES], routine_idx, 1,
                       &w->routine_rows, &w->nroutine_rows);
         if (!rc)
-            rc = get_rows(l, calls, i, "calls", CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD,
-                          call_idx, 2,
+            rc = get_rows(l, calls, i, "calls", &ls->t[T_CALLS], call_idx, 2,
                           &w->call_rows,
                           &w->ncall_rows);
         if (!rc && paths)
-            rc = get_rows(l, paths, i, "paths", CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS, NULL, 0,
+            rc = get_rows(l, paths, i, "paths", &ls->t[T_PATHS], NULL, 0,
                           &w->path_rows, &w->npath_rows);
         if (!rc)
             rc = check_paths(l, rf, w, i);
@@ -261,10 +341,29 @@ static int check_format(struct loader *l, json_t *root)
         return cprof_fail(l, "not a cprof profile (\"format\" is not \"cprof-profile\")");
     if (!json_is_integer(version))
         return cprof_fail(l, "not a cprof profile (\"version\" is missing or not an integer)");
-    if (json_integer_value(version) != CPROF_FORMAT_VERSION)
+    if (json_integer_value(version) != 1 && json_integer_value(version) != CPROF_FORMAT_VERSION)
         return cprof_fail(l, "unsupported profile version %" JSON_INTEGER_FORMAT
-                    " (this cprof-report reads version %d)", json_integer_value(version),
+                    " (this cprof-report reads versions 1 to %d)", json_integer_value(version),
                     CPROF_FORMAT_VERSION);
+    return 0;
+}
+
+/* Version 2's "sections": the additions a newer writer declares, each {"name",
+ * "required"}.  This reader knows none: an optional one is skipped (get_fields lets its
+ * key by), a required one refuses the file. */
+static int check_sections(struct loader *l, json_t *sections)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(sections, i, s) {
+        json_t *name = json_object_get(s, "name"), *required = json_object_get(s, "required");
+        if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
+            json_object_size(s) != 2)
+            return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
+        if (json_is_true(required))
+            return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
+                              " newer cprof wrote it)", json_string_value(name));
+    }
     return 0;
 }
 
@@ -280,15 +379,24 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     if (!rf->root)
         return cprof_fail(l, "not a cprof profile (truncated or corrupted JSON at line %d, column"
                     " %d: %s)", je.line, je.column, je.text);
+    l->sections = NULL;
     if (check_format(l, rf->root))
         return -1;
 
     const char *format;
-    int64_t version;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
+    json_t *columns = NULL, *metrics = NULL, *sections = NULL;
+    rf->rank = rf->size = -1;
     const struct field top[] = {
         {"format", JSON_STRING, &format, 0},
-        {"version", JSON_INTEGER, &version, 0},
+        {"version", JSON_INTEGER, &rf->version, 0},
+        /* version 2 */
+        {"columns", JSON_OBJECT | OPTIONAL, &columns, 0},
+        {"metrics", JSON_ARRAY | OPTIONAL, &metrics, 0},
+        {"sections", JSON_ARRAY | OPTIONAL, &sections, 0},
+        {"host", JSON_STRING | OPTIONAL, &rf->host, 0},
+        {"rank", JSON_INTEGER | OPTIONAL, &rf->rank, -1},
+        {"size", JSON_INTEGER | OPTIONAL, &rf->size, -1},
         {"cprof_version", JSON_STRING | OPTIONAL, &rf->cprof_version, 0},
         {"program", JSON_STRING, &rf->program, 0},
         {"pid", JSON_INTEGER, &rf->pid, 0},
@@ -307,9 +415,27 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
         {"cores", JSON_INTEGER, &rf->cores, 0},
         {"packages", JSON_INTEGER, &rf->packages, 0},
     };
+    /* The sections first: their keys pass get_fields (version 2 only). */
+    if (json_integer_value(json_object_get(rf->root, "version")) >= 2) {
+        sections = json_object_get(rf->root, "sections");
+        if (check_sections(l, sections))
+            return -1;
+        l->sections = sections;
+    }
     if (get_fields(l, rf->root, top, NELEM(top), "the profile") ||
         get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
         return -1;
+    bool v2 = rf->version >= 2;
+    if (v2 != (columns && metrics && rf->host && json_object_get(rf->root, "rank") &&
+               json_object_get(rf->root, "size")))
+        return cprof_fail(l, "invalid profile: version %lld %s \"columns\", \"metrics\", \"host\","
+                          " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
+    /* Times are ns of elapsed time: the first metric.  Others are a newer writer's, their
+     * columns skipped by name. */
+    json_t *first = json_array_get(metrics, 0);
+    if (v2 && (!json_is_string(json_object_get(first, "name")) ||
+               strcmp(json_string_value(json_object_get(first, "name")), "time")))
+        return cprof_fail(l, "invalid profile: the first of \"metrics\" is not \"time\"");
 
     rf->nroutines = json_array_size(routines);
     rf->routines = cprof_xcalloc(rf->nroutines, sizeof *rf->routines);
@@ -343,5 +469,11 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
                         " (%zu routines)", i, (long long)s->caller, rf->nroutines);
     }
 
-    return get_workers(l, rf, workers);
+    struct layouts ls = {0};
+    int rc = get_layouts(l, columns, &ls);
+    if (!rc)
+        rc = get_workers(l, rf, workers, &ls);
+    for (int t = 0; t < NTABLES; t++)
+        free(ls.map[t]);
+    return rc;
 }

@@ -252,6 +252,66 @@ static void write_workers(struct cprof_json *j, struct cprof_worker *w,
     write_worker(j, w, topo, npt);
 }
 
+/* The process's place in a job: its host, and its MPI rank and the job's size as the
+ * launchers set them (Open MPI, MPICH's Hydra and PMI, PMIx, Slurm), -1 outside one.
+ * Read from the environment: the runtime makes no MPI call. */
+static long env_number(const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        char *end;
+        long n = v && *v ? strtol(v, &end, 10) : -1;
+        if (v && *v && !*end && n >= 0)
+            return n;
+    }
+    return -1;
+}
+
+static void write_process(struct cprof_json *j)
+{
+    static const char *const rank[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                        "SLURM_PROCID", 0 };
+    static const char *const size[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", 0 };
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = 0;
+    cprof_json_field_string(j, "host", host);
+    cprof_json_field_int(j, "rank", env_number(rank));
+    cprof_json_field_int(j, "size", env_number(size));
+}
+
+static void write_names(struct cprof_json *j, const char *key, const struct cprof_column *cols,
+                        int n)
+{
+    cprof_json_key(j, key);
+    cprof_json_begin(j, '[');
+    for (int c = 0; c < n; c++)
+        cprof_json_string(j, cols[c].name);
+    cprof_json_end(j, ']');
+}
+
+/* What the workers' rows hold, by name (docs/profile-format.md, version 2): their
+ * columns, the metric of their times, and the sections beyond the format (none yet). */
+static void write_layout(struct cprof_json *j)
+{
+    cprof_json_key(j, "columns");
+    cprof_json_begin(j, '{');
+    write_names(j, "routines", cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS);
+    write_names(j, "calls", cprof_call_columns, CPROF_CALL_NCOLUMNS);
+    write_names(j, "paths", cprof_path_columns, CPROF_PATH_NCOLUMNS);
+    cprof_json_end(j, '}');
+    cprof_json_key(j, "metrics");
+    cprof_json_begin(j, '[');
+    cprof_json_begin(j, '{');
+    cprof_json_field_string(j, "name", "time");
+    cprof_json_field_string(j, "unit", "ns");
+    cprof_json_end(j, '}');
+    cprof_json_end(j, ']');
+    cprof_json_key(j, "sections");
+    cprof_json_begin(j, '[');
+    cprof_json_end(j, ']');
+}
+
 static void write_document(struct cprof_json *j)
 {
     double npt = cprof_ns_per_tick();
@@ -268,11 +328,13 @@ static void write_document(struct cprof_json *j)
     cprof_json_field_string(j, "cprof_version", CPROF_VERSION);
     cprof_json_field_string(j, "program", exe);
     cprof_json_field_int(j, "pid", getpid());
+    write_process(j);
     cprof_json_field_uint(j, "start_unix_ns", cprof_start_unix_ns());
     cprof_json_field_uint(j, "elapsed_ns", cprof_elapsed_ns());
     cprof_json_field_string(j, "clock", cprof_clock_name());
     cprof_json_field_real(j, "call_cost_ns", facade_cost_ns.timed);
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
+    write_layout(j);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
     cprof_json_field_int(j, "pus", topo.pus);

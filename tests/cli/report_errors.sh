@@ -33,7 +33,7 @@ size=$(stat -c %s good.prof)
 head -c $((size / 2)) good.prof > truncated.prof
 : > empty.prof
 printf '\177ELF\002\001\001\000\000garbage\000\377\376\375 {"format": \n\001\002' > garbage.prof
-jq '.version = 2' good.prof > v2.prof 2>/dev/null || echo '{}' > v2.prof
+jq '.version = 3' good.prof > v3.prof 2>/dev/null || echo '{}' > v3.prof
 jq '.version = "1"' good.prof > vstring.prof 2>/dev/null || echo '{}' > vstring.prof
 jq '.format = "gprof"' good.prof > format.prof 2>/dev/null || echo '{}' > format.prof
 jq 'del(.routines)' good.prof > noroutines.prof 2>/dev/null || echo '{}' > noroutines.prof
@@ -59,7 +59,7 @@ BADFILE=missing.prof   bad "missing file" missing.prof
 BADFILE=empty.prof     bad "empty file" empty.prof
 BADFILE=truncated.prof bad "truncated profile (first half of a real one)" truncated.prof
 BADFILE=garbage.prof   bad "garbage bytes" garbage.prof
-BADFILE=v2.prof        bad "wrong version (2)" v2.prof
+BADFILE=v3.prof        bad "wrong version (3)" v3.prof
 BADFILE=vstring.prof   bad "wrong version (\"1\")" vstring.prof
 BADFILE=format.prof    bad "wrong format name" format.prof
 BADFILE=noroutines.prof bad "profile without its routines table" noroutines.prof

@@ -120,7 +120,7 @@ check "bad: JSON but not an object" bad "$tmp/array.json" \
 check "bad: wrong format" bad "$(variant format '.format = "gmon"')" \
     'not a cprof profile ("format" is not "cprof-profile")'
 check "bad: wrong version" bad "$(variant version '.version = 7')" \
-    "unsupported profile version 7 (this cprof-report reads version 1)"
+    "unsupported profile version 7 (this cprof-report reads versions 1 to 2)"
 check "bad: version not an integer" bad "$(variant version-str '.version = "1"')"
 check "bad: routine index out of range" bad "$(variant routine-idx '.workers[0].routines[1][0] = 7')" \
     "invalid profile: workers[0].routines[1]: column 0: index 7 out of range (7 routines)"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The profile file's version 2 (docs/profile-format.md): rows read by the column names
+# the header declares, whatever their order; columns, metrics and optional sections of a
+# newer writer skipped; what cannot be read refused in one line; the process's place in
+# a job (host, MPI rank and size from the launcher's environment).
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+cat > prog.c <<'C'
+#include <stdio.h>
+static long total;
+void leaf(int i) { for (int k = 0; k < 3; k++) __atomic_fetch_add(&total, i + k, __ATOMIC_RELAXED); }
+void work(void)
+{
+#pragma omp parallel for
+    for (int i = 0; i < 100; i++)
+        leaf(i);
+}
+int main(void) { work(); work(); printf("%ld\n", total); return 0; }
+C
+"$bin/cprof-cc" -fopenmp -O2 prog.c -o prog > cc.err 2>&1
+OMP_NUM_THREADS=2 CPROF_OUT=base.out ./prog > /dev/null
+expect_jq "the runtime writes version 2, naming its columns and metrics" base.out \
+    '[.version, (.columns | keys), .metrics[0].name, .sections]' '[2, ["calls", "paths", "routines"], "time", []]'
+"$bin/cprof-report" --json base.out > base.json 2> base.err
+check "cprof-report reads it" "$(indent base.err)" -- test -s base.json -a ! -s base.err
+
+# same NAME JQ: the file changed by JQ gives the same report, nothing on stderr.  (jq
+# holds numbers as doubles: start_unix_ns, past 2^53, comes back rounded.)
+jq 'del(.start_unix_ns)' base.json > base.cmp
+same() {
+    jq -c "$2" base.out > v.out
+    "$bin/cprof-report" --json v.out > v.json 2> v.err; local st=$?
+    jq 'del(.start_unix_ns)' v.json > v.cmp 2> /dev/null
+    check "$1: the same report" "status $st" "$(indent v.err)" "$(diff base.cmp v.cmp | head -4)" -- \
+        bash -c "[ $st = 0 ] && cmp -s base.cmp v.cmp && [ ! -s v.err ]"
+}
+# refused NAME JQ WORDS: exit 1, one line on stderr holding WORDS, nothing on stdout.
+refused() {
+    jq -c "$2" base.out > v.out
+    "$bin/cprof-report" --json v.out > v.json 2> v.err; local st=$?
+    check "$1: refused in one line" "status $st" "$(indent v.err)" -- \
+        bash -c "[ $st = 1 ] && [ \$(wc -l < v.err) = 1 ] && grep -qF -- '$3' v.err && [ ! -s v.json ]"
+}
+same "columns in reverse order, rows to match" \
+    '.columns |= map_values(reverse) | .workers[] |= (.routines |= map(reverse) | .calls |= map(reverse) | .paths |= map(reverse))'
+same "a newer writer's metric and its column (ss_time@cpu)" \
+    '.metrics += [{"name": "cpu", "unit": "ns"}] | .columns.calls += ["ss_time@cpu"] | .workers[].calls |= map(. + [5])'
+same "an optional section it does not know, at the top and in workers" \
+    '.sections = [{"name": "trace", "required": false}] | .trace = {"events": []} | .workers[].trace = [1, 2]'
+refused "a required section it does not know" \
+    '.sections = [{"name": "trace", "required": true}] | .trace = {}' 'needs section "trace"'
+refused "a key no section declares" '.trace = {}' 'unexpected key "trace"'
+refused "a column missing" \
+    '(.columns.calls | index("ss_time")) as $i | .columns.calls |= del(.[$i]) | .workers[].calls |= map(del(.[$i]))' \
+    'has no "ss_time"'
+refused "version 3" '.version = 3' 'unsupported profile version 3 (this cprof-report reads versions 1 to 2)'
+refused "version 2 without its header" 'del(.columns)' 'version 2 needs "columns"'
+
+# The process in a job: host, and rank and size from the launcher's variables.
+expect_jq "outside a job: host, rank -1, size -1" base.out '[.host, .rank, .size]' "[\"$(hostname)\", -1, -1]"
+OMP_NUM_THREADS=2 PMI_RANK=3 PMI_SIZE=4 CPROF_OUT=pmi.out ./prog > /dev/null
+expect_jq "PMI_RANK=3 PMI_SIZE=4: rank 3 of 4" pmi.out '[.rank, .size]' '[3, 4]'
+OMP_NUM_THREADS=2 OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 CPROF_OUT=ompi.out ./prog > /dev/null
+expect_jq "Open MPI's variables: rank 1 of 2" ompi.out '[.rank, .size]' '[1, 2]'
+finish
