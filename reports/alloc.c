@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cprof_out_of_memory(void)
+{
+    fputs("cprof-report: out of memory\n", stderr);
+    exit(1);
+}
+
 static void *check(void *p)
 {
-    if (!p) {
-        fputs("cprof-report: out of memory\n", stderr);
-        exit(1);
-    }
+    if (!p)
+        cprof_out_of_memory();
     return p;
 }
 

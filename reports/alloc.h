@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+/* The one message, and exit status 1. */
+__attribute__((noreturn)) void cprof_out_of_memory(void);
 void *cprof_xcalloc(size_t n, size_t size);  /* never NULL, also for n == 0 */
 void *cprof_xrealloc(void *p, size_t size);
 char *cprof_xstrdup(const char *s);

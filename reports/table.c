@@ -242,10 +242,8 @@ static void text_line(FILE *f, const cprof_table *t, char **s, const size_t *w)
                 s[c] ? s[c] : "");
         first = false;
     }
-    if (!m || fclose(m)) {
-        fputs("cprof-report: out of memory\n", stderr);
-        exit(1);
-    }
+    if (!m || fclose(m))
+        cprof_out_of_memory();
     while (len && line[len - 1] == ' ')
         line[--len] = 0;
     fprintf(f, "%s\n", line);
