@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../format/version.h"
+#include "alloc.h"
 
 static const char usage_text[] =
     "usage: cprof-report [LOAD] [-b] [--sort KEY] [--threshold PCT] [--routine NAME]\n"
@@ -308,10 +309,8 @@ int main(int argc, char **argv)
         cprof_profile_free(&p[i]);
     if (rc)
         return rc;
-    if (!text) {
-        error_line("out of memory");
-        return 1;
-    }
+    if (!text)
+        cprof_out_of_memory();
     fputs(text, stdout);
     free(text);
     if (fflush(stdout) || ferror(stdout)) {

@@ -161,10 +161,10 @@ void cprof_table_note(cprof_table *t, const char *fmt, ...)
     char *s;
     va_start(ap, fmt);
     if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+        cprof_out_of_memory();
     va_end(ap);
     t->notes = cprof_xrealloc(t->notes, (t->nnotes + 1) * sizeof *t->notes);
-    t->notes[t->nnotes++] = s ? s : cprof_xstrdup("(out of memory)");
+    t->notes[t->nnotes++] = s;
 }
 
 /* x / n rounded half up (x >= 0, n > 0). */
