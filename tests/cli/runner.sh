@@ -9,7 +9,7 @@ cd "$tmp"
 fake=$tmp/tree
 mkdir -p "$fake/tests/cli" "$fake/tests/lib" "$fake/tests/cases" "$fake/tests/report"
 cp "$root/tests/run" "$fake/tests/run"
-cp "$root/tests/lib/cli.sh" "$fake/tests/lib/cli.sh"
+cp "$root/tests/lib/cli.sh" "$root/tests/lib/tap.sh" "$fake/tests/lib/"
 cat > "$fake/tests/cli/three.sh" <<'EOF2'
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"

@@ -19,20 +19,7 @@ command -v jq >/dev/null || { echo "run.sh: jq is needed (apt-get install -y jq)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0 skipped=0
-
-check() {  # check NAME COMMAND...: the command's status is the result
-    local name=$1; shift
-    if "$@"; then
-        echo "ok - $name"; passed=$((passed + 1))
-    else
-        echo "not ok - $name"; failed=$((failed + 1))
-    fi
-}
-
-skip() {  # skip NAME WHY: a check that could not run for want of an optional tool
-    echo "ok - $1 # SKIP $2"; skipped=$((skipped + 1))
-}
+. "$root/tests/lib/tap.sh"
 
 # run ARGS...: run the tool; output in $tmp/out, $tmp/err, status in $rc.
 run() {
@@ -268,5 +255,4 @@ check "consistency.sh fails: an arc's outer time above elapsed x workers" doctor
     '(.arcs[] | select(.caller == "main" and .callee == "fib")).c_callarc_outer_t = 1e15' \
     'arc main -> fib: outer time'
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish
