@@ -4,7 +4,10 @@
 # the profile has WORKERS x ROUTINES routine rows and as many call rows.  Exit cost: from
 # the end of main (the program prints the time) to the end of the process, minus the
 # same span of gcc's build; medians of ROUNDS runs.  Also the profile's size and the
-# process's peak RSS.
+# process's peak RSS, and the instructions the write itself takes (callgrind, with
+# CG_WORKERS workers, default 4: the same on every run and every CPU).
+# BEFORE_BIN=DIR (another build's bin/) runs that build's profiled program too,
+# interleaved with this one, for a before/after comparison on the same load.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CPROF_BIN:-$root/build/bin}
@@ -41,6 +44,11 @@ EOF2
 } > many.c
 gcc -O1 -fopenmp many.c -o plain
 "$bin/cprof-cc" -O1 -fopenmp many.c -o prof
+builds=prof
+if [ -n "${BEFORE_BIN:-}" ]; then
+    "$BEFORE_BIN/cprof-cc" -O1 -fopenmp many.c -o before
+    builds="before prof"
+fi
 span() {  # span PROG: ms from the end of main to the end of the process
     local end after
     end=$(OMP_NUM_THREADS=$nw CPROF_OUT=$tmp/p.out /usr/bin/time -f %M -o rss ./"$1" 2>&1 >/dev/null)
@@ -48,14 +56,28 @@ span() {  # span PROG: ms from the end of main to the end of the process
     echo "$(( (after - end) / 1000 ))" "$(cat rss)"
 }
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-: > p; : > c; : > m
+: > p
+for b in $builds; do : > "$b.c"; : > "$b.m"; done
 for r in $(seq "$rounds"); do
     span plain | awk '{ print $1 }' >> p
-    span prof > s; awk '{ print $1 }' s >> c; awk '{ print $2 }' s >> m
+    for b in $builds; do
+        span "$b" > s; awk '{ print $1 }' s >> "$b.c"; awk '{ print $2 }' s >> "$b.m"
+    done
 done
 size=$(stat -c %s p.out)
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'profile of %d routines x %d workers: %.1f MB\n' "$nr" "$nw" "$(echo "$size / 1000000" | bc -l)"
-awk -v p="$(med < p)" -v c="$(med < c)" -v m="$(med < m)" 'BEGIN {
-    printf "exit, end of main to end of process (ms): gcc %.1f, cprof %.1f: writing the profile %.1f ms\n", p / 1000, c / 1000, (c - p) / 1000
-    printf "peak RSS of the profiled run: %.1f MB\n", m / 1000 }'
+for b in $builds; do
+    awk -v b="$b" -v p="$(med < p)" -v c="$(med < "$b.c")" -v m="$(med < "$b.m")" 'BEGIN {
+        printf "%-6s exit, end of main to end of process (ms): gcc %.1f, cprof %.1f: writing the profile %.1f ms; peak RSS %.1f MB\n", b, p / 1000, c / 1000, (c - p) / 1000, m / 1000 }'
+done
+if command -v valgrind > /dev/null; then
+    for b in $builds; do
+        n=$(OMP_NUM_THREADS=${CG_WORKERS:-4} CPROF_OUT=$tmp/cg.out valgrind --tool=callgrind \
+                --toggle-collect=cprof_write --callgrind-out-file=$tmp/cg ./"$b" 2>&1 |
+            sed -n 's/.*Collected : //p')
+        printf '%-6s instructions writing the profile of %d workers (callgrind): %s\n' "$b" "${CG_WORKERS:-4}" "$n"
+    done
+else
+    echo "instructions: skipped (valgrind not installed)"
+fi

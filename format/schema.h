@@ -88,6 +88,13 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
 
 enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER };
 
+/* Resources beyond time (docs/resources.md): at most this many in a file.  With some,
+ * a paths row ends with two columns per resource, its samples taken while the context
+ * was entered sequentially and concurrently, named in "columns" by this format from
+ * "s" or "c" and the resource's name (s_samples@cpu). */
+#define CPROF_RESOURCES_MAX 8
+#define CPROF_SAMPLES_COLUMN "%c_samples@%s"
+
 #define CPROF_COLUMN_ID(id, name, kind, calls) CPROF_##id,
 enum cprof_routine_column { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ID) CPROF_ROUTINE_NCOLUMNS };
 enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS };
@@ -122,9 +129,13 @@ struct cprof_column {
     int calls;              /* a time's calls column, else -1 */
 };
 
+/* Unused where a file includes this header for its constants alone. */
 #define CPROF_COLUMN_ENTRY(id, name, kind, calls) { name, kind, calls },
+__attribute__((unused))
 static const struct cprof_column cprof_routine_columns[] = { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ENTRY) };
+__attribute__((unused))
 static const struct cprof_column cprof_call_columns[] = { CPROF_CALL_COLUMNS(CPROF_COLUMN_ENTRY) };
+__attribute__((unused))
 static const struct cprof_column cprof_path_columns[] = { CPROF_PATH_COLUMNS(CPROF_COLUMN_ENTRY) };
 #undef CPROF_COLUMN_ENTRY
 

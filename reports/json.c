@@ -6,6 +6,7 @@
  * json_pack fail too, so one check at the end covers the whole document.
  */
 #include "report.h"
+#include "alloc.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -146,12 +147,55 @@ static json_t *path(const cprof_profile *p, size_t i)
     json_t *site = x->site_file ? json_pack("{s:s, s:I}", "file", x->site_file,
                                             "line", (json_int_t)x->site_line)
                                 : json_null();
-    return json_pack("{s:I, s:o, s:s, s:s?, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *samples = NULL;
+    for (size_t res = 0; res < p->nresources; res++)
+        if (p->resources[res].period) {
+            if (!samples)
+                samples = json_object();
+            json_object_set_new(samples, p->resources[res].name,
+                                json_pack("[I, I]", (json_int_t)x->samples[2 * res],
+                                          (json_int_t)x->samples[2 * res + 1]));
+        }
+    return json_pack("{s:I, s:o, s:s, s:s?, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o*}",
                      "id", (json_int_t)i, "parent", parent,
                      "routine", r ? r->name : "<other>", "file", r ? r->file : NULL,
                      "site", site, "folds_into", (json_int_t)x->folds_into,
                      "calls", calls, "time", time, "outer_time", outer, "nested", nested,
-                     "worker_calls", wcalls, "worker_outer_time", wtime);
+                     "worker_calls", wcalls, "worker_outer_time", wtime, "samples", samples);
+}
+
+/* A resource beyond time (docs/resources.md): as declared, each worker's total (null:
+ * no counter) and samples outside any profiled routine, and the routines it was
+ * charged to. */
+static json_t *resource(const cprof_profile *p, size_t r)
+{
+    const cprof_prof_resource *x = &p->resources[r];
+    json_t *totals = json_array(), *outside = json_array(), *routines = json_array();
+    for (size_t w = 0; w < p->nworkers; w++) {
+        int64_t t = p->res_total[w * p->nresources + r];
+        const int64_t *o = &p->res_outside[(w * p->nresources + r) * 2];
+        totals = append(totals, t < 0 ? json_null() : json_integer(t));
+        outside = append(outside, json_pack("[I, I]", (json_int_t)o[0], (json_int_t)o[1]));
+    }
+    if (x->period) {
+        int64_t (*self)[2] = cprof_xcalloc(p->nroutines + 1, sizeof *self);
+        int64_t *incl = cprof_xcalloc(p->nroutines + 1, sizeof *incl);
+        int64_t *path_incl = cprof_xcalloc(p->npaths + 1, sizeof *path_incl);
+        cprof_resource_sums(p, r, self, incl, path_incl);
+        for (size_t i = 0; i < p->nroutines; i++)
+            if (incl[i])
+                routines = append(routines, json_pack(
+                    "{s:s, s:s, s:I, s:I, s:I}", "name", p->routines[i].name,
+                    "file", p->routines[i].file, "s_samples", (json_int_t)self[i][0],
+                    "c_samples", (json_int_t)self[i][1], "inclusive_samples", (json_int_t)incl[i]));
+        free(self);
+        free(incl);
+        free(path_incl);
+    }
+    return json_pack("{s:s, s:s, s:s, s:I, s:b, s:s?, s:o, s:o, s:o}", "name", x->name,
+                     "unit", x->unit, "event", x->event, "period", (json_int_t)x->period,
+                     "available", x->available, "reason", x->reason, "totals", totals,
+                     "outside", outside, "routines", routines);
 }
 
 static json_t *worker(const cprof_profile *p, size_t id)
@@ -196,6 +240,15 @@ char *cprof_report_json(const cprof_profile *p)
         for (size_t i = 0; i < p->npaths; i++)
             paths = append(paths, path(p, i));
         if (!paths || json_object_set_new(doc, "paths", paths)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    if (doc && p->nresources) {
+        json_t *res = json_array();
+        for (size_t r = 0; r < p->nresources; r++)
+            res = append(res, resource(p, r));
+        if (!res || json_object_set_new(doc, "resources", res)) {
             json_decref(doc);
             doc = NULL;
         }

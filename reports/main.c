@@ -27,6 +27,8 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --paths [--root NAME | --callers NAME] [-b]\n"
     "                    [--threshold PCT] [FILE...]\n"
     "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
+    "       cprof-report [LOAD] --resources [-b] [--threshold PCT] [--routine NAME]\n"
+    "                    [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
@@ -55,6 +57,9 @@ static const char usage_text[] =
     "  --folded          print folded stacks of self times in ns (flamegraph.pl, inferno,\n"
     "                    speedscope)\n"
     "  --hatchet         print the calling-context tree as Hatchet's literal format\n"
+    "  --resources       print the resources beyond time (CPROF_RESOURCES): each\n"
+    "                    worker's totals, the routines and call paths they were charged\n"
+    "                    to (--csv resources, resource-routines, resource-paths)\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -100,7 +105,7 @@ int main(int argc, char **argv)
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
-           OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS };
+           OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
@@ -109,6 +114,7 @@ int main(int argc, char **argv)
         {"diff", no_argument, NULL, OPT_DIFF},
         {"dot", no_argument, NULL, OPT_DOT},
         {"paths", no_argument, NULL, OPT_PATHS},
+        {"resources", no_argument, NULL, OPT_RESOURCES},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"hatchet", no_argument, NULL, OPT_HATCHET},
         {"root", required_argument, NULL, OPT_ROOT},
@@ -126,6 +132,7 @@ int main(int argc, char **argv)
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
     bool json = false, diff = false, dot = false, paths = false, folded = false, hatchet = false;
+    bool resources = false;
     const char *csv_name = NULL, *root = NULL, *callers = NULL;
     int opt;
     opterr = 0;
@@ -143,6 +150,9 @@ int main(int argc, char **argv)
             break;
         case OPT_PATHS:
             paths = true;
+            break;
+        case OPT_RESOURCES:
+            resources = true;
             break;
         case OPT_FOLDED:
             folded = true;
@@ -226,6 +236,15 @@ int main(int argc, char **argv)
         paths = true;
         csv_name = NULL;
     }
+    /* --csv resources (and the two others) is a --resources table as CSV. */
+    int res_csv = csv_name && !diff && !json ? cprof_resources_section(csv_name) : -1;
+    if (res_csv >= 0) {
+        resources = true;
+        csv_name = NULL;
+    }
+    if (resources && (json || dot || diff || o.sort || paths || folded || hatchet || csv_name))
+        return usage_error("--resources takes only -b, --threshold, --routine and --csv"
+                           " resources, resource-routines or resource-paths");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
@@ -299,6 +318,12 @@ int main(int argc, char **argv)
             }
             if (name)
                 cprof_paths_free(&seen);
+        } else if (resources) {
+            cprof_table **t;
+            size_t n;
+            cprof_sections_resources(&v[0], &t, &n);
+            text = cprof_tables_text(t, n, res_csv >= 0 ? res_csv : -1, o.brief);
+            free(t);
         } else if (folded || hatchet) {
             text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
         } else

@@ -237,6 +237,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         rc = fold_arcs(l, p, c, n);
     }
     free(c);
+    if (!rc)
+        rc = cprof_resources_of_file(l, p, rf);
     return rc ? rc : cprof_paths_of_file(l, p, rf);
 }
 
@@ -444,6 +446,8 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     int rc = sum_routines(l, out, a, b, amap, bmap);
     if (!rc)
         rc = sum_arcs(l, out, a, b, amap, bmap);
+    if (!rc)
+        rc = cprof_resources_sum(l, out, a, b);
     if (!rc)
         rc = cprof_paths_sum(l, out, a, b, amap, bmap);
     free(amap);

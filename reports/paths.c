@@ -66,9 +66,10 @@ static size_t context(cprof_profile *p, struct index *ix, size_t *cap, size_t pa
         p->paths = cprof_xrealloc(p->paths, *cap * sizeof *p->paths);
     }
     size_t i = p->npaths++;
-    p->paths[i] = (cprof_prof_path){parent, routine, file ? cprof_xstrdup(file) : NULL, line, i,
-                                    {{0}}, cprof_xcalloc(p->nworkers ? p->nworkers : 1,
-                                                         sizeof(cprof_tally))};
+    p->paths[i] = (cprof_prof_path){
+        parent, routine, file ? cprof_xstrdup(file) : NULL, line, i, {{0}},
+        cprof_xcalloc(p->nworkers ? p->nworkers : 1, sizeof(cprof_tally)),
+        p->nresources ? cprof_xcalloc(2 * p->nresources, sizeof(int64_t)) : NULL};
     ix->slot[h] = i + 1;
     return i;
 }
@@ -116,6 +117,10 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
                 if (!tally_add(&x->cases[k], &t) || !tally_add(&x->worker[w], &t))
                     rc = overflow(l);
             }
+            /* The file's resources are the profile's, in its order (resources.c). */
+            for (size_t r = 0; r < 2 * p->nresources && !rc; r++)
+                if (!add(&x->samples[r], v[SAMPLES_COL(0) + r]))
+                    rc = overflow(l);
         }
         free(row_to);
     }
@@ -150,6 +155,9 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
             for (size_t w = 0; w < q->nworkers && !rc; w++)
                 if (!tally_add(&x->worker[w], &y->worker[w]))
                     rc = overflow(l);
+            for (size_t r = 0; r < 2 * out->nresources && !rc; r++)
+                if (!add(&x->samples[r], y->samples[r]))
+                    rc = overflow(l);
         }
     }
     free(to);
@@ -162,6 +170,7 @@ void cprof_paths_free(cprof_profile *p)
     for (size_t i = 0; i < p->npaths; i++) {
         free(p->paths[i].site_file);
         free(p->paths[i].worker);
+        free(p->paths[i].samples);
     }
     free(p->paths);
     p->paths = NULL;
@@ -187,16 +196,18 @@ static bool inner(const cprof_profile *p, size_t i, const char *name)
     return false;
 }
 
-static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, size_t nworkers)
+static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, const cprof_profile *p)
 {
     for (int k = 0; k < 4; k++)
         tally_add(&x->cases[k], &y->cases[k]);
-    for (size_t w = 0; w < nworkers; w++)
+    for (size_t w = 0; w < p->nworkers; w++)
         tally_add(&x->worker[w], &y->worker[w]);
+    for (size_t r = 0; r < 2 * p->nresources; r++)
+        add(&x->samples[r], y->samples[r]);
 }
 
 struct derived {
-    cprof_profile out;      /* only paths and nworkers are used */
+    cprof_profile out;      /* only paths, nworkers and nresources are used */
     struct index ix;
     size_t cap;
 };
@@ -207,7 +218,7 @@ static void copy_down(struct derived *d, const cprof_profile *p, const size_t *f
 {
     const cprof_prof_path *y = &p->paths[i];
     size_t c = context(&d->out, &d->ix, &d->cap, parent, y->routine, y->site_file, y->site_line);
-    add_figures(&d->out.paths[c], &p->paths[i], p->nworkers);
+    add_figures(&d->out.paths[c], &p->paths[i], p);
     for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
         copy_down(d, p, first, next, k, c);
 }
@@ -215,7 +226,7 @@ static void copy_down(struct derived *d, const cprof_profile *p, const size_t *f
 int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
                        cprof_prof_path **paths, size_t *npaths)
 {
-    struct derived d = {.out = {.nworkers = p->nworkers}};
+    struct derived d = {.out = {.nworkers = p->nworkers, .nresources = p->nresources}};
     size_t *first = cprof_xcalloc(p->npaths + 1, sizeof *first);
     size_t *next = cprof_xcalloc(p->npaths + 1, sizeof *next);
     for (size_t i = 0; i < p->npaths; i++)
@@ -235,7 +246,7 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
              * the path's, not the tree's). */
             const cprof_prof_path *y = &p->paths[i];
             size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, y->routine, NULL, 0);
-            add_figures(&d.out.paths[c], y, p->nworkers);
+            add_figures(&d.out.paths[c], y, p);
             for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
                 copy_down(&d, p, first, next, k, c);
             continue;
@@ -243,12 +254,12 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
         /* Up: the routine, then each caller in turn, every step with this context's
          * figures; a step's site is where it called the step before. */
         size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, p->paths[i].routine, NULL, 0);
-        add_figures(&d.out.paths[c], &p->paths[i], p->nworkers);
+        add_figures(&d.out.paths[c], &p->paths[i], p);
         for (size_t below = i, a = p->paths[i].parent; a != CPROF_NO_PATH;
              below = a, a = p->paths[a].parent) {
             const cprof_prof_path *b = &p->paths[below];
             c = context(&d.out, &d.ix, &d.cap, c, p->paths[a].routine, b->site_file, b->site_line);
-            add_figures(&d.out.paths[c], &p->paths[i], p->nworkers);
+            add_figures(&d.out.paths[c], &p->paths[i], p);
         }
     }
     free(first);

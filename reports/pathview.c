@@ -119,6 +119,17 @@ static char *path_name(const cprof_view *v, size_t i, const char *prefix, const 
     return prefix ? cprof_xasprintf("%s%s%s", prefix, sep, step_name(v, i)) : root_name(v, i, sep);
 }
 
+char *cprof_path_label(const cprof_view *v, size_t i, const char *sep)
+{
+    size_t parent = v->p->paths[i].parent;
+    if (parent == CPROF_NO_PATH)
+        return root_name(v, i, sep);
+    char *prefix = cprof_path_label(v, parent, sep);
+    char *name = path_name(v, i, prefix, sep);
+    free(prefix);
+    return name;
+}
+
 static const char paths_explain[] =
     "Every calling context of every worker (docs/semantics.md, \"Calling contexts\"):\n"
     "a path from an entry from outside (main, a callback) or, on the other threads of\n"

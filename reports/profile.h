@@ -94,7 +94,19 @@ typedef struct {
                                an ancestor of the same routine (recursion folded) */
     cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: calls, time, nested calls, rec_t */
     cprof_tally *worker;    /* [nworkers]: all cases on each worker */
+    /* [2 * nresources]: the samples of each resource taken while this context's
+     * activation was on top of its thread's stack, entered sequentially ([2r]) or
+     * concurrently ([2r + 1]); NULL with no resource. */
+    int64_t *samples;
 } cprof_prof_path;
+
+/* A resource beyond elapsed time (docs/resources.md), as every file summed declares it. */
+typedef struct {
+    char *name, *unit, *event;
+    int64_t period;         /* units per sample; 0: counted, not sampled */
+    bool available;         /* measured in every file */
+    char *reason;           /* else why not (the first file's words), or NULL */
+} cprof_prof_resource;
 
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
@@ -125,6 +137,12 @@ typedef struct {
     size_t narcs;
     cprof_prof_path *paths;          /* a parent before its children */
     size_t npaths;
+    cprof_prof_resource *resources;  /* [nresources], the order the files give */
+    size_t nresources;
+    /* [w * nresources + r]: resource r's exact total on worker w, -1 if it had no
+     * counter there; [(w * nresources + r) * 2 + side]: its samples outside any
+     * profiled activation.  NULL with no resource. */
+    int64_t *res_total, *res_outside;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */

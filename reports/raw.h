@@ -12,10 +12,20 @@
 #include <stdint.h>
 
 /* A worker's "routines", "calls" and "paths" rows (format/schema.h) are all stored MAX_COLS
- * wide.  Rows of older writers lack the recursion columns: they read as 0. */
+ * wide.  Rows of older writers lack the recursion columns: they read as 0.  A paths
+ * row's samples of the file's resource r follow its schema columns, at SAMPLES_COL(r)
+ * (entered sequentially) and the one after (concurrently). */
 #define CPROF_MAX2(a, b) ((int)(a) > (int)(b) ? (int)(a) : (int)(b))
 enum { MAX_COLS = CPROF_MAX2(CPROF_MAX2(CPROF_ROUTINE_NCOLUMNS, CPROF_CALL_NCOLUMNS),
-                             CPROF_PATH_NCOLUMNS) };
+                             CPROF_PATH_NCOLUMNS + 2 * CPROF_RESOURCES_MAX) };
+#define SAMPLES_COL(r) (CPROF_PATH_NCOLUMNS + 2 * (r))
+
+/* A resource the file declares (docs/resources.md). */
+struct raw_resource {
+    const char *name, *unit, *event, *reason;   /* reason: NULL if none */
+    int64_t period;
+    json_t *available;
+};
 
 struct raw_routine {
     const char *name, *file;
@@ -33,6 +43,9 @@ struct raw_site {
 
 struct raw_worker {
     int64_t tid, omp_thread, pu, core;
+    /* Per resource: the worker's total (-1: no counter), and its samples outside any
+     * profiled activation, entered sequentially and concurrently. */
+    int64_t res_total[CPROF_RESOURCES_MAX], res_outside[CPROF_RESOURCES_MAX][2];
     int64_t (*routine_rows)[MAX_COLS], (*call_rows)[MAX_COLS], (*path_rows)[MAX_COLS];
     size_t nroutine_rows, ncall_rows, npath_rows;
 };
@@ -50,6 +63,8 @@ struct raw_file {
     struct raw_site *sites;
     struct raw_worker *workers;  /* by id */
     size_t nroutines, nsites, nworkers;
+    struct raw_resource resources[CPROF_RESOURCES_MAX];
+    size_t nresources;
 };
 
 struct loader {
@@ -88,6 +103,13 @@ bool cprof_same_program(const char *a, const char *b);
 int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
                     const cprof_profile *b, const size_t *amap, const size_t *bmap);
+
+/* resources.c: the resources of file rf into p (its workers made already), of a and
+ * b into out; frees p's. */
+int cprof_resources_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                        const cprof_profile *b);
+void cprof_resources_free(cprof_profile *p);
 
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))

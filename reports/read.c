@@ -40,7 +40,7 @@ static char *read_whole(struct loader *l, size_t *len)
  * (out is int64_t *), a real not below min (out is double *), or an array or object
  * (out is json_t **).  Its type is or'ed with OPTIONAL when it may be absent (out is
  * then left as it is): additions to version 1 that older writers do not make. */
-enum { OPTIONAL = 0x100 };
+enum { OPTIONAL = 0x100, BOOLEAN = 0x200 };  /* BOOLEAN: with JSON_TRUE, false too */
 
 struct field {
     const char *key;
@@ -82,18 +82,21 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
 
     if (!json_is_object(obj))
         return cprof_fail(l, "invalid profile: %s is not an object", where);
+    size_t present = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_object_get(obj, f[i].key);
-        json_type type = f[i].type & ~OPTIONAL;
+        json_type type = f[i].type & ~(OPTIONAL | BOOLEAN);
         if (!v && (f[i].type & OPTIONAL))
             continue;
+        present += v != NULL;
         if (!v)
             return cprof_fail(l, "invalid profile: %s has no \"%s\"", where, f[i].key);
         /* A real-valued field may be written as an integer: 19 is 19.0. */
-        int same = json_typeof(v) == type || (type == JSON_REAL && json_is_number(v));
+        int same = json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
+                   ((f[i].type & BOOLEAN) && json_is_boolean(v));
         if (!same)
             return cprof_fail(l, "invalid profile: %s: \"%s\" is not %s", where, f[i].key,
-                        type_name[type]);
+                        f[i].type & BOOLEAN ? "true or false" : type_name[type]);
         switch (type) {
         case JSON_STRING:
             *(const char **)f[i].out = json_string_value(v);
@@ -118,7 +121,7 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
     /* The file is exactly what docs/profile-format.md lists, and the sections a version
      * 2 file declares: anything more means the writer and this reader disagree about the
      * format. */
-    if (json_object_size(obj) != n) {
+    if (json_object_size(obj) != present) {
         const char *key;
         json_t *v;
         json_object_foreach(obj, key, v) {
@@ -216,7 +219,24 @@ struct layouts {
 /* Version 1: the schema's order.  Version 2: the order the file's "columns" names,
  * which must hold every column the schema has, once; names it does not know (a newer
  * writer's columns, a metric's: docs/profile-format.md) are skipped. */
-static int get_layouts(struct loader *l, json_t *columns, struct layouts *ls)
+/* Column name of a paths table that holds samples: the resource's index in rf and the
+ * side (0 sequential, 1 concurrent), or -1. */
+static int samples_column(const struct raw_file *rf, const char *name, int *side)
+{
+    for (size_t r = 0; r < rf->nresources; r++)
+        for (int k = 0; k < 2; k++) {
+            char want[160];
+            snprintf(want, sizeof want, CPROF_SAMPLES_COLUMN, k ? 'c' : 's', rf->resources[r].name);
+            if (!strcmp(name, want)) {
+                *side = k;
+                return (int)r;
+            }
+        }
+    return -1;
+}
+
+static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *columns,
+                       struct layouts *ls)
 {
     static const struct { const struct cprof_column *cols; size_t n, nold; } schema[NTABLES] = {
         {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, CPROF_ROUTINE_NCOLUMNS_OLD},
@@ -240,13 +260,19 @@ static int get_layouts(struct loader *l, json_t *columns, struct layouts *ls)
             for (size_t k = 0; name && k < schema[t].n; k++)
                 if (!strcmp(name, schema[t].cols[k].name))
                     map[c] = (int)k;
+            int side, r = t == T_PATHS && name && map[c] < 0 ? samples_column(rf, name, &side) : -1;
+            if (r >= 0 && rf->resources[r].period == 0)
+                rc = cprof_fail(l, "invalid profile: \"columns\".paths has samples of %s, which"
+                                " is not sampled", rf->resources[r].name);
+            else if (r >= 0)
+                map[c] = SAMPLES_COL(r) + side;
             if (!name)
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s[%zu] is not a string",
                                 table_name[t], c);
-            else if (map[c] >= 0 && seen[map[c]])
+            else if (map[c] >= 0 && map[c] < (int)schema[t].n && seen[map[c]])
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s names \"%s\" twice",
                                 table_name[t], name);
-            else if (map[c] >= 0)
+            else if (map[c] >= 0 && map[c] < (int)schema[t].n)
                 seen[map[c]] = true;
         }
         for (size_t k = 0; k < schema[t].n && !rc; k++)
@@ -254,9 +280,70 @@ static int get_layouts(struct loader *l, json_t *columns, struct layouts *ls)
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", table_name[t],
                                 schema[t].cols[k].name);
         free(seen);
+        for (size_t r = 0; t == T_PATHS && r < rf->nresources && !rc; r++) {
+            bool found[2] = {false, false};
+            for (size_t c = 0; c < n; c++)
+                for (int k = 0; k < 2; k++)
+                    found[k] |= map[c] == (int)SAMPLES_COL(r) + k;
+            if (rf->resources[r].period && json_is_true(rf->resources[r].available) &&
+                !(found[0] && found[1]))
+                rc = cprof_fail(l, "invalid profile: \"columns\".paths has no samples of %s",
+                                rf->resources[r].name);
+        }
         if (rc)
             return rc;
         ls->t[t] = (struct layout){n, n, map};
+    }
+    return 0;
+}
+
+/* The header's "resources" (docs/resources.md): each resource once. */
+static int get_resources(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->nresources = json_array_size(arr);
+    if (rf->nresources > CPROF_RESOURCES_MAX)
+        return cprof_fail(l, "invalid profile: more than %d resources", CPROF_RESOURCES_MAX);
+    for (size_t i = 0; i < rf->nresources; i++) {
+        struct raw_resource *r = &rf->resources[i];
+        const struct field f[] = {
+            {"name", JSON_STRING, &r->name, 0},
+            {"unit", JSON_STRING, &r->unit, 0},
+            {"event", JSON_STRING, &r->event, 0},
+            {"period", JSON_INTEGER, &r->period, 0},
+            {"available", JSON_TRUE | BOOLEAN, &r->available, 0},
+            {"reason", JSON_STRING | OPTIONAL, &r->reason, 0},
+        };
+        if (get_fields(l, json_array_get(arr, i), f, NELEM(f), "resources[%zu]", i))
+            return -1;
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(rf->resources[k].name, r->name))
+                return cprof_fail(l, "invalid profile: resource \"%s\" is declared twice", r->name);
+    }
+    return 0;
+}
+
+/* A worker's "resources": per resource, [total or null, samples outside any profiled
+ * activation entered sequentially, concurrently]. */
+static int get_worker_resources(struct loader *l, const struct raw_file *rf,
+                                struct raw_worker *w, json_t *arr, size_t wi)
+{
+    if (!arr && rf->nresources)
+        return cprof_fail(l, "invalid profile: workers[%zu] has no \"resources\"", wi);
+    if (arr && json_array_size(arr) != rf->nresources)
+        return cprof_fail(l, "invalid profile: workers[%zu].resources does not have one entry per"
+                          " resource (%zu)", wi, rf->nresources);
+    for (size_t r = 0; r < rf->nresources; r++) {
+        json_t *e = json_array_get(arr, r), *total = json_array_get(e, 0);
+        json_t *s = json_array_get(e, 1), *c = json_array_get(e, 2);
+        if (json_array_size(e) != 3 || !(json_is_null(total) || json_is_integer(total)) ||
+            !json_is_integer(s) || !json_is_integer(c) ||
+            (json_is_integer(total) && json_integer_value(total) < 0) ||
+            json_integer_value(s) < 0 || json_integer_value(c) < 0)
+            return cprof_fail(l, "invalid profile: workers[%zu].resources[%zu] is not [total or"
+                              " null, samples, samples] of integers not below 0", wi, r);
+        w->res_total[r] = json_is_null(total) ? -1 : json_integer_value(total);
+        w->res_outside[r][0] = json_integer_value(s);
+        w->res_outside[r][1] = json_integer_value(c);
     }
     return 0;
 }
@@ -271,7 +358,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
     for (size_t i = 0; i < rf->nworkers && !rc; i++) {
         int64_t id;
         struct raw_worker tmp = {0};
-        json_t *routines, *calls, *paths = NULL;
+        json_t *routines, *calls, *paths = NULL, *resources = NULL;
         const struct field f[] = {
             {"id", JSON_INTEGER, &id, 0},
             {"tid", JSON_INTEGER, &tmp.tid, 0},
@@ -281,6 +368,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
             {"routines", JSON_ARRAY, &routines, 0},
             {"calls", JSON_ARRAY, &calls, 0},
             {"paths", JSON_ARRAY | OPTIONAL, &paths, 0},
+            {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         };
         rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
         if (rc)
@@ -313,6 +401,8 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
                           &w->path_rows, &w->npath_rows);
         if (!rc)
             rc = check_paths(l, rf, w, i);
+        if (!rc)
+            rc = get_worker_resources(l, rf, w, resources, i);
     }
     free(seen);
     return rc;
@@ -348,9 +438,9 @@ static int check_format(struct loader *l, json_t *root)
     return 0;
 }
 
-/* Version 2's "sections": the additions a newer writer declares, each {"name",
- * "required"}.  This reader knows none: an optional one is skipped (get_fields lets its
- * key by), a required one refuses the file. */
+/* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
+ * This reader reads "resources"; another optional one is skipped (get_fields lets its
+ * key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -360,7 +450,7 @@ static int check_sections(struct loader *l, json_t *sections)
         if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
-        if (json_is_true(required))
+        if (json_is_true(required) && strcmp(json_string_value(name), "resources"))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -385,7 +475,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
 
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
-    json_t *columns = NULL, *metrics = NULL, *sections = NULL;
+    json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL;
     rf->rank = rf->size = -1;
     const struct field top[] = {
         {"format", JSON_STRING, &format, 0},
@@ -409,6 +499,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
         {"routines", JSON_ARRAY, &routines, 0},
         {"sites", JSON_ARRAY, &sites, 0},
         {"workers", JSON_ARRAY, &workers, 0},
+        {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
     };
     const struct field mach[] = {
         {"pus", JSON_INTEGER, &rf->pus, 0},
@@ -470,7 +561,9 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     }
 
     struct layouts ls = {0};
-    int rc = get_layouts(l, columns, &ls);
+    int rc = get_resources(l, rf, resources);
+    if (!rc)
+        rc = get_layouts(l, rf, columns, &ls);
     if (!rc)
         rc = get_workers(l, rf, workers, &ls);
     for (int t = 0; t < NTABLES; t++)

@@ -48,7 +48,20 @@ typedef enum { CPROF_PATHS_ALL, CPROF_PATHS_DOWN, CPROF_PATHS_UP } cprof_paths_m
 /* v's contexts: all of them, or (DOWN, UP) those cprof_paths_derive made for name. */
 cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, const char *name);
 char *cprof_report_folded(const cprof_view *v);
+/* The whole path of context i, its steps joined by sep; malloc'd. */
+char *cprof_path_label(const cprof_view *v, size_t i, const char *sep);
 char *cprof_report_hatchet(const cprof_view *v);
+
+/* Resources beyond time (resview.c, --resources): what was measured and each worker's
+ * totals, then for each sampled resource its routines and its call paths.  n tables
+ * into *t (malloc'd). */
+void cprof_sections_resources(const cprof_view *v, cprof_table ***t, size_t *n);
+/* --csv of one of them, by name: resources, resource-routines, resource-paths. */
+int cprof_resources_section(const char *name);
+/* Resource r's samples per routine (self: entered sequentially, concurrently), their
+ * inclusive sums (recursion once), and each context's subtree. */
+void cprof_resource_sums(const cprof_profile *p, size_t r, int64_t (*self)[2], int64_t *incl,
+                         int64_t *path_incl);
 
 /* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
 char *cprof_report_dot(const cprof_view *v);

@@ -20,25 +20,26 @@ static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The figures of a call record or of a calling context (same layout), and its base. */
 struct figures {
     uint64_t *v[5];                 /* count, time, nested, rec_time, rec_nested */
+    uint64_t *samples;              /* a context's (resources.c), else null */
     struct cprof_call_base **base;
 };
 
 static struct figures of_record(struct cprof_call_rec *c)
 {
     return (struct figures){ { (uint64_t *)c->count, c->time, c->nested, c->rec_time, c->rec_nested },
-                             &c->base };
+                             0, &c->base };
 }
 
 static struct figures of_node(struct cprof_node *n)
 {
     return (struct figures){ { (uint64_t *)n->count, n->time, n->nested, n->rec_time, n->rec_nested },
-                             &n->base };
+                             n->samples, &n->base };
 }
 
 static struct cprof_call_base *base_of(struct cprof_worker *w, struct figures f)
 {
     if (!*f.base)
-        *f.base = cprof_worker_alloc(w, sizeof **f.base);
+        *f.base = cprof_worker_alloc(w, sizeof **f.base + (f.samples ? cprof_node_extra : 0));
     return *f.base;
 }
 
@@ -88,6 +89,7 @@ void cprof_stop(void)
     pthread_mutex_lock(&control_lock);
     if (!cprof_stopped) {
         cprof_facade_stop(1);
+        cprof_resources_enable(0);
         each_record(remember_counts);
     }
     pthread_mutex_unlock(&control_lock);
@@ -98,6 +100,7 @@ void cprof_start(void)
     pthread_mutex_lock(&control_lock);
     if (cprof_stopped) {
         each_record(take_out_stopped);
+        cprof_resources_enable(1);
         cprof_facade_stop(0);
     }
     pthread_mutex_unlock(&control_lock);
@@ -111,6 +114,9 @@ static void take_all(struct cprof_worker *w, struct figures f)
             b->v[i][k] = load(&f.v[i][k]);
     for (int k = 0; k < CPROF_NCASES; k++)
         b->stop_count[k] = b->v[0][k];
+    if (f.samples)
+        for (size_t i = 0; i < cprof_node_extra / sizeof *f.samples; i++)
+            b->samples[i] = load(&f.samples[i]);
 }
 
 /* The record or context whose time[case] a frame's slot points at, the routine it
@@ -148,6 +154,10 @@ void cprof_reset(void)
     each_record(take_all);
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next) {
         pthread_mutex_lock(&w->lock);
+        for (int i = 0; i < CPROF_RESOURCES_MAX; i++) {
+            int ok;
+            w->res_base[i] = cprof_resource_read(w, i, &ok);
+        }
         for (int i = 0; i < w->routines_cap; i++) {
             struct cprof_routine_rec *r = w->routines[i];
             if (!r)
@@ -204,38 +214,61 @@ static void add_now(struct figures f, struct figures out)
             out.v[0][k] -= f.v[0][k] - b->stop_count[k];
 }
 
-void cprof_call_now(const struct cprof_call_rec *c, struct cprof_call_rec *out)
+/* The figures are copied only when something is to be taken out or added in: most
+ * records, with no reset, no stop and no calling context, are shown as they are. */
+const struct cprof_call_rec *cprof_call_now(const struct cprof_call_rec *c,
+                                            struct cprof_call_rec *scratch)
 {
-    *out = *c;
-    struct figures o = of_record(out);
+    if (!c->base && !c->nodes)
+        return c;
+    *scratch = *c;
+    struct figures o = of_record(scratch);
     for (int i = 0; i < 5; i++)
         memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
     add_now(of_record((struct cprof_call_rec *)c), o);
     for (struct cprof_node *n = c->nodes; n; n = n->same_key)
         add_now(of_node(n), o);
+    return scratch;
 }
 
-void cprof_node_now(const struct cprof_node *n, struct cprof_node *out)
+uint64_t cprof_node_samples(const struct cprof_node *n, int i)
 {
-    *out = *n;
-    struct figures o = of_node(out);
+    uint64_t v = __atomic_load_n(&n->samples[i], __ATOMIC_RELAXED);
+    return n->base ? v - n->base->samples[i] : v;
+}
+
+const struct cprof_node *cprof_node_now(const struct cprof_node *n, struct cprof_node *scratch)
+{
+    if (!n->base)
+        return n;
+    *scratch = *n;
+    struct figures o = of_node(scratch);
     for (int i = 0; i < 5; i++)
         memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
     add_now(of_node((struct cprof_node *)n), o);
+    return scratch;
 }
 
-void cprof_routine_now(const struct cprof_routine_rec *r, struct cprof_routine_rec *out)
+const struct cprof_routine_rec *cprof_routine_now(const struct cprof_routine_rec *r,
+                                                  struct cprof_routine_rec *scratch)
 {
-    *out = *r;
-    cprof_call_now(&r->ext, &out->ext);
+    const struct cprof_call_rec *ext = cprof_call_now(&r->ext, &scratch->ext);
+    if (ext == &r->ext && !r->side_base)
+        return r;
+    scratch->ext = *ext;
+    memcpy(scratch->side, r->side, sizeof r->side);
+    scratch->depth = r->depth;
+    scratch->max_depth = r->max_depth;
+    scratch->side_base = r->side_base;
     if (!r->side_base)
-        return;
+        return scratch;
     for (int s = 0; s < 2; s++) {
-        out->side[s].time -= r->side_base[s].time;
-        out->side[s].thread_time -= r->side_base[s].thread_time;
-        out->side[s].self_time -= r->side_base[s].self_time;
-        out->side[s].nested -= r->side_base[s].nested;
-        out->side[s].thread_nested -= r->side_base[s].thread_nested;
-        out->side[s].direct -= r->side_base[s].direct;
+        scratch->side[s].time -= r->side_base[s].time;
+        scratch->side[s].thread_time -= r->side_base[s].thread_time;
+        scratch->side[s].self_time -= r->side_base[s].self_time;
+        scratch->side[s].nested -= r->side_base[s].nested;
+        scratch->side[s].thread_nested -= r->side_base[s].thread_nested;
+        scratch->side[s].direct -= r->side_base[s].direct;
     }
+    return scratch;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "cprof.h"
+#include "../format/schema.h"
 
 /* ---- clock.c: one monotonic tick source shared by all workers ---- */
 
@@ -74,6 +75,8 @@ void cprof_json_int(struct cprof_json *j, int64_t v);
 void cprof_json_uint(struct cprof_json *j, uint64_t v);
 void cprof_json_real(struct cprof_json *j, double v);
 void cprof_json_true(struct cprof_json *j);
+void cprof_json_false(struct cprof_json *j);
+void cprof_json_null(struct cprof_json *j);
 /* A key and its value. */
 void cprof_json_field_int(struct cprof_json *j, const char *key, int64_t v);
 void cprof_json_field_uint(struct cprof_json *j, const char *key, uint64_t v);
@@ -138,6 +141,9 @@ struct cprof_node {
     struct cprof_node *made_next;   /* every node of the worker, newest first */
     struct cprof_call_base *base;   /* control.c, as a call record's */
     int id;                         /* in order of making, 0 the root */
+    /* Samples of each resource (resources.c), entered sequentially and concurrently:
+     * [2 * resource + side], cprof_node_extra bytes.  A copy of a node has none. */
+    uint64_t samples[];
 };
 
 /* A routine's figures on one worker, for its sequential or its concurrent entries.
@@ -205,12 +211,19 @@ struct cprof_worker {
     int routines_cap;
     struct cprof_call_rec **sites;          /* by site id */
     int sites_cap;
+    /* The records chained behind a site's first (a call through a pointer that reaches
+     * several routines), by (site, callee): open addressing, at most half full, so
+     * that a dispatch site of many callees finds each in constant time. */
+    struct cprof_call_rec **chained;
+    size_t chained_cap, nchained;
     char *arena, *arena_end;                /* records are carved from here: they never move */
     struct cprof_frame *stack, *top, *stack_end;
     struct cprof_node *root;                /* the context of entries from outside */
     struct cprof_node *nodes;               /* every context, newest first */
     int nnodes;
     uint64_t other_calls;                   /* timed calls past the node limit */
+    int res_fd[CPROF_RESOURCES_MAX];        /* its counters (resources.c), -1: none */
+    uint64_t res_base[CPROF_RESOURCES_MAX]; /* their values at the last reset */
     uint64_t calls;                         /* entries on this worker so far */
     struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
     int jmp_next;
@@ -255,13 +268,46 @@ void *cprof_worker_alloc(struct cprof_worker *w, size_t size);
 struct cprof_call_base {
     uint64_t v[5][CPROF_NCASES];
     unsigned long long stop_count[CPROF_NCASES];
+    uint64_t samples[];             /* a context's, cprof_node_extra bytes */
 };
 /* Start-up: CPROF_START=off begins stopped. */
 void cprof_control_start(void);
-/* What the profile shows of a record: the record less what was taken out. */
-void cprof_call_now(const struct cprof_call_rec *c, struct cprof_call_rec *out);
-void cprof_routine_now(const struct cprof_routine_rec *r, struct cprof_routine_rec *out);
-void cprof_node_now(const struct cprof_node *n, struct cprof_node *out);
+/* What the profile shows of a record: the record less what was taken out (and a call
+ * record's plus its contexts').  The record itself when nothing is, else scratch. */
+const struct cprof_call_rec *cprof_call_now(const struct cprof_call_rec *c,
+                                            struct cprof_call_rec *scratch);
+const struct cprof_routine_rec *cprof_routine_now(const struct cprof_routine_rec *r,
+                                                  struct cprof_routine_rec *scratch);
+const struct cprof_node *cprof_node_now(const struct cprof_node *n, struct cprof_node *scratch);
+/* Its samples[i], less what a reset took out. */
+uint64_t cprof_node_samples(const struct cprof_node *n, int i);
+
+/* ---- resources.c: resources beyond time, CPROF_RESOURCES (docs/resources.md) ---- */
+
+struct cprof_resource {
+    const char *name, *unit, *event;
+    uint32_t type;
+    uint64_t config;
+    uint64_t period;            /* units per sample; 0: counted only */
+    int sampled;                /* charged to contexts by sampling, else counted only */
+    int available;              /* else reason says why not */
+    int opened;                 /* by some worker */
+    char reason[160];           /* why not available, or not sampled as asked */
+};
+/* Start-up, before the first worker: reads CPROF_RESOURCES, installs the handler. */
+void cprof_resources_start(void);
+/* The resources asked for, in order. */
+int cprof_resources(const struct cprof_resource **r);
+/* Bytes each calling context holds beyond struct cprof_node: its samples. */
+extern size_t cprof_node_extra;
+/* On a listed worker's own thread, at its creation: its counters. */
+void cprof_resources_open(struct cprof_worker *w);
+/* Worker w's total of resource r so far; *ok 0 if it has no counter. */
+uint64_t cprof_resource_read(const struct cprof_worker *w, int r, int *ok);
+/* Every worker's counters on or off (cprof_start, cprof_stop). */
+void cprof_resources_enable(int on);
+/* The calling thread's counters off (1) while it writes the profile, on again (0). */
+void cprof_resources_writing(int writing);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 

@@ -34,7 +34,7 @@ static void flush(struct cprof_json *j)
     j->len = 0;
 }
 
-static void put(struct cprof_json *j, const char *s, size_t n)
+static void put_slow(struct cprof_json *j, const char *s, size_t n)
 {
     while (n > 0) {
         if (j->len == BUFFER)
@@ -44,6 +44,18 @@ static void put(struct cprof_json *j, const char *s, size_t n)
         j->len += k;
         s += k;
         n -= k;
+    }
+}
+
+/* Inline, so that the copy of a few bytes of known length is a move or two: a
+ * profile is made of such pieces. */
+static inline void put(struct cprof_json *j, const char *s, size_t n)
+{
+    if (__builtin_expect(n <= BUFFER - j->len, 1)) {
+        memcpy(j->buf + j->len, s, n);
+        j->len += n;
+    } else {
+        put_slow(j, s, n);
     }
 }
 
@@ -182,6 +194,18 @@ void cprof_json_true(struct cprof_json *j)
 {
     next(j);
     put(j, "true", 4);
+}
+
+void cprof_json_false(struct cprof_json *j)
+{
+    next(j);
+    put(j, "false", 5);
+}
+
+void cprof_json_null(struct cprof_json *j)
+{
+    next(j);
+    put(j, "null", 4);
 }
 
 void cprof_json_field_int(struct cprof_json *j, const char *key, int64_t v)

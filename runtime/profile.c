@@ -59,6 +59,7 @@ void cprof_last_unit_gone(void)
 void cprof_runtime_start(void)
 {
     cprof_clock_start();
+    cprof_resources_start();    /* before the first context: contexts hold its samples */
     cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
@@ -109,14 +110,20 @@ static uint64_t ns(uint64_t ticks, double ns_per_tick)
     return (uint64_t)((double)ticks * ns_per_tick + 0.5);
 }
 
-/* A row of n columns described by cols (format/schema.h): times in ticks become ns. */
+/* The n columns described by cols (format/schema.h): times in ticks become ns. */
+static void write_values(struct cprof_json *j, const uint64_t *v, const struct cprof_column *cols,
+                         int n, double npt)
+{
+    for (int c = 0; c < n; c++)
+        cprof_json_uint(j, cols[c].kind == CPROF_COL_TIME || cols[c].kind == CPROF_COL_SELF_TIME
+                           ? ns(v[c], npt) : v[c]);
+}
+
 static void write_row(struct cprof_json *j, const uint64_t *v, const struct cprof_column *cols,
                       int n, double npt)
 {
     cprof_json_begin(j, '[');
-    for (int c = 0; c < n; c++)
-        cprof_json_uint(j, cols[c].kind == CPROF_COL_TIME || cols[c].kind == CPROF_COL_SELF_TIME
-                           ? ns(v[c], npt) : v[c]);
+    write_values(j, v, cols, n, npt);
     cprof_json_end(j, ']');
 }
 
@@ -124,25 +131,33 @@ static void write_row(struct cprof_json *j, const uint64_t *v, const struct cpro
  * external entries.  A callee entered from a site is concurrent unless the case is S-S. */
 static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
 {
-    struct cprof_call_rec c;
+    struct cprof_call_rec scratch;
     for (int i = 0; i < w->sites_cap; i++)
         for (struct cprof_call_rec *at = w->sites[i]; at; at = at->next) {
-            cprof_call_now(at, &c);
-            entries[c.callee][0] += c.count[CPROF_SS];
-            entries[c.callee][1] += c.count[CPROF_SC] + c.count[CPROF_CS] + c.count[CPROF_CC];
+            const struct cprof_call_rec *c = cprof_call_now(at, &scratch);
+            entries[c->callee][0] += c->count[CPROF_SS];
+            entries[c->callee][1] += c->count[CPROF_SC] + c->count[CPROF_CS] + c->count[CPROF_CC];
         }
     for (int i = 0; i < w->routines_cap; i++)
         if (w->routines[i]) {
-            cprof_call_now(&w->routines[i]->ext, &c);
-            entries[i][0] += c.count[CPROF_SS];
-            entries[i][1] += c.count[CPROF_CS];
+            const struct cprof_call_rec *c = cprof_call_now(&w->routines[i]->ext, &scratch);
+            entries[i][0] += c->count[CPROF_SS];
+            entries[i][1] += c->count[CPROF_CS];
         }
+}
+
+/* A resource whose samples the contexts hold: the paths rows have its columns. */
+static int charged(const struct cprof_resource *r)
+{
+    return r->sampled && r->available;
 }
 
 /* The worker's calling contexts, in the order they were made: a parent before its
  * children, and the row of context id is id - 1 (the root, id 0, is not written). */
 static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt)
 {
+    const struct cprof_resource *res;
+    int nres = cprof_resources(&res);
     cprof_json_key(j, "paths");
     cprof_json_begin(j, '[');
     size_t size = (size_t)(w->nnodes ? w->nnodes : 1) * sizeof(struct cprof_node *);
@@ -150,8 +165,8 @@ static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt
     for (struct cprof_node *n = w->nodes; n; n = n->made_next)
         by_id[n->id] = n;
     for (int id = 1; id < w->nnodes; id++) {
-        struct cprof_node now, *n = &now;
-        cprof_node_now(by_id[id], n);
+        struct cprof_node scratch;
+        const struct cprof_node *n = cprof_node_now(by_id[id], &scratch);
         const struct cprof_call_rec *key = n->key;
         int kind = !key ? CPROF_PATH_OTHER : key == &key->rec->ext ? CPROF_PATH_OUTSIDE
                                                                    : CPROF_PATH_CALL;
@@ -169,9 +184,41 @@ static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt
             v[CPROF_P_OF(CPROF_C_REC_TIME(k))] = n->rec_time[k];
             v[CPROF_P_OF(CPROF_C_REC_NESTED(k))] = n->rec_nested[k];
         }
-        write_row(j, v, cprof_path_columns, CPROF_PATH_NCOLUMNS, npt);
+        cprof_json_begin(j, '[');
+        write_values(j, v, cprof_path_columns, CPROF_PATH_NCOLUMNS, npt);
+        for (int i = 0; i < nres; i++)
+            if (charged(&res[i])) {
+                cprof_json_uint(j, cprof_node_samples(by_id[id], 2 * i));
+                cprof_json_uint(j, cprof_node_samples(by_id[id], 2 * i + 1));
+            }
+        cprof_json_end(j, ']');
     }
     cprof_free(by_id, size);
+    cprof_json_end(j, ']');
+}
+
+/* The "resources" section of a worker: for each resource, its total on the worker
+ * (null without a counter) and the samples outside any profiled activation. */
+static void write_worker_resources(struct cprof_json *j, struct cprof_worker *w)
+{
+    const struct cprof_resource *res;
+    int nres = cprof_resources(&res);
+    if (!nres)
+        return;
+    cprof_json_key(j, "resources");
+    cprof_json_begin(j, '[');
+    for (int i = 0; i < nres; i++) {
+        int ok;
+        uint64_t total = cprof_resource_read(w, i, &ok);
+        cprof_json_begin(j, '[');
+        if (ok)
+            cprof_json_uint(j, total - w->res_base[i]);
+        else
+            cprof_json_null(j);
+        cprof_json_uint(j, cprof_node_samples(w->root, 2 * i));
+        cprof_json_uint(j, cprof_node_samples(w->root, 2 * i + 1));
+        cprof_json_end(j, ']');
+    }
     cprof_json_end(j, ']');
 }
 
@@ -193,8 +240,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     for (int i = 0; i < w->routines_cap; i++) {
         if (!w->routines[i] || !(entries[i][0] | entries[i][1]))
             continue;
-        struct cprof_routine_rec now, *r = &now;
-        cprof_routine_now(w->routines[i], r);
+        struct cprof_routine_rec scratch;
+        const struct cprof_routine_rec *r = cprof_routine_now(w->routines[i], &scratch);
         const struct cprof_call_rec *x = &r->ext;
         uint64_t v[CPROF_ROUTINE_NCOLUMNS] = {
             [CPROF_R_ROUTINE] = (uint64_t)i,
@@ -221,8 +268,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_key(j, "calls");
     cprof_json_begin(j, '[');
     for (int i = 0; i < w->sites_cap; i++) {
-        for (struct cprof_call_rec *at = w->sites[i], now, *c = &now; at; at = at->next) {
-            cprof_call_now(at, c);
+        for (struct cprof_call_rec *at = w->sites[i], scratch; at; at = at->next) {
+            const struct cprof_call_rec *c = cprof_call_now(at, &scratch);
             uint64_t v[CPROF_CALL_NCOLUMNS] = {
                 [CPROF_C_SITE] = (uint64_t)i, [CPROF_C_CALLEE] = (uint64_t)c->callee,
             };
@@ -238,6 +285,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     }
     cprof_json_end(j, ']');
     write_paths(j, w, npt);
+    write_worker_resources(j, w);
     cprof_json_end(j, '}');
     pthread_mutex_unlock(&w->lock);
 }
@@ -294,11 +342,23 @@ static void write_names(struct cprof_json *j, const char *key, const struct cpro
  * columns, the metric of their times, and the sections beyond the format (none yet). */
 static void write_layout(struct cprof_json *j)
 {
+    const struct cprof_resource *res;
+    int nres = cprof_resources(&res);
     cprof_json_key(j, "columns");
     cprof_json_begin(j, '{');
     write_names(j, "routines", cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS);
     write_names(j, "calls", cprof_call_columns, CPROF_CALL_NCOLUMNS);
-    write_names(j, "paths", cprof_path_columns, CPROF_PATH_NCOLUMNS);
+    cprof_json_key(j, "paths");
+    cprof_json_begin(j, '[');
+    for (int c = 0; c < CPROF_PATH_NCOLUMNS; c++)
+        cprof_json_string(j, cprof_path_columns[c].name);
+    for (int i = 0; i < nres; i++)
+        for (int side = 0; side < 2 && charged(&res[i]); side++) {
+            char name[64];
+            snprintf(name, sizeof name, CPROF_SAMPLES_COLUMN, side ? 'c' : 's', res[i].name);
+            cprof_json_string(j, name);
+        }
+    cprof_json_end(j, ']');
     cprof_json_end(j, '}');
     cprof_json_key(j, "metrics");
     cprof_json_begin(j, '[');
@@ -309,6 +369,41 @@ static void write_layout(struct cprof_json *j)
     cprof_json_end(j, ']');
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
+    if (nres) {
+        cprof_json_begin(j, '{');
+        cprof_json_field_string(j, "name", "resources");
+        cprof_json_key(j, "required");
+        cprof_json_false(j);
+        cprof_json_end(j, '}');
+    }
+    cprof_json_end(j, ']');
+}
+
+/* The "resources" section of the header: what CPROF_RESOURCES asked for, and for each
+ * one whether it was measured, or why not. */
+static void write_resources(struct cprof_json *j)
+{
+    const struct cprof_resource *res;
+    int nres = cprof_resources(&res);
+    if (!nres)
+        return;
+    cprof_json_key(j, "resources");
+    cprof_json_begin(j, '[');
+    for (int i = 0; i < nres; i++) {
+        cprof_json_begin(j, '{');
+        cprof_json_field_string(j, "name", res[i].name);
+        cprof_json_field_string(j, "unit", res[i].unit);
+        cprof_json_field_string(j, "event", res[i].event);
+        cprof_json_field_uint(j, "period", charged(&res[i]) ? res[i].period : 0);
+        cprof_json_key(j, "available");
+        if (res[i].available)
+            cprof_json_true(j);
+        else
+            cprof_json_false(j);
+        if (res[i].reason[0])
+            cprof_json_field_string(j, "reason", res[i].reason);
+        cprof_json_end(j, '}');
+    }
     cprof_json_end(j, ']');
 }
 
@@ -335,6 +430,7 @@ static void write_document(struct cprof_json *j)
     cprof_json_field_real(j, "call_cost_ns", facade_cost_ns.timed);
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
     write_layout(j);
+    write_resources(j);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
     cprof_json_field_int(j, "pus", topo.pus);
@@ -432,8 +528,10 @@ int cprof_write(void)
     static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
     cprof_inside_begin();
     pthread_mutex_lock(&write_lock);
+    cprof_resources_writing(1);
     int rc = write_profile();
     int err = errno;
+    cprof_resources_writing(0);
     pthread_mutex_unlock(&write_lock);
     cprof_inside_end();
     errno = err;

@@ -85,7 +85,7 @@ struct cprof_node cprof_no_node;
 static struct cprof_node *new_node(struct cprof_worker *w, struct cprof_node *parent,
                                    struct cprof_call_rec *key)
 {
-    struct cprof_node *n = arena_alloc(w, sizeof *n);
+    struct cprof_node *n = arena_alloc(w, sizeof *n + cprof_node_extra);
     n->key = key;
     n->parent = parent;
     n->canon = n;
@@ -119,6 +119,8 @@ struct cprof_worker *cprof_worker_create(int listed)
     pthread_mutex_lock(&w->lock);
     w->root = w->stack->ctx = new_node(w, 0, 0);
     pthread_mutex_unlock(&w->lock);
+    for (int i = 0; i < CPROF_RESOURCES_MAX; i++)
+        w->res_fd[i] = -1;
 
     if (listed) {
         pthread_mutex_lock(&list_lock);
@@ -127,6 +129,7 @@ struct cprof_worker *cprof_worker_create(int listed)
         list = w;
         pthread_mutex_unlock(&list_lock);
         hidden = w;     /* this thread's worker from now on */
+        cprof_resources_open(w);
     }
     cprof_inside_end();
     return w;
@@ -141,6 +144,8 @@ void cprof_worker_destroy(struct cprof_worker *w)
         cprof_free(w->arena_end - ARENA_CHUNK, ARENA_CHUNK);
     cprof_free(w->routines, (size_t)w->routines_cap * sizeof *w->routines);
     cprof_free(w->sites, (size_t)w->sites_cap * sizeof *w->sites);
+    if (w->chained)
+        cprof_free(w->chained, w->chained_cap * sizeof *w->chained);
     pthread_mutex_destroy(&w->lock);
     cprof_free(w, sizeof *w);
 }
@@ -191,21 +196,54 @@ struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int rou
     return r;
 }
 
+static size_t chained_slot(const struct cprof_worker *w, int site, int callee)
+{
+    uint64_t h = ((uint64_t)(unsigned)site << 32 | (unsigned)callee) * 0x9e3779b97f4a7c15u;
+    size_t mask = w->chained_cap - 1, i = (size_t)(h >> 32) & mask;
+    for (struct cprof_call_rec *c; (c = w->chained[i]); i = (i + 1) & mask)
+        if (c->site == site && c->callee == callee)
+            break;
+    return i;
+}
+
+/* Called with w->lock held. */
+static void chain_add(struct cprof_worker *w, struct cprof_call_rec *c)
+{
+    if (2 * (w->nchained + 1) > w->chained_cap) {
+        struct cprof_call_rec **old = w->chained;
+        size_t old_cap = w->chained_cap;
+        w->chained_cap = old_cap ? 2 * old_cap : 64;
+        w->chained = cprof_alloc(w->chained_cap * sizeof *w->chained);
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i])
+                w->chained[chained_slot(w, old[i]->site, old[i]->callee)] = old[i];
+        if (old)
+            cprof_free(old, old_cap * sizeof *old);
+    }
+    w->chained[chained_slot(w, c->site, c->callee)] = c;
+    w->nchained++;
+}
+
 /* The first callee of a site sits in the index; further ones (a function pointer
- * reaching several routines) are chained behind it. */
+ * reaching several routines) are chained behind it, and found by the hash. */
 struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int callee)
 {
     pthread_mutex_lock(&w->lock);
     w->sites = grow_index(w->sites, &w->sites_cap, site);
-    struct cprof_call_rec **link = &w->sites[site];
-    while (*link && (*link)->callee != callee)
-        link = &(*link)->next;
-    struct cprof_call_rec *c = *link;
+    struct cprof_call_rec *first = w->sites[site], *c = first;
+    if (c && c->callee != callee)
+        c = w->chained ? w->chained[chained_slot(w, site, callee)] : 0;
     if (!c) {
         c = arena_alloc(w, sizeof *c);
         c->callee = callee;
         c->site = site;
-        *link = c;
+        if (first) {
+            c->next = first->next;
+            first->next = c;
+            chain_add(w, c);
+        } else {
+            w->sites[site] = c;
+        }
     }
     pthread_mutex_unlock(&w->lock);
     return c;

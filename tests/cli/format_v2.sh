@@ -51,6 +51,9 @@ same "an optional section it does not know, at the top and in workers" \
 refused "a required section it does not know" \
     '.sections = [{"name": "trace", "required": true}] | .trace = {}' 'needs section "trace"'
 refused "a key no section declares" '.trace = {}' 'unexpected key "trace"'
+# An absent optional key must not make room for an unknown one (keys were once counted).
+refused "a key no section declares, an optional key absent" 'del(.cprof_version) | .trace = {}' \
+    'unexpected key "trace"'
 refused "a column missing" \
     '(.columns.calls | index("ss_time")) as $i | .columns.calls |= del(.[$i]) | .workers[].calls |= map(del(.[$i]))' \
     'has no "ss_time"'

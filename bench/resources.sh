@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# What sampling resources costs (docs/resources.md): each example in examples/, built
+# once by cprof-cc, run with and without CPROF_RESOURCES=cpu,faults at the default
+# periods (a sample a ms of CPU time, a sample every 100 faults), interleaved, medians
+# of BENCH_ROUNDS runs.  Target: at most 3% slower.  The CPU-time ratio (user + system)
+# is printed beside the wall-time one: on a loaded machine it is the steadier.  Also the samples each run took,
+# and the instructions a profiled call adds with and without the resources (callgrind
+# on bench/calls.c, sequential: the facade is the same code, so the difference is the
+# signal handler's share).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${CPROF_BIN:-$root/build/bin}
+rounds=${BENCH_ROUNDS:-5}
+res=${BENCH_RESOURCES:-cpu,faults}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=2
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %9s %9s %8s %9s %9s %9s  %s\n' example "off s" "on s" ratio "cpu ratio" "cpu smp" "flt smp" target
+med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+for dir in "$root"/examples/*/; do
+    name=$(basename "$dir")
+    [ -f "$dir$name.c" ] || continue
+    "$bin/cprof-cc" -fopenmp -O2 "$dir$name.c" -o "$tmp/prof" -lm || continue
+    : > "$tmp/off"; : > "$tmp/on"
+    for r in $(seq "$rounds"); do
+        CPROF_OUT=$tmp/off.out /usr/bin/time -f '%e %U %S' -a -o "$tmp/off" "$tmp/prof" > /dev/null
+        CPROF_RESOURCES=$res CPROF_OUT=$tmp/on.out /usr/bin/time -f '%e %U %S' -a -o "$tmp/on" "$tmp/prof" > /dev/null
+    done
+    off=$(awk '{ print $1 }' "$tmp/off" | med); on=$(awk '{ print $1 }' "$tmp/on" | med)
+    coff=$(awk '{ print $2 + $3 }' "$tmp/off" | med); con=$(awk '{ print $2 + $3 }' "$tmp/on" | med)
+    "$bin/cprof-report" --json "$tmp/on.out" > "$tmp/on.json"
+    smp() { jq --arg r "$1" '([.paths[]?.samples[$r] | add] | add // 0) +
+                ([.resources[] | select(.name == $r) | .outside[] | add] | add)' "$tmp/on.json"; }
+    awk -v n="$name" -v a="$off" -v b="$on" -v ca="$coff" -v cb="$con" -v c="$(smp cpu)" \
+        -v f="$(smp faults)" 'BEGIN {
+        r = b / a; q = ca > 0 ? cb / ca : 0
+        printf "%-10s %9.2f %9.2f %7.3fx %8.3fx %9s %9s  %s\n", n, a, b, r, q, c, f,
+            (r <= 1.03 ? "<= 1.03x met" : "<= 1.03x NOT met") }'
+done
+if command -v valgrind > /dev/null; then
+    "$bin/cprof-cc" -O2 -fopenmp "$root/bench/calls.c" -o "$tmp/calls" 2> /dev/null
+    for n in 1000000 2000000; do
+        for mode in off on; do
+            env $([ $mode = on ] && echo CPROF_RESOURCES=$res) CPROF_OUT=$tmp/cg.out \
+                valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$tmp/calls" "$n" 2>&1 |
+                sed -n 's/.*Collected : //p' > "$tmp/ir.$mode.$n"
+        done
+    done
+    for mode in off on; do
+        awk -v a="$(cat "$tmp/ir.$mode.1000000")" -v b="$(cat "$tmp/ir.$mode.2000000")" -v m="$mode" \
+            'BEGIN { printf "instructions a profiled call takes (callgrind, sequential), resources %s: %.1f\n", m, (b - a) / 1000000 }'
+    done
+else
+    echo "instructions: skipped (valgrind not installed)"
+fi

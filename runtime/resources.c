@@ -1,0 +1,310 @@
+/* resources.c: resources beyond elapsed time (docs/resources.md), CPROF_RESOURCES.
+ *
+ * Each resource is a Linux perf_event counter opened by each worker's thread for
+ * itself.  Its value when the profile is written is the worker's exact total.  A
+ * sampled resource also interrupts its thread every `period` units (a signal on the
+ * counter's overflow, Hall and Goldberg's "generalized interval timer"), and the
+ * handler charges one sample to the calling context open on top of the thread's
+ * shadow stack: the path is known without unwinding anything.  Nothing is added to the
+ * per-call path; with no resource asked for, nothing here runs after start-up.
+ *
+ * Context switches and migrations are counted, never sampled: their overflow would
+ * signal a thread that is blocking, and waking it would change the blocking call's
+ * result (a sleep cut short) and cause the next switch.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "internal.h"
+
+struct kind {
+    const char *name, *unit, *event;
+    uint32_t type;
+    uint64_t config;
+    uint64_t period;            /* default; 0: counted, never sampled */
+};
+
+static const struct kind kinds[] = {
+    { "cpu", "ns", "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000 },
+    { "faults", "faults", "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100 },
+    { "minor-faults", "faults", "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN,
+      100 },
+    { "major-faults", "faults", "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
+    { "csw", "switches", "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
+    { "migrations", "migrations", "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS,
+      0 },
+    { "cycles", "cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 10000000 },
+    { "instructions", "instructions", "instructions", PERF_TYPE_HARDWARE,
+      PERF_COUNT_HW_INSTRUCTIONS, 10000000 },
+    { "cache-misses", "misses", "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
+      10000 },
+    { "branch-misses", "misses", "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+      10000 },
+};
+
+/* The sampling signal: a real-time one, so that overflows queue rather than merge. */
+#define SAMPLE_SIGNAL (SIGRTMIN + 5)
+
+static struct cprof_resource res[CPROF_RESOURCES_MAX];
+static int nres;
+static int sampling;            /* some resource is sampled: the handler is installed */
+
+int cprof_resources(const struct cprof_resource **r)
+{
+    *r = res;
+    return nres;
+}
+
+size_t cprof_node_extra;
+
+/* A resource no worker could count is unavailable; one that a later worker cannot
+ * count (out of descriptors) stays available, and that worker's total is unknown. */
+static void unavailable(struct cprof_resource *r, const char *why)
+{
+    if (r->available && !r->opened) {
+        r->available = 0;
+        snprintf(r->reason, sizeof r->reason, "%s", why);
+    }
+}
+
+/* The reason perf_event_open gave, in words a user can act on. */
+static void open_failed(struct cprof_resource *r, int err)
+{
+    char why[sizeof r->reason];
+    if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
+        snprintf(why, sizeof why, "no such counter on this machine (%s)", strerror(err));
+    else if (err == EACCES || err == EPERM)
+        snprintf(why, sizeof why,
+                 "not permitted (%s): see /proc/sys/kernel/perf_event_paranoid", strerror(err));
+    else if (err == ENOSYS)
+        snprintf(why, sizeof why, "perf_event_open is not available (%s)", strerror(err));
+    else
+        snprintf(why, sizeof why, "perf_event_open failed (%s)", strerror(err));
+    unavailable(r, why);
+}
+
+/* CPROF_RESOURCES=NAME[:PERIOD],...  A bad list is said once and ignored whole: a
+ * profile with half the resources asked for would be read as complete. */
+static int parse(const char *spec)
+{
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) {
+        fputs("cprof: CPROF_RESOURCES is too long; no resources measured\n", stderr);
+        return -1;
+    }
+    strcpy(buf, spec);
+    for (char *save, *item = strtok_r(buf, ",", &save); item; item = strtok_r(0, ",", &save)) {
+        char *colon = strchr(item, ':');
+        if (colon)
+            *colon = 0;
+        int k = 0;
+        while (k < (int)(sizeof kinds / sizeof *kinds) && strcmp(kinds[k].name, item))
+            k++;
+        if (k == (int)(sizeof kinds / sizeof *kinds)) {
+            fprintf(stderr, "cprof: CPROF_RESOURCES: unknown resource '%s' (known: cpu, "
+                            "faults, minor-faults, major-faults, csw, migrations, cycles, "
+                            "instructions, cache-misses, branch-misses); none measured\n", item);
+            return -1;
+        }
+        for (int i = 0; i < nres; i++)
+            if (!strcmp(res[i].name, item)) {
+                fprintf(stderr, "cprof: CPROF_RESOURCES: '%s' given twice; none measured\n", item);
+                return -1;
+            }
+        if (nres == CPROF_RESOURCES_MAX) {
+            fprintf(stderr, "cprof: CPROF_RESOURCES: more than %d resources; none measured\n",
+                    CPROF_RESOURCES_MAX);
+            return -1;
+        }
+        struct cprof_resource *r = &res[nres++];
+        const struct kind *kd = &kinds[k];
+        *r = (struct cprof_resource){ .name = kd->name, .unit = kd->unit, .event = kd->event,
+                                      .type = kd->type, .config = kd->config,
+                                      .period = kd->period, .available = 1 };
+        if (colon) {
+            char *end;
+            errno = 0;
+            unsigned long long p = strtoull(colon + 1, &end, 10);
+            if (errno || end == colon + 1 || *end || p == 0 || colon[1] == '-') {
+                fprintf(stderr, "cprof: CPROF_RESOURCES: '%s' is not a period (a positive "
+                                "number of %s); none measured\n", colon + 1, r->unit);
+                return -1;
+            }
+            if (!kd->period) {
+                fprintf(stderr, "cprof: CPROF_RESOURCES: %s is counted, not sampled: it takes "
+                                "no period; none measured\n", kd->name);
+                return -1;
+            }
+            r->period = p;
+        }
+        r->sampled = r->period != 0;
+    }
+    return 0;
+}
+
+/* The thread's worker, for the handler: set when the thread opens its counters, and
+ * not hidden while the thread runs the runtime's own code (its samples are the
+ * program's cost all the same).  Null in a thread whose counters these are not. */
+static __thread struct cprof_worker *sampled_worker;
+
+/* One sample: charged to the context of the activation on top of the thread's shadow
+ * stack, on the side (sequential or concurrent entry) it was entered on.  Only this
+ * thread writes its contexts' samples, and the signal is blocked while its handler
+ * runs, so plain increments are exact.  A frame being filled may still hold the
+ * context of the last activation at its depth: a sample that lands in those few
+ * instructions goes there. */
+static void on_sample(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)uc;
+    struct cprof_worker *w = sampled_worker;
+    if (!w)
+        return;         /* not a counter of this thread's (a forked child's copy) */
+    int r = 0;
+    while (r < nres && w->res_fd[r] != si->si_fd)
+        r++;
+    if (r == nres)
+        return;
+    const struct cprof_frame *f = w->top - 1;
+    struct cprof_node *n = f->ctx ? f->ctx : w->root;
+    int concurrent = n->key && f->side == &n->key->rec->side[1];
+    n->samples[2 * r + concurrent]++;
+}
+
+/* A forked child has copies of its parent's counter descriptors, which count the
+ * parent's threads: it closes them, and its profile has no resource totals. */
+static void forked_child(void)
+{
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
+        for (int i = 0; i < nres; i++)
+            if (w->res_fd[i] >= 0) {
+                close(w->res_fd[i]);
+                w->res_fd[i] = -1;
+            }
+    sampled_worker = 0;
+}
+
+void cprof_resources_start(void)
+{
+    const char *spec = getenv("CPROF_RESOURCES");
+    if (!spec || !*spec || parse(spec) != 0) {
+        nres = 0;
+        return;
+    }
+    cprof_node_extra = (size_t)nres * 2 * sizeof(uint64_t);
+    pthread_atfork(0, 0, forked_child);
+    for (int i = 0; i < nres; i++)
+        sampling |= res[i].sampled;
+    if (!sampling)
+        return;
+    struct sigaction old;
+    if (sigaction(SAMPLE_SIGNAL, 0, &old) == 0 && old.sa_handler != SIG_DFL) {
+        for (int i = 0; i < nres; i++)
+            if (res[i].sampled) {
+                res[i].sampled = 0;
+                snprintf(res[i].reason, sizeof res[i].reason, "counted, not sampled: the "
+                         "program has a handler for the sampling signal (SIGRTMIN+5)");
+            }
+        sampling = 0;
+        return;
+    }
+    struct sigaction sa = { .sa_sigaction = on_sample, .sa_flags = SA_SIGINFO | SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SAMPLE_SIGNAL, &sa, 0);
+}
+
+/* Above the descriptors a program usually sees, so that its own open() returns the
+ * numbers it would without cprof. */
+static int move_high(int fd)
+{
+    struct rlimit rl;
+    int floor = 1000;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)floor + 256 > rl.rlim_cur)
+        floor = (int)(rl.rlim_cur / 2);
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+static int open_counter(struct cprof_resource *r, int disabled)
+{
+    struct perf_event_attr a = { .size = sizeof a, .type = r->type, .config = r->config,
+                                 .disabled = disabled, .exclude_hv = 1 };
+    if (r->sampled) {
+        a.sample_period = r->period;
+        a.wakeup_events = 1;
+    }
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        /* A paranoid level that allows user-space counting only. */
+        a.exclude_kernel = 1;
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0) {
+        open_failed(r, errno);
+        return -1;
+    }
+    fd = move_high(fd);
+    if (r->sampled) {
+        struct f_owner_ex owner = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+        if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, SAMPLE_SIGNAL) != 0 ||
+            fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+            char why[96];
+            snprintf(why, sizeof why, "cannot route its overflow signal (%s)", strerror(errno));
+            unavailable(r, why);
+            close(fd);
+            return -1;
+        }
+    }
+    r->opened = 1;
+    return fd;
+}
+
+/* On the worker's own thread: its counters count that thread only. */
+void cprof_resources_open(struct cprof_worker *w)
+{
+    int saved = errno;
+    for (int i = 0; i < nres; i++)
+        w->res_fd[i] = res[i].available ? open_counter(&res[i], cprof_stopped) : -1;
+    sampled_worker = w;
+    errno = saved;
+}
+
+uint64_t cprof_resource_read(const struct cprof_worker *w, int r, int *ok)
+{
+    uint64_t v = 0;
+    *ok = w->res_fd[r] >= 0 && read(w->res_fd[r], &v, sizeof v) == (ssize_t)sizeof v;
+    return *ok ? v : 0;
+}
+
+/* The writing thread's counters off while it writes the profile, so that its totals
+ * and its samples end at the same point: the writing is not the program's. */
+void cprof_resources_writing(int writing)
+{
+    struct cprof_worker *w = sampled_worker;
+    if (!w || cprof_stopped)
+        return;
+    for (int i = 0; i < nres; i++)
+        if (w->res_fd[i] >= 0)
+            ioctl(w->res_fd[i], writing ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
+}
+
+/* Stopped, the counters stop too: the totals leave out what ran meanwhile. */
+void cprof_resources_enable(int on)
+{
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
+        for (int i = 0; i < nres; i++)
+            if (w->res_fd[i] >= 0)
+                ioctl(w->res_fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
