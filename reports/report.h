@@ -60,4 +60,9 @@ char *cprof_report_hatchet(const cprof_view *v);
 /* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
 char *cprof_report_dot(const cprof_view *v);
 
+/* --html (html.c): one self-contained page (docs/html.md) carrying the --json document
+ * of p and the text report's sections, both forms of every cell; malloc'd, NULL if out
+ * of memory. */
+char *cprof_report_html(const cprof_profile *p);
+
 #endif
