@@ -20,8 +20,10 @@ CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
 CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
+# chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
+# with it).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev
+                   clang-14 libclang-rt-14-dev chromium
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
