@@ -150,10 +150,11 @@ function draw() {
   const SM = {key: col(sum, "key"), value: col(sum, "value"), item: col(sum, "item")};
   const summaryRow = (k) => sum.rows.find((row) => row && raw(row, SM.key) === k);
   const sv = (k) => { const row = summaryRow(k); return row ? text(row, SM.value) : ""; };
+  const plural = (n, what) => n + " " + what + (n === "1" ? "" : "s");
   $("program").textContent = sv("program") || sv("programs");
   document.title = "cprof: " + (P.program.split("/").pop() || P.program);
   $("when").textContent = "started " + sv("start_unix_ns") + ", pid " + sv("pid") + ", " +
-    sv("files") + " profile file" + (sv("files") === "1" ? "" : "s") + ", clock " + sv("clock");
+    plural(sv("files"), "profile file") + ", clock " + sv("clock");
   function card(k, v, unit, d) {
     return el("div", {className: "card"}, el("div", {className: "k", textContent: k}),
               el("div", {className: "v"}, v, unit ? el("small", {textContent: unit}) : null),
@@ -161,7 +162,8 @@ function draw() {
   }
   $("cards").append(
     card("elapsed", sv("elapsed_ns"), "ms"),
-    card("workers", sv("workers"), "", sv("cores") + " cores, " + sv("pus") + " processing units"),
+    card("workers", sv("workers"), "", plural(sv("cores"), "core") + ", " +
+         plural(sv("pus"), "processing unit")),
     card("calls profiled", sv("calls"), "", sv("s_calls") + " sequential, " + sv("c_calls") + " concurrent"),
     card("overhead, estimated", sv("overhead_ns"), "ms", sv("overhead_pct") + "% of elapsed \u00d7 workers"),
     card("times compensated", sv("compensated"), "", summaryRow("compensated_ns")
@@ -629,4 +631,5 @@ function draw() {
   const top = cg.rows.find((row) => row && raw(row, col(cg, "line")) === "primary");
   const first = top && byKey.get(key(raw(top, col(cg, "name")), raw(top, col(cg, "file"))));
   if (first || routines.length) showRoutine(first || routines[0], false);
+  else fill($("routine-body"), el("p", {className: "empty", textContent: "No routine ran."}));
 }
