@@ -123,6 +123,7 @@ browser_checks=(
     "chromium: main's callees, work called 3 times sequentially"
     "chromium: a flame graph, main's box and work's under it among at most one box per context"
     "chromium: a screenshot (PNG, 1280 px wide, drawn)"
+    "chromium: a click on c calls sorts the flat profile by it, largest first, ties in the text report's order"
 )
 if [ -z "$browser" ]; then
     for c in "${browser_checks[@]}"; do skip "$c" "chromium is not installed (make deps)"; done
@@ -133,10 +134,10 @@ fi
 # where chromium's sandbox refuses to start (the page is the test's own file).
 chrome() {
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chromium" \
-        --hide-scrollbars "$@" "file://$tmp/page.html" 2> chromium.err
+        --hide-scrollbars "$@" 2> chromium.err
 }
 # The DOM on one line (a tooltip's text may hold line breaks).
-chrome --dump-dom | tr '\n' ' ' > dom.html
+chrome --dump-dom "file://$tmp/page.html" | tr '\n' ' ' > dom.html
 # table CLASS: the table of that class.
 table() { grep -o "<table class=\"$1\">.*" dom.html | sed 's#</table>.*##'; }
 # cells KEYS...: per row of the table on stdin, data-name then the texts of those columns.
@@ -195,10 +196,20 @@ check "${browser_checks[7]}" "boxes: $boxes" "$(grep -o '<title>[^<]*' flame.svg
     bash -c "[ $boxes -ge 2 -a $boxes -le 6 ] && grep -q '<title>main ' flame.svg &&
         grep -q '<title>main &gt; work ' flame.svg"
 
-chrome --screenshot="$tmp/page.png" --window-size=1280,1600 > /dev/null
+chrome --screenshot="$tmp/page.png" --window-size=1280,1600 "file://$tmp/page.html" > /dev/null
 # A page that failed to draw is mostly blank: a drawn one takes far more than 30 KB.
 check "${browser_checks[8]}" "$(indent chromium.err 3)" "$(ls -l page.png 2>&1)" -- \
     bash -c '[ "$(head -c 8 page.png | od -An -c | tr -d " ")" = "211PNG\r\n032\n" ] &&
         [ "$(od -An -tu1 -j16 -N4 page.png | awk "{ print \$1 * 16777216 + \$2 * 65536 + \$3 * 256 + \$4 }")" = 1280 ] &&
         [ "$(stat -c %s page.png)" -gt 30000 ]'
+
+# What a person's click does: a copy of the page that clicks the c calls heading.
+sed 's#^</body>$#<script>document.querySelector(".flat-table th[title=\x27sort by c calls\x27]").click()</script></body>#' \
+    page.html > sorted.html
+chrome --dump-dom "file://$tmp/sorted.html" | tr '\n' ' ' > dom.html
+got=$(table flat-table | cells c_calls | paste -sd' ')
+# --csv flat's rows in the text report's order, sorted on c_calls (sort -s keeps ties).
+want=$("$bin/cprof-report" --csv flat p.out | tr -d '\r' | sed 1d | sort -t, -k7,7nr -s |
+       awk -F, '{ printf "%s%s|%s", (NR > 1 ? " " : ""), $10, $7 }')
+check "${browser_checks[9]}" "page: $got" "want: $want" -- test -n "$want" -a "$got" = "$want"
 finish
