@@ -85,18 +85,12 @@ function draw() {
     a.addEventListener("click", (ev) => { ev.preventDefault(); showRoutine(r, true); });
     return a;
   }
+  // [counted] is in the text report's label already; inlinable only in a note there.
   function badges(r) {
     const d = described.get(key(r.name, r.file));
-    const out = [];
-    if (d && d.inlinable)
-      out.push(el("span", {className: "badge", textContent: "inlinable",
-        title: "timed, though gcc may inline it in a plain build: its facade also costs " +
-               "what inlining saves (-fcprof-count-only=NAME counts it at its call sites)"}));
-    if (d && d.counted)
-      out.push(el("span", {className: "badge", textContent: "counted",
-        title: "counted at its call sites, every case exact, but not timed: its own time " +
-               "is its callers' self time"}));
-    return out;
+    return d && d.inlinable ? [el("span", {className: "badge", textContent: "inlinable",
+      title: "timed, though gcc may inline it in a plain build: its facade also costs " +
+             "what inlining saves (-fcprof-count-only=NAME counts it at its call sites)"})] : [];
   }
 
   // The text report's explanation and notes of table t, under its rendering.
@@ -168,11 +162,15 @@ function draw() {
     card("overhead, estimated", sv("overhead_ns"), "ms", sv("overhead_pct") + "% of elapsed \u00d7 workers"),
     card("times compensated", sv("compensated"), "", summaryRow("compensated_ns")
       ? sv("compensated_ns") + " ms taken out of self times" : "--compensate takes the profiler's cost out"));
-  // Two tables side by side: the run, then its figures from the elapsed time on.
+  // The cards above hold what most readers want; the notes stay in sight, every row of
+  // the text report's summary is one click away, in two tables side by side (the run,
+  // then its figures from the elapsed time on).
   const half = sum.rows.indexOf(summaryRow("elapsed_ns"));
-  fill($("summary-body"), el("div", {className: "halves"},
-    plainTable(sum, {header: false, rows: sum.rows.slice(0, half)}),
-    plainTable(sum, {header: false, rows: sum.rows.slice(half)})), ...notes(sum), explain(sum));
+  fill($("summary-body"), ...notes(sum), el("details", {},
+    el("summary", {textContent: "Every row of the text report's summary"}),
+    el("div", {className: "halves"},
+       plainTable(sum, {header: false, rows: sum.rows.slice(0, half)}),
+       plainTable(sum, {header: false, rows: sum.rows.slice(half)})), explain(sum)));
 
   // ---- flat profile ----
 
