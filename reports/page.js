@@ -76,6 +76,8 @@ function draw() {
   const byKey = new Map(routines.map((r) => [key(r.name, r.file), r]));
   const described = new Map(P.routines.map((r) => [key(r.name, r.file), r]));
 
+  // How the text report names a routine: its label, or for <external> the name.
+  const labelOf = (name, file) => (byKey.get(key(name, file)) || {label: name}).label;
   // A routine's name as a link to its callers and callees.
   function routineLink(name, file, label) {
     const r = byKey.get(key(name, file));
@@ -249,8 +251,8 @@ function draw() {
           } else {
             td.textContent = x[0];
           }
-          if (c.bycase) {
-            const b = byCase.get(key(r.name, r.file));
+          const b = c.bycase && byCase.get(key(r.name, r.file));
+          if (b) {
             td.title = c.head + " calls made by " + r.label + ": time " + b[col(bc, c.bycase + "_ns")][0] +
                        " ms, outer " + b[col(bc, c.bycase + "_outer_ns")][0] + " ms";
           }
@@ -296,7 +298,7 @@ function draw() {
       for (const row of [a.row].concat(a.sites)) {
         const first = row === a.row;
         body.append(el("tr", {"data-name": raw(a.row, end), "data-file": raw(a.row, efile)},
-          el("td", {className: "l name"}, first ? routineLink(raw(row, end), raw(row, efile), raw(row, end)) : ""),
+          el("td", {className: "l name"}, first ? routineLink(raw(row, end), raw(row, efile), labelOf(raw(row, end), raw(row, efile))) : ""),
           ...nums.map((i) => el("td", {textContent: text(row, i), "data-col": arcs.columns[i].key || ""})),
           el("td", {className: "l", textContent: text(row, A.site)})));
       }
@@ -315,7 +317,7 @@ function draw() {
     const mid = {x: (W - BW) / 2, y: H / 2 - BH / 2};
     const box = (x, y, name, file, label, cls) => {
       const t = svg("text", {x: x + BW / 2, y: y + 15, "text-anchor": "middle"},
-                    label.length > 30 ? label.slice(0, 29) + "\u2026" : label);
+                    label.length > 27 ? label.slice(0, 26) + "\u2026" : label);
       const node = svg("g", {}, svg("rect", {x: x, y: y, width: BW, height: BH, rx: 4, class: "box " + cls}),
                        svg("title", {}, label), t);
       const target = byKey.get(key(name, file));
@@ -329,8 +331,7 @@ function draw() {
       const y = (H - list.length * ROW) / 2 + k * ROW + 4;
       const x = left ? 10 : W - BW - 10;
       const end = left ? A.caller : A.callee, efile = left ? A.cfile : A.efile;
-      const other = byKey.get(key(raw(a.row, end), raw(a.row, efile)));
-      box(x, y, raw(a.row, end), raw(a.row, efile), other ? other.label : raw(a.row, end), "");
+      box(x, y, raw(a.row, end), raw(a.row, efile), labelOf(raw(a.row, end), raw(a.row, efile)), "");
       const kinds = [["s", A.s], ["c", A.c]].filter(([, i]) => num(raw(a.row, i)) > 0);
       kinds.forEach(([kind, i], j) => {
         const dy = (j - (kinds.length - 1) / 2) * 6;
@@ -438,7 +439,7 @@ function draw() {
                    textContent: metric === "time" ? "time of its entries on worker (ms)" : "entries on worker"})),
       el("tr", {}, el("th", {className: "l", textContent: "routine"}),
          el("th", {textContent: "workers", title: "how many workers entered it concurrently"}),
-         el("th", {textContent: "imbalance", title: "max / mean over those workers (1.00 is even)"}),
+         el("th", {textContent: "imbalance", title: "max / mean of their times over those workers (1.00 is even)"}),
          ...P.workers.map((w, i) => {
            const row = threads.rows.find((x) => x && Number(raw(x, TH.worker)) === i);
            return el("th", {className: "c", textContent: String(i),
