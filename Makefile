@@ -20,8 +20,10 @@ CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
 CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
+# chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
+# with it).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev
+                   clang-14 libclang-rt-14-dev chromium
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
@@ -38,7 +40,7 @@ RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor
                                                   server options alloc) \
            $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
-RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o)
+RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
 all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h
 
@@ -65,11 +67,19 @@ $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
 	cp $< $@
 
+# $(call embed,NAME,FILE): the shell command that prints FILE as the C string NAME.
+embed = { echo 'const char $(1)[] ='; sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $(2); echo ';'; }
+
 # cprof-cc pastes the ABI header into every rewritten source: embed it as a string.
 $(B)/gen/cprof_h.c: runtime/cprof.h
 	@mkdir -p $(@D)
-	{ echo 'const char cprof_header_text[] ='; \
-	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+	$(call embed,cprof_header_text,$<) > $@
+
+# cprof-report --html writes this page, its script and its data (reports/html.c).
+$(B)/gen/page.c: reports/page.html reports/page.js
+	@mkdir -p $(@D)
+	{ $(call embed,cprof_page_html,reports/page.html); \
+	  $(call embed,cprof_page_js,reports/page.js); } > $@
 
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
@@ -99,7 +109,8 @@ $(B)/bin/cprof-report: $(RP_OBJ)
 # reports/*.c but main.c, under ASan, UBSan (aborting) and LeakSanitizer.
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_SRC      = tests/fuzz/profile_fuzz.c $(filter-out reports/main.c,$(wildcard reports/*.c))
+FUZZ_SRC      = tests/fuzz/profile_fuzz.c $(filter-out reports/main.c,$(wildcard reports/*.c)) \
+                $(B)/gen/page.c
 
 $(B)/fuzz/profile_fuzz: $(FUZZ_SRC) $(wildcard reports/*.h) format/schema.h
 	@mkdir -p $(@D)

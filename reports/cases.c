@@ -166,3 +166,49 @@ cprof_table *cprof_section_cases(const cprof_view *v)
     }
     return t;
 }
+
+static const char by_case_explain[] =
+    "For each routine that ran, the calls it made in each case (S-S, S-C, C-S, C-C, as\n"
+    "in the concurrency cases above), summed over the workers: their number, the\n"
+    "callees' time (the paper's) and the same time counted once per stretch of a\n"
+    "thread's time (outer).  S-S times are wall time, the others worker time; times are\n"
+    "in milliseconds.\n";
+
+static const cprof_column by_case_cols[] = {
+    {"name", "name", true},
+    {NULL, "file", false},
+    {"S-S calls", "ss_calls", false}, {"S-S time", "ss_ns", false}, {"S-S outer", "ss_outer_ns", false},
+    {"S-C calls", "sc_calls", false}, {"S-C time", "sc_ns", false}, {"S-C outer", "sc_outer_ns", false},
+    {"C-S calls", "cs_calls", false}, {"C-S time", "cs_ns", false}, {"C-S outer", "cs_outer_ns", false},
+    {"C-C calls", "cc_calls", false}, {"C-C time", "cc_ns", false}, {"C-C outer", "cc_outer_ns", false},
+};
+
+static void by_case(cprof_table *t, cprof_tally x)
+{
+    cprof_cell_int(t, x.n);
+    cprof_cell_time(t, x.t);
+    cprof_cell_time(t, cprof_outer(&x));
+}
+
+cprof_table *cprof_section_by_case(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Calls made, by case", by_case_explain, by_case_cols,
+                                     sizeof by_case_cols / sizeof *by_case_cols);
+    static const size_t off[] = {
+        offsetof(cprof_prof_routine_worker, c_callee),
+        offsetof(cprof_prof_routine_worker, cs_callee),
+        offsetof(cprof_prof_routine_worker, cc_callee),
+    };
+    for (size_t i = 0; i < p->nroutines; i++) {
+        if (!v->r[i].ran || !v->r[i].match)
+            continue;
+        cprof_table_row(t);
+        cprof_cell_str2(t, v->r[i].label, p->routines[i].name);
+        cprof_cell_str(t, p->routines[i].file);
+        by_case(t, p->routines[i].s_callee);
+        for (size_t k = 0; k < 3; k++)
+            by_case(t, cprof_view_spread(v, i, off[k]).sum);
+    }
+    return t;
+}

@@ -22,7 +22,7 @@ static const char usage_text[] =
     "                    [FILE...]\n"
     "       cprof-report [LOAD] --csv SECTION [--sort KEY] [--threshold PCT]\n"
     "                    [--routine NAME] [FILE...]\n"
-    "       cprof-report [LOAD] --json [FILE...]\n"
+    "       cprof-report [LOAD] --json | --html [FILE...]\n"
     "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
     "       cprof-report [LOAD] --paths [--root NAME | --callers NAME] [-b]\n"
     "                    [--threshold PCT] [FILE...]\n"
@@ -49,6 +49,7 @@ static const char usage_text[] =
     "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
     "                    arcs, callgraph, threads, spread\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
+    "  --html            print the report as one self-contained HTML page (docs/html.md)\n"
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
     "  --paths           print the call paths: every calling context, heaviest first\n"
     "                    (--csv paths: the same as CSV)\n"
@@ -105,9 +106,11 @@ int main(int argc, char **argv)
      * tells an unknown short option from a misused long one. */
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
-           OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES };
+           OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES,
+           OPT_HTML };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"html", no_argument, NULL, OPT_HTML},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
         {"force", no_argument, NULL, OPT_FORCE},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -131,8 +134,8 @@ int main(int argc, char **argv)
     static const char *const sort_keys[] = {"self", "inclusive", "calls", "name"};
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
-    bool json = false, diff = false, dot = false, paths = false, folded = false, hatchet = false;
-    bool resources = false;
+    bool json = false, html = false, diff = false, dot = false, paths = false, folded = false;
+    bool hatchet = false, resources = false;
     const char *csv_name = NULL, *root = NULL, *callers = NULL;
     int opt;
     opterr = 0;
@@ -141,6 +144,9 @@ int main(int argc, char **argv)
         switch (opt) {
         case OPT_JSON:
             json = true;
+            break;
+        case OPT_HTML:
+            html = true;
             break;
         case OPT_DIFF:
             diff = true;
@@ -228,6 +234,10 @@ int main(int argc, char **argv)
     if (json && (diff ? o.brief || csv_name : text_opts || dot))
         return usage_error("--json takes no other option but --compensate, --force and"
                            " --keep-going (and --sort with --diff)");
+    /* The page is the whole profile: it sorts and filters itself. */
+    if (html && (json || diff || dot || text_opts))
+        return usage_error("--html takes no other option but --compensate, --force and"
+                           " --keep-going");
     if (dot && (o.brief || o.sort || csv_name))
         return usage_error("--dot takes no -b, --sort or --csv");
     /* --csv paths is the --paths table as CSV. */
@@ -242,11 +252,11 @@ int main(int argc, char **argv)
         resources = true;
         csv_name = NULL;
     }
-    if (resources && (json || dot || diff || o.sort || paths || folded || hatchet || csv_name))
+    if (resources && (json || html || dot || diff || o.sort || paths || folded || hatchet || csv_name))
         return usage_error("--resources takes only -b, --threshold, --routine and --csv"
                            " resources, resource-routines or resource-paths");
     int path_modes = paths + folded + hatchet;
-    if (path_modes > 1 || (path_modes && (json || dot || diff || o.sort || o.routine || csv_name)))
+    if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
                            " --threshold)");
     if (root && callers)
@@ -288,6 +298,8 @@ int main(int argc, char **argv)
     int rc = 0;
     if (json && !diff) {
         text = cprof_report_json(&p[0]);
+    } else if (html) {
+        text = cprof_report_html(&p[0]);
     } else if (cprof_view_init(&v[0], &p[0], &o)) {
         char msg[512];
         snprintf(msg, sizeof msg, "no routine named '%s' in the profile", o.routine);

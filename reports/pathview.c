@@ -178,6 +178,12 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
     cprof_cell_int(o->table, cn);
     cprof_cell_time(o->table, conc_time(x));
     cprof_cell_int(o->table, workers);
+    /* The tree itself, for a program that reads the rows (the HTML page's tree). */
+    cprof_cell_int(o->table, (int64_t)i);
+    if (x->parent == CPROF_NO_PATH)
+        cprof_cell_empty(o->table);
+    else
+        cprof_cell_int(o->table, (int64_t)x->parent);
     if (x->site_file) {
         char *site = cprof_xasprintf("%s:%lld", x->site_file, (long long)x->site_line);
         cprof_cell_str(o->table, site);
@@ -211,6 +217,7 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
         {"%time", "pct_time", false}, {"s calls", "s_calls", false},
         {"s wall", "s_wall_ns", false}, {"c calls", "c_calls", false},
         {"c worker", "c_worker_ns", false}, {"workers", "workers", false},
+        {NULL, "id", false}, {NULL, "parent", false},
         {"site", "site", true}, {"path", "path", true},
     };
     char *title = mode == CPROF_PATHS_ALL ? cprof_xstrdup("Call paths")

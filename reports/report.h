@@ -22,12 +22,19 @@ cprof_table *cprof_section_arcs(const cprof_view *v);       /* arcs.c */
 cprof_table *cprof_section_callgraph(const cprof_view *v);  /* callgraph.c */
 cprof_table *cprof_section_threads(const cprof_view *v);    /* threads.c: per worker */
 cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per region */
+/* Two more that only the HTML page shows: per routine the calls it made in each case,
+ * summed over workers; per routine and worker its concurrent entries. */
+cprof_table *cprof_section_by_case(const cprof_view *v);           /* cases.c */
+cprof_table *cprof_section_worker_entries(const cprof_view *v);    /* threads.c */
 
 /* The text report (every section in order), or with csv >= 0 that section as CSV;
  * malloc'd, NULL if out of memory. */
 char *cprof_report_text(const cprof_view *v, int csv);
 /* The index of the section named name (summary, flat, ... spread) for csv, or -1. */
 int cprof_report_section(const char *name);
+/* Section i of the text report (0, 1, ... in report order) and, in *name, its --csv
+ * name; NULL past the last. */
+cprof_table *cprof_report_section_table(const cprof_view *v, size_t i, const char **name);
 
 /* Tables t[0..n-1] (NULL ones skipped) as text, or with csv >= 0 table csv as CSV; frees
  * them.  malloc'd, NULL if out of memory. */
@@ -65,5 +72,10 @@ void cprof_resource_sums(const cprof_profile *p, size_t r, int64_t (*self)[2], i
 
 /* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
 char *cprof_report_dot(const cprof_view *v);
+
+/* --html (html.c): one self-contained page (docs/html.md) carrying the --json document
+ * of p and the text report's sections, both forms of every cell; malloc'd, NULL if out
+ * of memory. */
+char *cprof_report_html(const cprof_profile *p);
 
 #endif

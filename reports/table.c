@@ -4,6 +4,7 @@
 #include "alloc.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,4 +347,48 @@ void cprof_table_print_csv(FILE *f, const cprof_table *t)
         }
         fputs("\r\n", f);
     }
+}
+
+/* Append v to array a, both stolen (jansson releases v if a is NULL): a, or NULL if
+ * either is NULL or memory runs out, so that one check at the end covers a document. */
+static json_t *append(json_t *a, json_t *v)
+{
+    if (json_array_append_new(a, v)) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* One form of a cell: its text, or null where its column lacks that form. */
+static json_t *form(const struct cell *c, bool shown, bool csv)
+{
+    if (!shown)
+        return json_null();
+    char *s = format(c, csv);
+    json_t *j = json_string(s);
+    free(s);
+    return j;
+}
+
+json_t *cprof_table_json(const cprof_table *t)
+{
+    json_t *cols = json_array(), *rows = json_array(), *notes = json_array();
+    for (size_t c = 0; c < t->ncols; c++)
+        cols = append(cols, json_pack("{s:s?, s:s?, s:b}", "head", t->cols[c].head,
+                                      "key", t->cols[c].key, "left", t->cols[c].left));
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t i = t->row_start[r];
+        json_t *row = t->cells[i].kind == RULE ? json_null() : json_array();
+        for (size_t k = 0; t->cells[i].kind != RULE && k < row_cells(t, r); k++) {
+            const struct cell *c = &t->cells[i + k];
+            row = append(row, append(append(json_array(), form(c, t->cols[k].head, false)),
+                                     form(c, t->cols[k].key, true)));
+        }
+        rows = append(rows, row);
+    }
+    for (size_t i = 0; i < t->nnotes; i++)
+        notes = append(notes, json_string(t->notes[i]));
+    return json_pack("{s:s, s:s?, s:o, s:o, s:o}", "title", t->title, "explain", t->explain,
+                     "columns", cols, "rows", rows, "notes", notes);
 }

@@ -47,5 +47,10 @@ void cprof_table_note(cprof_table *t, const char *fmt, ...) __attribute__((forma
 
 void cprof_table_print_text(FILE *f, const cprof_table *t, bool brief);
 void cprof_table_print_csv(FILE *f, const cprof_table *t);
+/* Both forms at once, for a page that shows the text and sorts by the raw numbers:
+ * {"title", "explain", "columns": [{"head", "key", "left"}], "rows", "notes"}, each row
+ * an array of cells [text, csv] (null where the column has no such form), a rule row
+ * null.  A jansson value, or NULL if out of memory. */
+struct json_t *cprof_table_json(const cprof_table *t);
 
 #endif

@@ -27,6 +27,14 @@ int cprof_report_section(const char *name)
     return -1;
 }
 
+cprof_table *cprof_report_section_table(const cprof_view *v, size_t i, const char **name)
+{
+    if (i >= NSECTIONS)
+        return NULL;
+    *name = csv_names[i];
+    return sections[i](v);
+}
+
 char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief)
 {
     char *text = NULL;

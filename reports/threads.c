@@ -1,6 +1,7 @@
 /* threads.c: section 6, per-thread concurrency: what each worker did in parallel
  * regions, then, for each routine that opened parallel regions, how the time of its
- * concurrent calls is spread over the workers. */
+ * concurrent calls is spread over the workers; and for the HTML page, each routine's
+ * concurrent entries per worker. */
 #include "report.h"
 #include "alloc.h"
 
@@ -100,6 +101,43 @@ cprof_table *cprof_section_threads(const cprof_view *v)
             cprof_cell_empty(t);
     }
     free(c);
+    return t;
+}
+
+static const char entries_explain[] =
+    "For each routine entered concurrently, its concurrent entries on each worker that\n"
+    "had any: their number, and the time of the outermost ones (ms, the paper's: the\n"
+    "per-worker times of the C entries row of the concurrency cases, whose imbalance\n"
+    "is max / mean of them).\n";
+
+static const cprof_column entries_cols[] = {
+    {"name", "name", true},
+    {NULL, "file", false},
+    {"worker", "worker", false},
+    {"calls", "calls", false},
+    {"time", "time_ns", false},
+};
+
+cprof_table *cprof_section_worker_entries(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    cprof_table *t = cprof_table_new("Concurrent entries per worker", entries_explain,
+                                     entries_cols, sizeof entries_cols / sizeof *entries_cols);
+    for (size_t i = 0; i < p->nroutines; i++) {
+        const cprof_prof_routine *r = &p->routines[i];
+        bool first = true;
+        for (size_t w = 0; v->r[i].match && w < p->nworkers; w++) {
+            if (!r->worker[w].c_caller.n)
+                continue;
+            cprof_table_row(t);
+            cprof_cell_str2(t, first ? v->r[i].label : "", r->name);
+            cprof_cell_str(t, r->file);
+            cprof_cell_int(t, (int64_t)w);
+            cprof_cell_int(t, r->worker[w].c_caller.n);
+            cprof_cell_time(t, r->worker[w].c_caller.t);
+            first = false;
+        }
+    }
     return t;
 }
 

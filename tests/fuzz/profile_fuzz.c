@@ -2,8 +2,8 @@
  *
  * Each input is one profile file (docs/profile-format.md).  It is written to a memfd
  * and read through its /proc/self/fd path, then:
- *   1. cprof_profile_load(file), plain and compensated; on success cprof_report_json()
- *      and every text section and CSV, plainly and filtered (--routine, --threshold)
+ *   1. cprof_profile_load(file), plain and compensated; on success cprof_report_json(),
+ *      cprof_report_html() and every text section and CSV, plainly and filtered (--routine, --threshold)
  *      of both too;
  *   2. cprof_profile_load(file, file): the merge of a file with itself;
  *   3. if the input holds a NUL byte (never valid JSON), the bytes before and after the
@@ -118,6 +118,9 @@ static void report(const cprof_profile *p)
     CHECK(text != NULL);
     size_t n = strlen(text);
     CHECK(n > 0 && text[n - 1] == '\n');
+    free(text);
+    text = cprof_report_html(p);
+    CHECK(text != NULL);
     free(text);
     /* The text sections too: plainly, and filtered as --routine and --threshold do. */
     cprof_opts plain = { 0 };

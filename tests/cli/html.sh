@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# cprof-report --html (docs/html.md): one self-contained page that loads nothing, whose
+# embedded profile is the --json document byte for byte and whose tables are the text
+# report's cells; bad input and a failed write as for the other outputs.  Then, with
+# Debian's chromium (skipped without it), that the page's script ran and drew the exact
+# figures: the flat profile as the text report prints it, the counts of a program
+# derived by hand, the call path tree, the workers' cells, and a screenshot.
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+# main calls work 3 times (S-S); work's parallel loop calls inner 8 times a call (S-C,
+# 24 concurrent entries of inner), each inner calls leaf (C-S, 24 of leaf).  With 2
+# threads and the static schedule, each worker runs 4 iterations a call: calling
+# contexts main > work > inner > leaf on the initial thread and (region of work) >
+# inner > leaf on the other, 12 calls each.
+cat > html.c <<'C'
+#include <stdio.h>
+int leaf(int x) { return x * 2; }
+int inner(int x) { return leaf(x) + 1; }
+int work(int n)
+{
+    int s = 0;
+#pragma omp parallel for schedule(static) reduction(+:s)
+    for (int i = 0; i < n; i++)
+        s += inner(i);
+    return s;
+}
+int main(void)
+{
+    int s = 0;
+    for (int k = 0; k < 3; k++)
+        s += work(8);
+    printf("%d\n", s);
+    return 0;
+}
+C
+"$bin/cprof-cc" -fopenmp -O2 html.c -o prog > cc.err 2>&1 && CPROF_OUT=p.out ./prog > prog.txt 2>&1
+check "the program builds and writes a profile" "$(indent cc.err)" "$(indent prog.txt)" -- test -s p.out
+"$bin/cprof-report" --html p.out > page.html 2> html.err; st=$?
+check "--html: exit 0, a page, nothing on stderr" "status $st" "$(indent html.err)" -- \
+    test $st = 0 -a -s page.html -a ! -s html.err
+"$bin/cprof-report" --json p.out > p.json
+
+# ---- the page without a browser ----
+check "one document: <!DOCTYPE html> first, </html> last, one <html> and one <body>" \
+    "$(head -c 100 page.html)" -- bash -c '[ "$(head -n 1 page.html)" = "<!DOCTYPE html>" ] &&
+        [ "$(tail -n 1 page.html)" = "</html>" ] && [ "$(grep -c "<html" page.html)" = 1 ] &&
+        [ "$(grep -c "<body" page.html)" = 1 ] && [ "$(grep -c "</html>" page.html)" = 1 ]'
+# Nothing fetched: no address, no src=, no <link>, no CSS import or url().
+check "self-contained: no http(s)://, src=, <link, @import or url(" \
+    "$(grep -noiE 'https?://|src=|<link|@import|url\(' page.html | head -3)" -- \
+    bash -c '! grep -qiE "https?://|src=|<link|@import|url\(" page.html'
+# embedded ID: the JSON document of <script type="application/json" id="ID">.
+embedded() {
+    sed -n "/^<script type=\"application\/json\" id=\"$1\">\$/,/^<\/script>\$/p" page.html | sed '1d;$d'
+}
+embedded cprof-profile > embedded.json
+embedded cprof-sections > sections.json
+check "the embedded profile parses with jq and is jq-equal to --json" \
+    "$(head -c 200 embedded.json)" -- bash -c 'jq -e . embedded.json > /dev/null &&
+        [ "$(jq -S . embedded.json)" = "$(jq -S . p.json)" ]'
+# Escaping '<' as \u003c is the only change (it keeps "</script>" out of the page).
+sed 's/\\u003c/</g' embedded.json > unescaped.json
+check "the embedded profile is --json byte for byte, '<' written \\u003c" \
+    "$(diff unescaped.json p.json | head -5)" -- cmp -s unescaped.json p.json
+# Every section's cells are the CSV's values (--csv SECTION, header and CR left out).
+for s in summary flat cases arcs callgraph threads spread; do
+    "$bin/cprof-report" --csv $s p.out | tr -d '\r' | sed 1d > want.csv
+    jq -r --arg s $s '.[$s] as $t | $t.rows[] | select(. != null) |
+        [range(0; $t.columns | length) as $i | select($t.columns[$i].key != null) | .[$i][1]] |
+        join(",")' sections.json > got.csv 2> jq.err
+    check "the page's $s table holds --csv $s's values" "$(indent jq.err)" "$(diff got.csv want.csv | head -5)" -- \
+        bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
+done
+"$bin/cprof-report" --csv paths p.out | tr -d '\r' | sed 1d > want.csv
+jq -r '.paths as $t | $t.rows[] | [range(0; $t.columns | length) as $i |
+    select($t.columns[$i].key != null) | .[$i][1]] | join(",")' sections.json > got.csv
+check "the page's call paths hold --csv paths's values" "$(diff got.csv want.csv | head -5)" -- \
+    bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
+
+# A name that would end the script element, were '<' not escaped.
+jq '.routines[0].file = "x</script><b>.c"' p.out > odd.out
+"$bin/cprof-report" --html odd.out > odd.html
+check "a file named x</script><b>.c: written \\u003c/script>, the page still one document" \
+    "$(grep -o '.\{20\}x.\{0,6\}/script.\{20\}' odd.html | head -2)" -- \
+    bash -c '! grep -q "</script><b>" odd.html && grep -q "x\\\\u003c/script>\\\\u003cb>.c" odd.html &&
+        [ "$(grep -c "^</script>\$" odd.html)" = 3 ]'
+
+# ---- bad input, usage, and a write that fails ----
+"$bin/cprof-report" --html missing.out > out.txt 2> err.txt; st=$?
+check "a missing file: the load's one line, exit 1, nothing on stdout" "status $st" "$(indent err.txt)" -- \
+    test $st = 1 -a "$(cat err.txt)" = "cprof-report: missing.out: cannot open: No such file or directory" -a ! -s out.txt
+head -c 100 p.out > cut.out
+"$bin/cprof-report" --html cut.out > out.txt 2> err.txt; st=$?
+check "a truncated profile: one line naming it, exit 1, nothing on stdout" "status $st" "$(indent err.txt)" -- \
+    bash -c "[ $st = 1 ] && [ \$(wc -l < err.txt) = 1 ] && grep -q '^cprof-report: cut.out: ' err.txt && [ ! -s out.txt ]"
+for opt in --json --dot --paths --folded -b "--sort calls" "--threshold 5" "--routine main" "--csv flat" "--diff"; do
+    # shellcheck disable=SC2086
+    "$bin/cprof-report" --html $opt p.out p.out > out.txt 2> err.txt; st=$?
+    check "--html $opt: a usage error, exit 2" "status $st" "$(indent err.txt 2)" -- \
+        bash -c "[ $st = 2 ] && grep -q '^cprof-report: ' err.txt && [ ! -s out.txt ]"
+done
+"$bin/cprof-report" --html --compensate --force --keep-going p.out > comp.html 2> err.txt; st=$?
+check "--html takes --compensate, --force and --keep-going" "status $st" "$(indent err.txt)" -- \
+    bash -c "[ $st = 0 ] && grep -q '\"compensated\": true' comp.html"
+if [ -w /dev/full ]; then
+    "$bin/cprof-report" --html p.out > /dev/full 2> err.txt; st=$?
+    check "--html to a full disk: 'cannot write the report', exit 1" "status $st" "$(indent err.txt)" -- \
+        test $st = 1 -a "$(cat err.txt)" = "cprof-report: cannot write the report: No space left on device"
+else
+    skip "--html to a full disk" "no writable /dev/full"
+fi
+
+# ---- in a browser: the script ran and drew the exact figures ----
+browser=$(command -v chromium || command -v chromium-browser)
+browser_checks=(
+    "chromium: the script ran to its end, nothing failed"
+    "chromium: the flat profile's cells are the text report's, every routine"
+    "chromium: the flat profile shows the hand-derived counts (work 3 s calls; inner 24 c calls; main S-S 3, work S-C 24, inner C-S 24)"
+    "chromium: the path tree has exactly the 6 expected contexts, 24 calls of inner in all"
+    "chromium: the path tree's rows are --csv paths's (id, parent, s and c calls)"
+    "chromium: the workers' heat map shows inner's time on each worker as --json says"
+    "chromium: main's callees, work called 3 times sequentially"
+    "chromium: a flame graph, main's box and work's under it among at most one box per context"
+    "chromium: a screenshot (PNG, 1280 px wide, drawn)"
+    "chromium: a click on c calls sorts the flat profile by it, largest first, ties in the text report's order"
+)
+if [ -z "$browser" ]; then
+    for c in "${browser_checks[@]}"; do skip "$c" "chromium is not installed (make deps)"; done
+    finish
+    exit
+fi
+# Its own profile directory in $tmp; --no-sandbox because the tests may run as root,
+# where chromium's sandbox refuses to start (the page is the test's own file).
+chrome() {
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chromium" \
+        --hide-scrollbars "$@" 2> chromium.err
+}
+# The DOM on one line (a tooltip's text may hold line breaks).
+chrome --dump-dom "file://$tmp/page.html" | tr '\n' ' ' > dom.html
+# table CLASS: the table of that class.
+table() { grep -o "<table class=\"$1\">.*" dom.html | sed 's#</table>.*##'; }
+# cells KEYS...: per row of the table on stdin, data-name then the texts of those columns.
+cells() {
+    sed 's#<tr #\n<tr #g' | grep '^<tr data-name=' | sed 's#<span class="bar"[^>]*></span>##g' |
+        while IFS= read -r row; do
+            local line k
+            line=$(sed 's/^<tr data-name="\([^"]*\)".*/\1/' <<< "$row")
+            for k in "$@"; do line="$line|$(grep -o "data-col=\"$k\"[^>]*>[^<]*" <<< "$row" | head -1 | sed 's/.*>//')"; done
+            echo "$line"
+        done
+}
+check "${browser_checks[0]}" "$(indent chromium.err 3)" "$(grep -o '<p class="note">This page could not[^<]*' dom.html)" -- \
+    bash -c 'grep -q "<body data-rendered=\"yes\">" dom.html && ! grep -q "<p class=\"note\">This page could not" dom.html'
+
+flat_keys=(pct_time self_worker_ns inclusive_worker_ns self_wall_ns inclusive_wall_ns s_calls c_calls
+           self_worker_ns_per_call inclusive_worker_ns_per_call)
+table flat-table | cells "${flat_keys[@]}" | sort > dom_flat.txt
+# The text report's rows: name (the fields after the ninth) and the nine figures.
+"$bin/cprof-report" -b p.out | awk '/^Flat profile$/ { f = 1 } f && /^%time/ { t = 1; next } t && /^$/ { exit } t' |
+    awk '{ n = $10; for (i = 11; i <= NF; i++) n = n " " $i; printf "%s", n;
+           for (i = 1; i <= 9; i++) printf "|%s", $i; print "" }' | sort > text_flat.txt
+check "${browser_checks[1]}" "$(diff dom_flat.txt text_flat.txt | head -6)" -- \
+    bash -c '[ "$(wc -l < text_flat.txt)" = 4 ] && cmp -s dom_flat.txt text_flat.txt'
+table flat-table | cells s_calls c_calls ss_calls sc_calls cs_calls cc_calls | sort > counts.txt
+printf '%s\n' 'inner|0|24|0|0|24|0' 'leaf|0|24|0|0|0|0' 'main|1|0|3|0|0|0' 'work|3|0|0|24|0|0' > want.txt
+check "${browser_checks[2]}" "$(diff counts.txt want.txt)" -- cmp -s counts.txt want.txt
+
+# The tree: per row its id, parent, full path (the step's title), s and c calls.
+table path-tree | sed 's#<tr #\n<tr #g' | grep '^<tr data-id=' |
+    sed 's/^<tr data-id="\([^"]*\)" data-parent="\([^"]*\)".*title="\([^"]*\)".*data-col="s_calls">\([^<]*\)<.*data-col="c_calls">\([^<]*\)<.*/\1,\2,\4,\5,\3/' \
+    | sed 's/&gt;/>/g' > tree.txt
+printf '%s\n' 'main' 'main > work' 'main > work > inner' 'main > work > inner > leaf' \
+    '(region of work) > inner' '(region of work) > inner > leaf' | sort > want.txt
+inner=$(awk -F, '$5 ~ /inner$/ { s += $4 } END { print s + 0 }' tree.txt)
+check "${browser_checks[3]}" "$(cut -d, -f5 tree.txt | sort | diff - want.txt)" "calls of inner: $inner" -- \
+    bash -c '[ "$(cut -d, -f5 tree.txt | sort)" = "$(cat want.txt)" ] && [ '"$inner"' = 24 ]'
+"$bin/cprof-report" --csv paths p.out | tr -d '\r' | sed 1d |
+    awk -F, '{ print $7 "," $8 "," $2 "," $4 "," $10 }' > want.txt
+check "${browser_checks[4]}" "$(diff tree.txt want.txt | head -5)" -- cmp -s tree.txt want.txt
+
+# ms as the text report writes them: ns / 1000 rounded half up, 3 decimals.
+ms() { local us=$((($1 + 500) / 1000)); printf '%d.%03d' $((us / 1000)) $((us % 1000)); }
+want=$(jq -r '.routines[] | select(.name == "inner") | .c_caller_t[]' p.json | while read -r ns; do ms "$ns"; echo; done | paste -sd' ')
+got=$(table heat-table | sed 's#<tr #\n<tr #g' | grep '^<tr data-name="inner"' |
+      grep -o 'data-worker="[0-9]*"[^>]*>[^<]*' | sed 's/.*>//' | paste -sd' ')
+check "${browser_checks[5]}" "page: $got" "json: $want" -- test -n "$got" -a "$got" = "$want"
+
+callees=$(grep -o '<h4>Calls</h4>.*' dom.html | sed 's#</table>.*##' | cells s_calls c_calls)
+check "${browser_checks[6]}" "$(grep -o '<div id="routine-body"><h3>[^<]*' dom.html)" "callees: $callees" -- \
+    bash -c 'grep -q "<div id=\"routine-body\"><h3>main<" dom.html && [ "$(echo "'"$callees"'" | grep "^work|")" = "work|3|0" ]'
+grep -o '<svg class="flame".*' dom.html | sed 's#</svg>.*##' > flame.svg
+boxes=$(grep -o '<rect ' flame.svg | wc -l)
+# A box is left out where it would be under half a pixel wide: leaf's are (0.000 ms).
+check "${browser_checks[7]}" "boxes: $boxes" "$(grep -o '<title>[^<]*' flame.svg | head -3)" -- \
+    bash -c "[ $boxes -ge 2 -a $boxes -le 6 ] && grep -q '<title>main ' flame.svg &&
+        grep -q '<title>main &gt; work ' flame.svg"
+
+chrome --screenshot="$tmp/page.png" --window-size=1280,1600 "file://$tmp/page.html" > /dev/null
+# A page that failed to draw is mostly blank: a drawn one takes far more than 30 KB.
+check "${browser_checks[8]}" "$(indent chromium.err 3)" "$(ls -l page.png 2>&1)" -- \
+    bash -c '[ "$(head -c 8 page.png | od -An -c | tr -d " ")" = "211PNG\r\n032\n" ] &&
+        [ "$(od -An -tu1 -j16 -N4 page.png | awk "{ print \$1 * 16777216 + \$2 * 65536 + \$3 * 256 + \$4 }")" = 1280 ] &&
+        [ "$(stat -c %s page.png)" -gt 30000 ]'
+
+# What a person's click does: a copy of the page that clicks the c calls heading.
+sed 's#^</body>$#<script>document.querySelector(".flat-table th[title=\x27sort by c calls\x27]").click()</script></body>#' \
+    page.html > sorted.html
+chrome --dump-dom "file://$tmp/sorted.html" | tr '\n' ' ' > dom.html
+got=$(table flat-table | cells c_calls | paste -sd' ')
+# --csv flat's rows in the text report's order, sorted on c_calls (sort -s keeps ties).
+want=$("$bin/cprof-report" --csv flat p.out | tr -d '\r' | sed 1d | sort -t, -k7,7nr -s |
+       awk -F, '{ printf "%s%s|%s", (NR > 1 ? " " : ""), $10, $7 }')
+check "${browser_checks[9]}" "page: $got" "want: $want" -- test -n "$want" -a "$got" = "$want"
+finish
