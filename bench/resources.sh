@@ -38,6 +38,31 @@ for dir in "$root"/examples/*/; do
         printf "%-10s %9.2f %9.2f %7.3fx %8.3fx %9s %9s  %s\n", n, a, b, r, q, c, f,
             (r <= 1.03 ? "<= 1.03x met" : "<= 1.03x NOT met") }'
 done
+# The cost of one sample: a loop of fixed work timed by its own CPU clock, without
+# resources and with CPU samples at the default period and at 0.1 ms (medians).
+cat > "$tmp/spin.c" <<'C'
+#include <stdio.h>
+#include <time.h>
+static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+volatile double sink;
+void work(long n) { double x = 0; for (long i = 0; i < n; i++) x += i * 0.5; sink = x; }
+int main(void) { double t0 = cpu(); work(400000000L); printf("%.6f\n", cpu() - t0); return 0; }
+C
+"$bin/cprof-cc" -O1 "$tmp/spin.c" -o "$tmp/spin"
+: > "$tmp/s.none"; : > "$tmp/s.1000000"; : > "$tmp/s.100000"
+for r in $(seq "$rounds"); do
+    CPROF_OUT=$tmp/s.out "$tmp/spin" >> "$tmp/s.none"
+    for p in 1000000 100000; do
+        CPROF_RESOURCES=cpu:$p CPROF_OUT=$tmp/s.out "$tmp/spin" >> "$tmp/s.$p"
+    done
+done
+base=$(med < "$tmp/s.none")
+for p in 1000000 100000; do
+    awk -v b="$base" -v t="$(med < "$tmp/s.$p")" -v p="$p" 'BEGIN {
+        n = t * 1e9 / p
+        printf "a sample every %.1f ms of CPU: %.4f s against %.4f s without, %.2f%%; %.1f us a sample\n",
+            p / 1e6, t, b, 100 * (t - b) / b, (t - b) * 1e6 / n }'
+done
 if command -v valgrind > /dev/null; then
     "$bin/cprof-cc" -O2 -fopenmp "$root/bench/calls.c" -o "$tmp/calls" 2> /dev/null
     for n in 1000000 2000000; do

@@ -16,7 +16,7 @@ void index_routines(struct unit *u)
 {
     u->defined = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *u->defined);
     for (int i = 0; i < u->nroutines; i++)
-        if (u->routines[i].line)
+        if (u->routines[i].line && !u->routines[i].region)
             u->defined[u->ndefined++] = i;
     qsort_r(u->defined, (size_t)u->ndefined, sizeof *u->defined, by_routine_name, u);
 }
@@ -63,6 +63,9 @@ void choose_caches(struct unit *u)
         if (callee < 0 || !u->routines[callee].counted)
             continue;
         struct site *s = &u->sites[n->index];
+        /* A region's call: the local case0 and caches are its function's, not its. */
+        if (u->routines[s->routine].region)
+            continue;
         int inner = -1;             /* the innermost parallel block around the site */
         for (int b = 0; b < u->nblocks; b++) {
             const struct block *k = &u->blocks[b];
@@ -183,7 +186,8 @@ static void place_range(struct unit *u, unsigned from, unsigned to, const int *k
 /* The ranges render_node copies with the nodes inside them. */
 static void place_node(struct unit *u, struct node *n)
 {
-    if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK)
+    if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK
+        || n->kind == N_CLOSE)
         return;
     if (n->kind == N_REDUCTION) {
         place_range(u, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);
@@ -213,5 +217,7 @@ void find_callees(struct unit *u, unsigned from)
         const struct node *n = &u->nodes[i];
         if (n->kind == N_CALL && n->target && n->leaf < 0 && (n->placed || n->cleanup))
             u->sites[n->index].callee = defined_routine(u, n->target, strlen(n->target));
+        else if (n->kind == N_CALL && n->region)
+            u->sites[n->index].callee = n->leaf;
     }
 }

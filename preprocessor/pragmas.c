@@ -83,10 +83,11 @@ static int directive_is_cacheable(const char *p, const char *end)
     return words > 0;
 }
 
-/* If [line, eol) is a "#pragma omp" line, where its directive starts; else NULL. */
-const char *omp_directive(const char *line, const char *eol)
+/* If [line, eol) is a "#pragma WORD" line, where what follows WORD starts; else NULL. */
+const char *pragma_of(const char *line, const char *eol, const char *word)
 {
     const char *p = line;
+    size_t n = strlen(word);
     while (p < eol && (*p == ' ' || *p == '\t'))
         p++;
     if (p == eol || *p != '#')
@@ -99,9 +100,33 @@ const char *omp_directive(const char *line, const char *eol)
     p += 6;
     while (p < eol && (*p == ' ' || *p == '\t'))
         p++;
-    if (eol - p <= 3 || memcmp(p, "omp", 3) || is_word_char(p[3]))
+    if ((size_t)(eol - p) <= n || memcmp(p, word, n) || is_word_char(p[n]))
         return NULL;
-    return p + 3;
+    return p + n;
+}
+
+const char *omp_directive(const char *line, const char *eol)
+{
+    return pragma_of(line, eol, "omp");
+}
+
+/* "region("NAME")" after "#pragma cprof": NAME (malloc'd); else NULL. */
+static char *region_name(const char *p, const char *end)
+{
+    const char *w;
+    p = next_word(p, end, &w);
+    if (!word_is(w, p, "region"))
+        return NULL;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (end - p < 4 || p[0] != '(' || p[1] != '"')
+        return NULL;
+    const char *name = p + 2, *q = name;
+    while (q < end && *q != '"' && *q != '\\')
+        q++;
+    if (q == end || *q != '"' || q == name || q + 1 == end || q[1] != ')')
+        return NULL;
+    return cprof_xstrndup(name, (size_t)(q - name));
 }
 
 /* "declare reduction(ID : ...)": where ID is, in *id; else 0. */
@@ -159,6 +184,14 @@ void find_parallel_pragmas(struct unit *u)
                 .pragma_end = (unsigned)(eol - t),
                 .parallel = directive_is_parallel(directive, eol),
                 .cacheable = directive_is_cacheable(directive, eol) };
+        }
+        const char *cprof = pragma_of(line, eol, "cprof");
+        char *region = cprof ? region_name(cprof, eol) : NULL;
+        if (region) {
+            GROW(u->blocks, u->nblocks, cap);
+            u->blocks[u->nblocks++] = (struct block){ .pragma_end = (unsigned)(eol - t),
+                                                      .region = region,
+                                                      .pragma_start = (unsigned)(line - t) };
         }
         line = eol + 1;
     }

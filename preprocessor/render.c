@@ -88,6 +88,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         add_line_marker(u, out, n->start);
         return;
     }
+    if (n->kind == N_CLOSE) {
+        str_add(out, " }", 2);
+        return;
+    }
     if (n->kind == N_CLAUSE) {
         str_printf(out, " firstprivate(__cprof_k%d)", n->index);
         return;
@@ -109,6 +113,19 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     int site = n->index;
+    if (n->region) {
+        /* The region's entry, from the routine around it (whose stack position the hook
+         * sees, as a call's): cprof_region_end() closes it, or the routine's exit; a
+         * pragma's, the end of its statement however it is left. */
+        if (n->region == 2)
+            str_printf(out, "{ int __cprof_g%d __attribute__((cleanup(cprof_region_cleanup), unused)) = (",
+                       site);
+        str_printf(out, "(__cprof_call(%d, 0), cprof_region_opened(cprof_facade.enter(&__cprof_r[%d])))",
+                   site, n->leaf);
+        if (n->region == 2)
+            str_add(out, ", 0);", 5);
+        return;
+    }
     /* OpenMP allows only a plain call as initializer(f(&omp_priv)); the equivalent
      * initialization omp_priv = ... takes a statement expression. */
     if (n->initializer)

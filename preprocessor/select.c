@@ -188,7 +188,7 @@ void choose_counted(struct unit *u)
         struct routine *r = &u->routines[i];
         /* noinline: the user wants it kept apart, and timed. */
         int only_ours = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
-                        && !r->special_entry;
+                        && !r->special_entry && !r->region;
         r->counted = only_ours && !matches(o->timed_functions, r->name)
                      && ((r->small && !r->noinline && !recursive[i])
                          || matches(o->count_only_functions, r->name));

@@ -17,7 +17,7 @@ struct str {
 
 /* ---- what the walk and the analysis find ---- */
 
-enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE };
+enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE };
 
 struct node {
     enum node_kind kind;
@@ -28,7 +28,10 @@ struct node {
     unsigned char *arg_bitfield;
     char *target;                   /* direct call: the function's name; NULL: a pointer */
     int implicit;                   /* direct call of an implicitly declared function */
-    int leaf;                       /* a library function profiled as a leaf: its routine */
+    int leaf;                       /* a library function profiled as a leaf, or a user
+                                       region (region): its routine */
+    int region;                     /* opens a region: 1 cprof_region_begin("NAME"), 2 the
+                                       line of a #pragma cprof region("NAME") */
     int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
     int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
     int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy;
@@ -53,6 +56,8 @@ struct routine {
     int inlinable;                  /* timed, though gcc may inline it (CPROF_ROUTINE_INLINABLE) */
     int reads_case0;                /* copies cprof_pending.case0 at entry: has sites that
                                        count with it */
+    int region;                     /* a user region (cprof_region_begin): no function of
+                                       that name, never counted, never called by name */
 };
 
 struct site {
@@ -79,6 +84,8 @@ struct block {
      * (worksharing, synchronization: no data environment of its own to list it in). */
     int cacheable;
     int clause;                     /* gets firstprivate(__cprof_k<index>) */
+    char *region;                   /* #pragma cprof region("NAME"): NAME, and where its */
+    unsigned pragma_start;          /* line starts; else NULL */
 };
 
 struct reduction {                  /* a "declare reduction" line */
@@ -116,6 +123,8 @@ struct unit {
     int *defined;                   /* routines defined here, by name */
     int ndefined;
     int **tops, *ntops;             /* per copy (0: the text), its outermost nodes */
+    unsigned *region_ends;          /* where cprof_region_end() is called, in walk order */
+    int nregion_ends, region_ends_cap;
     /* while visiting one function body */
     int routine;
     unsigned body_start, body_end;
@@ -147,10 +156,12 @@ CXCursor callee_reference(CXCursor designator);
 CXCursor direct_callee(CXCursor designator);
 
 /* ---- pragmas.c: the "#pragma omp" lines and the words of their directives;
- * find_parallel_pragmas lists the unit's blocks and declare reductions, and sets offload. */
+ * find_parallel_pragmas lists the unit's blocks (and #pragma cprof region lines) and
+ * declare reductions, and sets offload. */
 int is_word_char(char c);
 int directive_is_parallel(const char *p, const char *end);
 const char *omp_directive(const char *line, const char *eol);
+const char *pragma_of(const char *line, const char *eol, const char *word);
 const char *next_word(const char *p, const char *end, const char **w);
 int word_is(const char *w, const char *p, const char *word);
 int declares_reduction(const char *p, const char *end, const char **id, const char **id_end);

@@ -59,6 +59,46 @@ static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
     return u->nroutines++;
 }
 
+/* The routine standing for region NAME (taken), first begun at file:line (taken). */
+static int named_region(struct unit *u, char *name, char *file, unsigned line)
+{
+    for (int i = 0; i < u->nroutines; i++)
+        if (u->routines[i].region && !strcmp(u->routines[i].name, name)) {
+            free(name);
+            free(file);
+            return i;
+        }
+    GROW(u->routines, u->nroutines, u->routines_cap);
+    u->routines[u->nroutines] = (struct routine){ .name = name, .file = file, .line = line,
+                                                  .internal = 1, .region = 1 };
+    return u->nroutines++;
+}
+
+/* cprof_region_begin("NAME") (docs/control.md): the routine standing for region NAME,
+ * one per name in the unit, filed where it first begins.  The name must be a plain
+ * string literal, the region's name in every view; else the call is left to the
+ * runtime, which says so, and -1. */
+static int region_routine(struct unit *u, CXCursor call, unsigned start)
+{
+    unsigned line, a, b;
+    char *file = presumed(clang_getLocationForOffset(u->tu, u->file, start), &line);
+    if (clang_Cursor_getNumArguments(call) == 1)
+        extent_of(clang_Cursor_getArgument(call, 0), &a, &b);
+    else
+        a = b = 0;
+    const char *t = u->text + a;
+    int plain = b >= a + 2 && t[0] == '"' && t[b - a - 1] == '"';
+    for (unsigned i = 1; plain && i + 1 < b - a; i++)
+        plain = t[i] != '"' && t[i] != '\\' && (unsigned char)t[i] >= 0x20;
+    if (!plain) {
+        fprintf(stderr, "cprof-cc: %s:%u: warning: cprof_region_begin wants a string literal "
+                        "(the region's name): this region is not profiled\n", file, line);
+        free(file);
+        return -1;
+    }
+    return named_region(u, cprof_xstrndup(t + 1, b - a - 2), file, line);
+}
+
 static void add_call(struct unit *u, CXCursor call)
 {
     CXCursor designator = clang_getNullCursor();
@@ -74,8 +114,21 @@ static void add_call(struct unit *u, CXCursor call)
     CXCursor fn = direct_callee(designator);
     char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
     enum node_kind kind = N_CALL;
-    int leaf = -1;
-    if (name) {
+    int leaf = -1, region = 0;
+    if (name && !strcmp(name, "cprof_region_end")) {
+        GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
+        u->region_ends[u->nregion_ends++] = start;
+        free(name);
+        return;
+    }
+    if (name && !strcmp(name, "cprof_region_begin")) {
+        leaf = region_routine(u, call, start);
+        if (leaf < 0) {
+            free(name);
+            return;
+        }
+        region = 1;
+    } else if (name) {
         static const char *const setjmps[] = { "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", NULL };
         static const char *const longjmps[] = { "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", NULL };
         for (int i = 0; setjmps[i]; i++)
@@ -102,6 +155,7 @@ static void add_call(struct unit *u, CXCursor call)
     n->desig_end = dend;
     n->target = name;
     n->leaf = leaf;
+    n->region = region;
     /* A function first declared by a call inside a body (an implicit declaration) may
      * not be named before that call: it would be undeclared there. */
     if (name) {
@@ -210,6 +264,84 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
+/* Each "#pragma cprof region("NAME")" of this body: its line becomes the region's
+ * begin, a call site (with a cleanup variable that ends it however the statement is
+ * left), and the end of the statement after it closes the brace the line opens. */
+static void add_region_pragmas(struct unit *u, int first, unsigned bend)
+{
+    for (int b = first; b < u->block_next; b++) {
+        struct block *k = &u->blocks[b];
+        if (!k->region || k->start >= bend)
+            continue;
+        unsigned line;
+        char *file = presumed(clang_getLocationForOffset(u->tu, u->file, k->pragma_start), &line);
+        struct node *n = new_node(u, N_CALL, k->pragma_start, k->pragma_end);
+        n->desig_start = n->desig_end = k->pragma_start;
+        n->leaf = named_region(u, cprof_xstrdup(k->region), file, line);
+        n->region = 2;
+        new_site(u, u->tu, k->pragma_start, &n->index);
+        /* An expression statement's cursor ends before its semicolon. */
+        unsigned end = k->end, p = end;
+        while (p < u->size && (u->text[p] == ' ' || u->text[p] == '\t' || u->text[p] == '\n'))
+            p++;
+        if (p < u->size && u->text[p] == ';')
+            end = p + 1;
+        new_node(u, N_CLOSE, end, end);
+        GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
+        u->region_ends[u->nregion_ends++] = end;
+    }
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+/* The calls of this body between a cprof_region_begin and the cprof_region_end that
+ * closes it, in the order of the text, are the region's: their sites' caller is the
+ * innermost region open there, and their d counts the parallel constructs inside it
+ * (the region begins as a call made where its begin is).  Regions a body begins and
+ * does not end close with it, as at run time. */
+static void assign_regions(struct unit *u, int first_site, unsigned bstart, unsigned bend)
+{
+    int ncalls = 0;
+    for (int i = 0; i < u->nnodes; i++)
+        ncalls += u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site;
+    unsigned (*events)[2] = cprof_xcalloc((size_t)(ncalls + u->nregion_ends) + 1, sizeof *events);
+    int n = 0, regions = 0;
+    for (int i = 0; i < u->nnodes; i++)
+        if (u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site) {
+            events[n][0] = u->nodes[i].start;
+            events[n++][1] = (unsigned)i + 1;
+            regions += u->nodes[i].region;
+        }
+    for (int i = 0; i < u->nregion_ends; i++)
+        if (u->region_ends[i] >= bstart && u->region_ends[i] < bend) {
+            events[n][0] = u->region_ends[i];
+            events[n++][1] = 0;
+        }
+    qsort(events, (size_t)n, sizeof *events, by_offset);
+    struct { int routine, d; } open[64];
+    int depth = 0;
+    for (int e = 0; regions && e < n; e++) {
+        if (!events[e][1]) {
+            depth -= depth > 0;
+            continue;
+        }
+        const struct node *x = &u->nodes[events[e][1] - 1];
+        struct site *s = &u->sites[x->index];
+        int d = s->d;
+        if (depth > 0 && depth <= 64) {
+            s->routine = open[depth - 1].routine;
+            s->d -= open[depth - 1].d;
+        }
+        if (x->region && depth++ < 64)
+            open[depth - 1] = (typeof(open[0])){ x->leaf, d };
+    }
+    free(events);
+}
+
 static void add_function(struct unit *u, CXCursor fn)
 {
     CXCursor body = clang_getNullCursor();
@@ -267,6 +399,7 @@ static void add_function(struct unit *u, CXCursor fn)
     int first_site = u->nsites;
     clang_visitChildren(body, visit_body, u);
     add_clause_calls(u, u->tu, bstart, bend);
+    add_region_pragmas(u, first, bend);
     /* d: parallel blocks of this body around the call. */
     for (int i = 0; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
@@ -276,6 +409,7 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
+    assign_regions(u, first_site, bstart, bend);
     unsigned definition_line = fstart;
     while (definition_line > 0 && u->text[definition_line - 1] != '\n')
         definition_line--;

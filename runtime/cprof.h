@@ -30,11 +30,26 @@ void cprof_start(void);
  * elapsed time start from zero; the calling thread's open activations are counted once
  * and timed from now. */
 void cprof_reset(void);
+/* A user region: the code from cprof_region_begin("NAME") to cprof_region_end() on
+ * the same thread is profiled as a routine NAME called from the routine around it,
+ * with its cases, arcs and call paths (docs/control.md).  NAME must be a string
+ * literal (cprof-cc makes the region's routine from it).  Regions nest; one still open
+ * when its routine returns ends there.  #pragma cprof region("NAME") before a
+ * statement makes that statement a region. */
+void cprof_region_begin(const char *name);
+void cprof_region_end(void);
+/* CPROF_REGION("NAME") before a statement: #pragma cprof region("NAME"), which builds
+ * without cprof-cc do not see (gcc -Wall would warn of an unknown pragma). */
+#define CPROF_REGION(name) _Pragma(CPROF_REGION_TEXT(cprof region(name)))
+#define CPROF_REGION_TEXT(pragma) #pragma
 #else /* not __CPROF__: cprof-cc pastes nothing from here to its #endif */
 static __inline__ int cprof_write(void) { return 0; }
 static __inline__ void cprof_stop(void) {}
 static __inline__ void cprof_start(void) {}
 static __inline__ void cprof_reset(void) {}
+static __inline__ void cprof_region_begin(const char *name) { (void)name; }
+static __inline__ void cprof_region_end(void) {}
+#define CPROF_REGION(name)
 #endif /* __CPROF__ */
 
 /* ---- ABI used by code that cprof-cc generates; not for hand-written code ---- */
@@ -160,6 +175,13 @@ cprof_count_case0(const struct cprof_site *site, unsigned long long **slot, int 
     else
         cprof_count_miss(site, slot);
 }
+/* What cprof-cc makes of cprof_region_begin("NAME"): the region routine's entry
+ * (cprof_facade.enter, after its site's handshake) handed to the runtime, which keeps
+ * it for cprof_region_end(). */
+void cprof_region_opened(struct cprof_frame *frame);
+/* The cleanup of the variable that a #pragma cprof region's line declares: the region's
+ * end, however its statement is left. */
+void cprof_region_cleanup(int *unused);
 void *cprof_setjmp_mark(void *env);
 void *cprof_longjmp_unwind(void *env);
 

@@ -197,6 +197,7 @@ struct cprof_frame {
 };
 
 #define CPROF_JMP_MARKS 16
+#define CPROF_REGIONS_MAX 32        /* regions.c: user regions nested on a thread */
 
 struct cprof_worker {
     int id;
@@ -226,6 +227,11 @@ struct cprof_worker {
     uint64_t res_base[CPROF_RESOURCES_MAX]; /* their values at the last reset */
     uint64_t calls;                         /* entries on this worker so far */
     struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
+    /* User regions open on this thread, innermost last (regions.c): each one's frame
+     * (null if none was kept) and the calls count it was entered at, which tells a
+     * frame still open from one reused since. */
+    struct { struct cprof_frame *frame; uint64_t calls0; } regions[CPROF_REGIONS_MAX];
+    int nregions;                           /* may exceed CPROF_REGIONS_MAX: not kept */
     int jmp_next;
     struct cprof_worker *next;
 };
