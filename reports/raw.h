@@ -44,6 +44,7 @@ struct raw_file {
     int64_t version;               /* of the format: 1 or 2 */
     const char *host;              /* version 2: the host name, and the process's MPI */
     int64_t rank, size;            /* rank and job size (-1 outside a job) */
+    const char *job;               /* the job's id ("": none, or unknown) */
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
     double call_cost_ns, count_cost_ns;
     struct raw_routine *routines;

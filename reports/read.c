@@ -348,9 +348,9 @@ static int check_format(struct loader *l, json_t *root)
     return 0;
 }
 
-/* Version 2's "sections": the additions a newer writer declares, each {"name",
- * "required"}.  This reader knows none: an optional one is skipped (get_fields lets its
- * key by), a required one refuses the file. */
+/* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
+ * This reader knows "job" (read with the header); another optional one is skipped
+ * (get_fields lets its key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -360,7 +360,7 @@ static int check_sections(struct loader *l, json_t *sections)
         if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
-        if (json_is_true(required))
+        if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -387,6 +387,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL;
     rf->rank = rf->size = -1;
+    rf->job = "";
     const struct field top[] = {
         {"format", JSON_STRING, &format, 0},
         {"version", JSON_INTEGER, &rf->version, 0},
@@ -397,6 +398,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
         {"host", JSON_STRING | OPTIONAL, &rf->host, 0},
         {"rank", JSON_INTEGER | OPTIONAL, &rf->rank, -1},
         {"size", JSON_INTEGER | OPTIONAL, &rf->size, -1},
+        {CPROF_SECTION_JOB, JSON_STRING | OPTIONAL, &rf->job, 0},
         {"cprof_version", JSON_STRING | OPTIONAL, &rf->cprof_version, 0},
         {"program", JSON_STRING, &rf->program, 0},
         {"pid", JSON_INTEGER, &rf->pid, 0},
@@ -430,6 +432,11 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
                json_object_get(rf->root, "size")))
         return cprof_fail(l, "invalid profile: version %lld %s \"columns\", \"metrics\", \"host\","
                           " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
+    if (!v2 && json_object_get(rf->root, CPROF_SECTION_JOB))
+        return cprof_fail(l, "invalid profile: version 1 has no \"%s\"", CPROF_SECTION_JOB);
+    if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
+        return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",
+                          (long long)rf->rank, (long long)rf->size);
     /* Times are ns of elapsed time: the first metric.  Others are a newer writer's, their
      * columns skipped by name. */
     json_t *first = json_array_get(metrics, 0);

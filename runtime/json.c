@@ -178,10 +178,10 @@ void cprof_json_real(struct cprof_json *j, double v)
     put(j, s, (size_t)n);
 }
 
-void cprof_json_true(struct cprof_json *j)
+void cprof_json_bool(struct cprof_json *j, int v)
 {
     next(j);
-    put(j, "true", 4);
+    put(j, v ? "true" : "false", v ? 4 : 5);
 }
 
 void cprof_json_field_int(struct cprof_json *j, const char *key, int64_t v)
