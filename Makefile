@@ -21,7 +21,7 @@ CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev
+                   clang-14 libclang-rt-14-dev openmpi-bin libopenmpi-dev
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
