@@ -222,12 +222,14 @@ check "unknown --sort key: usage" usage --sort time "$fx/loop.json"
 check "--threshold above 100: usage" usage --threshold 101 "$fx/loop.json"
 check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
 
-. "$here/text.sh"
-. "$here/compensate.sh"
-
 # consistency.sh (issue 18): every profile of the fuzz corpus that cprof-report reads
 # passes it; a report doctored to break one rule fails it, naming the rule.
 consistent() { CPROF_BIN=$(dirname "$report") "$here/consistency.sh" "$@" > "$tmp/cons" 2>&1; }
+
+. "$here/text.sh"
+. "$here/compensate.sh"
+. "$here/job.sh"
+
 for f in "$root"/tests/fuzz/corpus/*; do
     "$report" --json "$f" > /dev/null 2>&1 || continue
     check "consistency.sh passes on corpus/$(basename "$f")" consistent "$f"
