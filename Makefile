@@ -125,7 +125,8 @@ demo: all
 	$(B)/bin/cprof-report examples/jacobi/cprof.out
 
 # Every example: a clean build with cprof-cc, a run (OMP_NUM_THREADS=2, which writes
-# DIR/cprof.out), and cprof-report reading the profile; the first failure stops it.
+# DIR/cprof.out; examples/heat_mpi, an MPI job, one DIR/cprof.RANK.out per rank), and
+# cprof-report reading the profiles; the first failure stops it.
 EXAMPLE_DIRS := $(sort $(dir $(wildcard examples/*/Makefile)))
 
 examples: all
@@ -134,7 +135,7 @@ examples: all
 	    $(MAKE) --no-print-directory -C $$d clean; \
 	    $(MAKE) --no-print-directory -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc; \
 	    $(MAKE) --no-print-directory -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc run; \
-	    $(B)/bin/cprof-report --json $$d/cprof.out > /dev/null; \
+	    $(B)/bin/cprof-report --json $$d/cprof*.out > /dev/null; \
 	done
 
 check: all
