@@ -30,11 +30,13 @@ int cprof_fail(struct loader *l, const char *fmt, ...)
     return -1;
 }
 
-/* Partial sums of the files read so far, in file order, as in a binary counter: each
- * file's profile is pushed, then the two on top are summed while the lower one holds no
- * more files than the upper.  Each file's numbers are copied about log2(N) times, not N
- * times as when every file is added to the sum of those before it, which matters when
- * that sum grows with each file: the ranks of a job keep their workers apart. */
+/* Partial sums of the files read so far, in file order.  Each file's profile is pushed,
+ * then the two on top are summed: repeated runs always, so that memory is their sum
+ * and one file; the ranks of a job, which keep their workers apart, so that their sum
+ * grows with each file, while the lower one holds no more files than the upper, as in
+ * a binary counter.  A rank's numbers are then copied about log2(N) times, not N times
+ * as when every file is added to the sum of those before it, and memory is at most
+ * about twice the sum's. */
 struct partial {
     cprof_profile *p;
     size_t n, cap;
@@ -65,7 +67,7 @@ static int push(struct loader *l, struct partial *s, const cprof_profile *one)
     if (s->n == s->cap)
         s->p = cprof_xrealloc(s->p, (s->cap = 2 * s->cap + 4) * sizeof *s->p);
     s->p[s->n++] = *one;
-    while (s->n >= 2 && s->p[s->n - 2].nfiles <= s->p[s->n - 1].nfiles)
+    while (s->n >= 2 && (!one->nranks || s->p[s->n - 2].nfiles <= s->p[s->n - 1].nfiles))
         if (fold(l, s)) {
             if (s->p[s->n - 1].nfiles > 1)
                 return FAILED;
