@@ -60,6 +60,32 @@ struct loader {
     size_t errlen;
 };
 
+/* A worker's tables of rows, and their keys ("routines", "calls", "paths"). */
+enum { T_ROUTINES, T_CALLS, T_PATHS, NTABLES };
+extern const char *const cprof_row_tables[NTABLES];
+
+/* rows.c: a file's tables of rows read from its text before jansson parses the rest.
+ * Table k of worker object w, where rows.c could read it (has[w][k]), is in t[w][k]:
+ * row i is v[start[i] ... start[i + 1] - 1], every value from 0 to 2^63 - 1.  text (len
+ * bytes) is the file with those tables written as [], for jansson; NULL if rows.c read
+ * none, and jansson parses the file itself. */
+struct raw_table {
+    int64_t *v;
+    size_t *start;      /* [nrows + 1] */
+    size_t nrows;
+};
+
+struct row_tables {
+    struct raw_table (*t)[NTABLES];
+    bool (*has)[NTABLES];
+    size_t nworkers;
+    char *text;
+    size_t len;
+};
+
+void cprof_rows_take(const char *text, size_t len, struct row_tables *rt);
+void cprof_rows_free(struct row_tables *rt);
+
 /* "PATH: message" into l->err; returns -1. */
 __attribute__((format(printf, 2, 3)))
 int cprof_fail(struct loader *l, const char *fmt, ...);
