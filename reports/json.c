@@ -80,9 +80,12 @@ static json_t *routine_ranks(const cprof_view *v, size_t i)
                                         "inclusive_worker_t", (json_int_t)f.inclusive));
     }
     cprof_rank_balance b = cprof_view_rank_balance(v, i);
-    return json_pack("{s:o, s:{s:I, s:o, s:o}}", "ranks", ranks, "rank_imbalance",
+    json_t *threads = b.threads > 0 ? json_pack("{s:f, s:I}", "imbalance", b.threads, "rank",
+                                                (json_int_t)p->ranks[b.threads_rank].rank)
+                                    : json_null();
+    return json_pack("{s:o, s:{s:I, s:o, s:o, s:o}}", "ranks", ranks, "rank_imbalance",
                      "ranks", (json_int_t)b.ran, "inclusive", rank_spread(p, &b.inclusive),
-                     "self", rank_spread(p, &b.self));
+                     "threads", threads, "self", rank_spread(p, &b.self));
 }
 
 static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r, const cprof_rview *rv)

@@ -24,17 +24,21 @@ static const char ranks_explain[] =
 
 static const char imbalance_explain[] =
     "For each routine that ran, its worker time on each rank (summed over the rank's\n"
-    "workers, as in the flat profile) spread over the ranks of the job: the least,\n"
-    "the mean and the most of its inclusive time (incl) and of its self time, in\n"
-    "milliseconds, a rank where it did not run counting 0; slowest is the rank with\n"
-    "the most (the lowest of equals), and imbal the most over the mean: 1.00 when\n"
-    "every rank took as long.  A rank that takes longer than the others in a routine\n"
-    "makes them wait for it at their next communication, in the routine that makes it,\n"
-    "which then takes longest on the ranks that did not: read the slowest rank of the\n"
-    "routines that compute, and the imbalance next to the per-worker one of the\n"
-    "concurrency cases.  ranks counts the ranks where it was entered.  Rows are\n"
-    "sorted by what the imbalance of inclusive time costs (max - mean), largest\n"
-    "first.\n";
+    "workers, as in the flat profile), spread over the ranks of the job, a rank where\n"
+    "it did not run counting 0:\n"
+    "ranks       the ranks where it was entered\n"
+    "incl        the least, the mean and the most of its inclusive time on a rank (ms)\n"
+    "slowest     the rank with the most (the lowest of equals)\n"
+    "imbal       the most over the mean: 1.00 when every rank took as long\n"
+    "threads     the imbalance of its concurrent entries over the workers of one rank\n"
+    "            (max / mean, as in the concurrency cases), on the rank where it is\n"
+    "            largest; empty without concurrent entries\n"
+    "self        the same spread of its self time, and its slowest rank\n"
+    "A rank that takes longer than the others in a routine makes them wait for it at\n"
+    "their next communication, in the routine that makes it, which then takes longest\n"
+    "on the ranks that did not: read the slowest rank of the routines that compute.\n"
+    "Rows are sorted by what the imbalance of inclusive time costs (max - mean),\n"
+    "largest first.\n";
 
 static const cprof_column rank_cols[] = {
     {"rank", "rank", false},
@@ -56,6 +60,8 @@ static const cprof_column imbalance_cols[] = {
     {"incl max", "inclusive_max_ns", false},
     {"slowest", "inclusive_slowest_rank", false},
     {"imbal", "inclusive_imbalance", false},
+    {"threads", "thread_imbalance", false},
+    {NULL, "thread_imbalance_rank", false},
     {"self min", "self_min_ns", false},
     {"self mean", "self_mean_ns", false},
     {"self max", "self_max_ns", false},
@@ -150,8 +156,16 @@ cprof_table *cprof_section_rank_imbalance(const cprof_view *v)
         const cprof_prof_routine *r = &p->routines[rows[k].routine];
         cprof_table_row(t);
         cprof_cell_int(t, (int64_t)rows[k].b.ran);
-        spread_cells(t, p, &rows[k].b.inclusive, true);
-        spread_cells(t, p, &rows[k].b.self, false);
+        const cprof_rank_balance *b = &rows[k].b;
+        spread_cells(t, p, &b->inclusive, true);
+        if (b->threads > 0) {
+            cprof_cell_real(t, b->threads);
+            cprof_cell_int(t, p->ranks[b->threads_rank].rank);
+        } else {
+            cprof_cell_empty(t);
+            cprof_cell_empty(t);
+        }
+        spread_cells(t, p, &b->self, false);
         cprof_cell_str2(t, v->r[rows[k].routine].label, r->name);
         cprof_cell_str(t, r->file);
     }

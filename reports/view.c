@@ -2,6 +2,7 @@
 #include "view.h"
 #include "alloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,10 +97,18 @@ cprof_rank_balance cprof_view_rank_balance(const cprof_view *v, size_t i)
     cprof_rank_balance b = {0};
     size_t n = v->p->nranks;
     for (size_t k = 0; k < n; k++) {
+        const cprof_prof_rank *rank = &v->p->ranks[k];
         cprof_figures f = cprof_view_rank(v, i, k);
         b.ran += f.s_calls || f.c_calls;
         spread_add(&b.inclusive, f.inclusive, k);
         spread_add(&b.self, f.self, k);
+        cprof_spread t = cprof_view_spread_of(v, i, offsetof(cprof_prof_routine_worker, c_caller),
+                                              rank->first_worker,
+                                              rank->first_worker + rank->nworkers);
+        if (cprof_spread_imbalance(&t) > b.threads) {
+            b.threads = cprof_spread_imbalance(&t);
+            b.threads_rank = k;
+        }
     }
     if (n) {
         b.inclusive.mean /= (double)n;
@@ -128,9 +137,15 @@ bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)
 
 cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off)
 {
+    return cprof_view_spread_of(v, i, off, 0, v->p->nworkers);
+}
+
+cprof_spread cprof_view_spread_of(const cprof_view *v, size_t i, size_t off, size_t from,
+                                  size_t to)
+{
     const cprof_prof_routine *r = &v->p->routines[i];
     cprof_spread s = {{0, 0, 0, 0}, 0, INT64_MAX, 0, 0};
-    for (size_t w = 0; w < v->p->nworkers; w++) {
+    for (size_t w = from; w < to; w++) {
         const cprof_tally *x = (const cprof_tally *)((const char *)&r->worker[w] + off);
         s.sum.n = cprof_add(s.sum.n, x->n);
         s.sum.t = cprof_add(s.sum.t, x->t);

@@ -65,6 +65,11 @@ typedef struct {
 typedef struct {
     size_t ran;                        /* the ranks where it was entered */
     cprof_rank_spread inclusive, self; /* of its worker inclusive and self time */
+    /* The imbalance of its concurrent entries over the workers of each rank (as in the
+     * concurrency cases, within one rank): the largest, and that rank (index in
+     * p->ranks); 0 if it has none. */
+    double threads;
+    size_t threads_rank;
 } cprof_rank_balance;
 
 cprof_rank_balance cprof_view_rank_balance(const cprof_view *v, size_t i);
@@ -92,6 +97,9 @@ typedef struct {
 } cprof_spread;
 
 cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off);
+/* The same over workers [from, to) only (in an MPI job, one rank's). */
+cprof_spread cprof_view_spread_of(const cprof_view *v, size_t i, size_t off, size_t from,
+                                  size_t to);
 /* max / mean over the workers with events; 0 if there is no time to spread. */
 double cprof_spread_imbalance(const cprof_spread *s);
 

@@ -80,7 +80,7 @@ check "${names[6]}: --csv rank_imbalance: update_cell's slowest rank is 3" "got 
 "$bin/cprof-report" -b cprof.*.out > job.txt 2>&1
 line=$(sed -n '/^Rank imbalance per routine$/,/^Concurrency cases$/p' job.txt | grep -E ' update_cell$')
 check "${names[6]}: the text report's rank imbalance row: slowest rank 3" "$line" -- \
-    bash -c "echo '$line' | awk '{ exit !(\$1 == 4 && \$5 == 3 && \$10 == 3) }'"
+    bash -c "echo '$line' | awk '{ exit !(\$1 == 4 && \$5 == 3 && \$11 == 3) }'"
 check "${names[6]}: the summary: a job of 4 ranks on 1 host" "$(indent job.txt 8)" -- \
     grep -qE '^MPI job +4 ranks on 1 host$' job.txt
 "$bin/cprof-report" --csv ranks cprof.*.out | tr -d '\r' | cut -d, -f1,6,7 > ranks.csv

@@ -14,9 +14,11 @@ for s in ranks rank_imbalance threads spread; do
     check "a job's --csv $s: CRLF lines, header, rectangular" eval 'csv '"$s"' "${job[@]}" && same_width'
 done
 check "--csv ranks: rank 2's worker self, %busy" \
-    test "$(csv_value ranks "${job[2]}" rank 2 self_worker_ns "${job[0]}" "${job[1]}"),$(csv_value ranks "${job[2]}" rank 2 pct_busy "${job[0]}" "${job[1]}")" = 27000000,84.3750
+    test "$(csv_value ranks "${job[2]}" rank 2 self_worker_ns "${job[0]}" "${job[1]}"),$(csv_value ranks "${job[2]}" rank 2 pct_busy "${job[0]}" "${job[1]}")" = 26000000,65.0000
 check "--csv rank_imbalance: body's mean and slowest rank" \
     test "$(csv_value rank_imbalance "${job[2]}" name body inclusive_mean_ns "${job[0]}" "${job[1]}"),$(csv_value rank_imbalance "${job[2]}" name body inclusive_slowest_rank "${job[0]}" "${job[1]}")" = 12000000,2
+check "--csv rank_imbalance: body's worst imbalance over one rank's workers, and that rank" \
+    test "$(csv_value rank_imbalance "${job[2]}" name body thread_imbalance "${job[0]}" "${job[1]}"),$(csv_value rank_imbalance "${job[2]}" name body thread_imbalance_rank "${job[0]}" "${job[1]}")" = 1.3333,2
 check "--csv summary: the job's ranks, id, size, hosts" \
     test "$(for k in ranks job size hosts; do csv_value summary "${job[2]}" key $k value "${job[0]}" "${job[1]}"; done | tr '\n' ,)" = "3,42,3,2,"
 check "--csv ranks of repeated runs: refused in one line" \
