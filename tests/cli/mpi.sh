@@ -10,7 +10,8 @@ cd "$tmp"
 
 names=("builds with OMPI_CC=cprof-cc mpicc" "runs under mpirun, 4 ranks x 2 threads"
        "one profile per rank" "the ranks' headers" "the job's report" "counts per rank"
-       "the slow rank named" "refusals" "%r and %h under mpirun")
+       "the slow rank named" "refusals" "%r and %h under mpirun"
+       "CMake with find_package(MPI) and CMAKE_C_COMPILER=cprof-cc")
 if ! command -v mpirun > /dev/null 2>&1 || ! command -v mpicc > /dev/null 2>&1; then
     for n in "${names[@]}"; do skip "$n" "mpirun or mpicc not installed (make deps: openmpi-bin, libopenmpi-dev)"; done
     finish
@@ -136,4 +137,29 @@ id2=$(jq -r .job "again/p.1.$host.out" 2> /dev/null)
 refused "ranks of two jobs" \
     "cprof-report: again/p.1.$host.out: rank 1 of job $id2, not of job $id like cprof.0.out: one job's ranks at a time" \
     cprof.0.out "again/p.1.$host.out"
+
+# CMake (docs/mpi.md): the compiler is cprof-cc, MPI's flags come from MPI::MPI_C.  Run
+# without a launcher (one rank, a singleton: rank -1), the program is profiled:
+# update_cell is called 50 x 2 x 8192 times, the one rank being the last.
+cd "$tmp"
+mkdir cmake && cp "$root/examples/heat_mpi/heat_mpi.c" cmake/ && cat > cmake/CMakeLists.txt <<'EOF2'
+cmake_minimum_required(VERSION 3.13)
+project(heat_mpi C)
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(OpenMP REQUIRED COMPONENTS C)
+add_executable(heat_mpi heat_mpi.c)
+target_link_libraries(heat_mpi PRIVATE MPI::MPI_C OpenMP::OpenMP_C m)
+EOF2
+if command -v cmake > /dev/null; then
+    (cd cmake && mkdir b && cd b && cmake -DCMAKE_C_COMPILER="$bin/cprof-cc" .. > ../cmake.log 2>&1 &&
+         make > ../make.log 2>&1); st=$?
+    check "${names[9]}: configures and builds" "status $st" "$(indent cmake/cmake.log 30)" "$(indent cmake/make.log 20)" -- \
+        bash -c "[ $st = 0 ] && grep -q 'Found MPI_C' cmake/cmake.log"
+    (cd cmake/b && OMP_NUM_THREADS=2 CPROF_OUT=single.out ./heat_mpi > /dev/null 2>&1)
+    "$bin/cprof-report" --json cmake/b/single.out > single.json 2>&1
+    expect_jq "${names[9]}: the program is profiled (update_cell 819200 calls)" single.json \
+        '[(r("update_cell").c_caller | add), .job]' '[819200, null]'
+else
+    nok "${names[9]}" "cmake is not installed (make deps)"
+fi
 finish
