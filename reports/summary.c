@@ -93,9 +93,9 @@ cprof_table *cprof_section_summary(const cprof_view *v)
         int_row(t, "  size", "size", p->size);
         int_row(t, "  hosts", "hosts", (int64_t)p->nhosts);
         cprof_table_note(t, "The ranks of one MPI job (docs/mpi.md): elapsed is the longest rank's;\n"
-                            "program, started and pid are the lowest rank's; the workers are\n"
-                            "each rank's threads, (rank, worker).  Wall times add up the\n"
-                            "ranks' (up to elapsed x ranks).");
+                            "program, started and pid are the lowest rank's; the workers are each\n"
+                            "rank's threads, (rank, worker).  Wall times add up the ranks' (up to\n"
+                            "elapsed x ranks).");
     }
     row(t, "started", "start_unix_ns");
     cprof_cell_date(t, p->start_unix_ns);
