@@ -6,7 +6,8 @@
 #   make check           run the test suite (tests/run)
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
-#                        cprof-report --compensate against a program of known costs
+#                        cprof-report --compensate against a program of known costs;
+#                        cprof-report summing 1024 ranks of an MPI job
 #   make install PREFIX=DIR, make uninstall PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -23,7 +24,7 @@ CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 # chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
 # with it).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev chromium
+                   clang-14 libclang-rt-14-dev chromium openmpi-bin libopenmpi-dev
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
@@ -136,7 +137,8 @@ demo: all
 	$(B)/bin/cprof-report examples/jacobi/cprof.out
 
 # Every example: a clean build with cprof-cc, a run (OMP_NUM_THREADS=2, which writes
-# DIR/cprof.out), and cprof-report reading the profile; the first failure stops it.
+# DIR/cprof.out; examples/heat_mpi, an MPI job, one DIR/cprof.RANK.out per rank), and
+# cprof-report reading the profiles; the first failure stops it.
 EXAMPLE_DIRS := $(sort $(dir $(wildcard examples/*/Makefile)))
 
 examples: all
@@ -145,7 +147,7 @@ examples: all
 	    $(MAKE) --no-print-directory -C $$d clean; \
 	    $(MAKE) --no-print-directory -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc; \
 	    $(MAKE) --no-print-directory -C $$d CC=$(CURDIR)/$(B)/bin/cprof-cc run; \
-	    $(B)/bin/cprof-report --json $$d/cprof.out > /dev/null; \
+	    $(B)/bin/cprof-report --json $$d/cprof*.out > /dev/null; \
 	done
 
 check: all
@@ -161,6 +163,7 @@ bench: all
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
+	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
 INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \

@@ -15,6 +15,9 @@ export OMP_NUM_THREADS=2
 printf '%-10s %9s %9s %8s %8s %9s %9s %9s  %s\n' example "plain s" "cprof s" slowdown "share" \
     "profile" "plain MB" "cprof MB" "target"
 for dir in "$root"/examples/*/; do
+    # An MPI example (its Makefile builds with mpicc) is a job of several processes
+    # sharing the cores, not one program to time against its plain build: left out.
+    grep -q '^MPICC' "$dir/Makefile" && continue
     name=$(basename "$dir")
     gcc -fopenmp -O2 "$dir$name.c" -o "$tmp/plain" -lm
     "$bin/cprof-cc" -fopenmp -O2 "$dir$name.c" -o "$tmp/prof" -lm

@@ -7,6 +7,14 @@
 #define CPROF_FORMAT_NAME "cprof-profile"
 #define CPROF_FORMAT_VERSION 2
 
+/* The sections version 2 defines beyond its first layout, each a key at the top of the
+ * document that the writer declares optional in "sections" (older readers of version 2
+ * skip it): "job", the launcher's id of the MPI job the process is a rank of; and
+ * "resources" (docs/resources.md), also a key of each worker, with a paths row's
+ * samples columns (CPROF_SAMPLES_COLUMN). */
+#define CPROF_SECTION_JOB "job"
+#define CPROF_SECTION_RESOURCES "resources"
+
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
  * made inside it on its thread: their facades ran within that time, which is what
  * --compensate takes out.  A self time is a time less that of the activations nested

@@ -9,6 +9,7 @@
 #include "alloc.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,38 @@ static json_t *units(const cprof_rview *rv)
                      "inclusive_worker_t", (json_int_t)rv->inclusive,
                      "self_wall_t", (json_int_t)rv->wall_self,
                      "inclusive_wall_t", (json_int_t)rv->wall);
+}
+
+/* One time over the ranks (view.h). */
+static json_t *rank_spread(const cprof_profile *p, const cprof_rank_spread *s)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:f}", "min", (json_int_t)s->min,
+                     "mean", (json_int_t)llround(s->mean), "max", (json_int_t)s->max,
+                     "slowest_rank", (json_int_t)p->ranks[s->slowest].rank,
+                     "imbalance", cprof_rank_imbalance(s));
+}
+
+/* In an MPI job: routine i on each rank, and spread over the ranks. */
+static json_t *routine_ranks(const cprof_view *v, size_t i)
+{
+    const cprof_profile *p = v->p;
+    json_t *ranks = json_array();
+    for (size_t k = 0; k < p->nranks; k++) {
+        cprof_figures f = cprof_view_rank(v, i, k);
+        ranks = append(ranks, json_pack("{s:I, s:I, s:I, s:I, s:I}",
+                                        "rank", (json_int_t)p->ranks[k].rank,
+                                        "s_calls", (json_int_t)f.s_calls,
+                                        "c_calls", (json_int_t)f.c_calls,
+                                        "self_worker_t", (json_int_t)f.self,
+                                        "inclusive_worker_t", (json_int_t)f.inclusive));
+    }
+    cprof_rank_balance b = cprof_view_rank_balance(v, i);
+    json_t *threads = b.threads > 0 ? json_pack("{s:f, s:I}", "imbalance", b.threads, "rank",
+                                                (json_int_t)p->ranks[b.threads_rank].rank)
+                                    : json_null();
+    return json_pack("{s:o, s:{s:I, s:o, s:o, s:o}}", "ranks", ranks, "rank_imbalance",
+                     "ranks", (json_int_t)b.ran, "inclusive", rank_spread(p, &b.inclusive),
+                     "threads", threads, "self", rank_spread(p, &b.self));
 }
 
 static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r, const cprof_rview *rv)
@@ -201,9 +234,47 @@ static json_t *resource(const cprof_profile *p, size_t r)
 static json_t *worker(const cprof_profile *p, size_t id)
 {
     const cprof_prof_worker *w = &p->workers[id];
-    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "id", (json_int_t)id,
-                     "tid", (json_int_t)w->tid, "omp_thread", (json_int_t)w->omp_thread,
-                     "pu", (json_int_t)w->pu, "core", (json_int_t)w->core);
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "id", (json_int_t)id,
+                          "tid", (json_int_t)w->tid, "omp_thread", (json_int_t)w->omp_thread,
+                          "pu", (json_int_t)w->pu, "core", (json_int_t)w->core);
+    /* In an MPI job, the worker's rank and its id in that rank's file. */
+    if (o && p->nranks &&
+        json_object_update_new(o, json_pack("{s:I, s:I}", "rank", (json_int_t)w->rank,
+                                            "rank_worker", (json_int_t)w->id))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* An MPI job: its id, size and hosts, and what each rank did. */
+static json_t *job(const cprof_view *v)
+{
+    const cprof_profile *p = v->p;
+    json_t *ranks = json_array();
+    for (size_t k = 0; k < p->nranks; k++) {
+        const cprof_prof_rank *r = &p->ranks[k];
+        json_t *workers = json_array();
+        cprof_figures sum = {0, 0, 0, 0};
+        for (size_t w = 0; w < r->nworkers; w++)
+            workers = append(workers, json_integer((json_int_t)(r->first_worker + w)));
+        for (size_t i = 0; i < p->nroutines; i++) {
+            cprof_figures f = cprof_view_rank(v, i, k);
+            sum.s_calls = cprof_add(sum.s_calls, f.s_calls);
+            sum.c_calls = cprof_add(sum.c_calls, f.c_calls);
+            sum.self = cprof_add(sum.self, f.self);
+        }
+        ranks = append(ranks, json_pack("{s:I, s:s, s:I, s:I, s:I, s:o, s:I, s:I, s:I}",
+                                        "rank", (json_int_t)r->rank, "host", r->host,
+                                        "pid", (json_int_t)r->pid,
+                                        "start_unix_ns", (json_int_t)r->start_unix_ns,
+                                        "elapsed_ns", (json_int_t)r->elapsed_ns,
+                                        "workers", workers, "s_calls", (json_int_t)sum.s_calls,
+                                        "c_calls", (json_int_t)sum.c_calls,
+                                        "self_worker_t", (json_int_t)sum.self));
+    }
+    return json_pack("{s:s, s:I, s:I, s:o}", "id", p->job, "size", (json_int_t)p->size,
+                     "hosts", (json_int_t)p->nhosts, "ranks", ranks);
 }
 
 char *cprof_report_json(const cprof_profile *p)
@@ -214,8 +285,15 @@ char *cprof_report_json(const cprof_profile *p)
     static const cprof_opts all;   /* every routine, no option */
     cprof_view v;
     cprof_view_init(&v, p, &all);
-    for (size_t i = 0; i < p->nroutines; i++)
-        routines = append(routines, routine(p, &p->routines[i], &v.r[i]));
+    for (size_t i = 0; i < p->nroutines; i++) {
+        json_t *o = routine(p, &p->routines[i], &v.r[i]);
+        if (o && p->nranks && json_object_update_new(o, routine_ranks(&v, i))) {
+            json_decref(o);
+            o = NULL;
+        }
+        routines = append(routines, o);
+    }
+    json_t *the_job = p->nranks ? job(&v) : NULL;
     cprof_view_free(&v);
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
@@ -234,6 +312,12 @@ char *cprof_report_json(const cprof_profile *p)
                             "files", (json_int_t)p->nfiles,
                             "files_skipped", (json_int_t)p->nskipped, "programs", programs,
                             "workers", workers, "routines", routines, "arcs", arcs);
+    /* The ranks of an MPI job (docs/mpi.md) are described. */
+    if (doc && p->nranks && (!the_job || json_object_set_new(doc, "job", the_job))) {
+        json_decref(doc);
+        doc = NULL;
+    } else if (!doc)
+        json_decref(the_job);
     /* Profiles with calling contexts (docs/semantics.md) list them. */
     if (doc && p->npaths) {
         json_t *paths = json_array();

@@ -47,7 +47,8 @@ static const char usage_text[] =
     "  --threshold PCT   hide flat profile and call graph entries below PCT % time\n"
     "  --routine NAME    only the entries that involve the routine(s) named NAME\n"
     "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
-    "                    arcs, callgraph, threads, spread\n"
+    "                    arcs, callgraph, threads, spread; of an MPI job's ranks\n"
+    "                    (docs/mpi.md) also ranks, rank_imbalance\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
     "  --html            print the report as one self-contained HTML page (docs/html.md)\n"
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
@@ -296,6 +297,17 @@ int main(int argc, char **argv)
     }
     char *text = NULL;
     int rc = 0;
+    /* The sections of ranks exist in a job's profile only: an empty CSV would look like
+     * a job without routines. */
+    if (!diff && csv >= 0 && !p[0].nranks &&
+        (csv == cprof_report_section("ranks") || csv == cprof_report_section("rank_imbalance"))) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--csv %s: the profiles are not the ranks of an MPI job",
+                 csv_name);
+        error_line(msg);
+        cprof_profile_free(&p[0]);
+        return 1;
+    }
     if (json && !diff) {
         text = cprof_report_json(&p[0]);
     } else if (html) {

@@ -154,9 +154,12 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
             cprof_prof_routine_worker *rw = &r->worker[w];
             if (!tally_add(&r->s_caller, v[CPROF_R_S_ENTRIES], v[CPROF_R_S_TIME],
                            v[CPROF_R_S_NESTED], 0) ||
+                !tally_add(&rw->s_caller, v[CPROF_R_S_ENTRIES], v[CPROF_R_S_TIME],
+                           v[CPROF_R_S_NESTED], 0) ||
                 !tally_add(&rw->c_caller, v[CPROF_R_C_ENTRIES], v[CPROF_R_C_TIME],
                            v[CPROF_R_C_NESTED], 0) ||
-                !add(&r->s_self_t, v[CPROF_R_S_SELF]) || !add(&rw->c_self_t, v[CPROF_R_C_SELF]) ||
+                !add(&r->s_self_t, v[CPROF_R_S_SELF]) || !add(&rw->s_self_t, v[CPROF_R_S_SELF]) ||
+                !add(&rw->c_self_t, v[CPROF_R_C_SELF]) ||
                 !add(&r->s_direct, v[CPROF_R_S_DIRECT]) || !add(&rw->c_direct, v[CPROF_R_C_DIRECT]) ||
                 !add(&rw->c_thread_t, v[CPROF_R_C_THREAD_TIME]))
                 return overflow(l);
@@ -217,11 +220,23 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->packages = rf->packages;
     p->elapsed_ns = rf->elapsed_ns;
     p->nworkers = rf->nworkers;
+    p->size = -1;
+    /* A rank of a job (job.c has seen that the files are all ranks or none). */
+    if (rf->rank >= 0) {
+        p->size = rf->size;
+        p->job = cprof_xstrdup(rf->job);
+        p->ranks = cprof_xcalloc(1, sizeof *p->ranks);
+        p->ranks[0] = (cprof_prof_rank){rf->rank, cprof_xstrdup(rf->host ? rf->host : ""),
+                                        rf->pid, rf->start_unix_ns, rf->elapsed_ns, 0,
+                                        rf->nworkers};
+        p->nranks = 1;
+    }
     size_t ncontrib = 0;
     p->workers = cprof_xcalloc(p->nworkers, sizeof *p->workers);
     for (size_t w = 0; w < rf->nworkers; w++) {
         const struct raw_worker *wk = &rf->workers[w];
-        p->workers[w] = (cprof_prof_worker){wk->tid, wk->omp_thread, wk->pu, wk->core};
+        p->workers[w] = (cprof_prof_worker){rf->rank, (int64_t)w, wk->tid, wk->omp_thread,
+                                            wk->pu, wk->core};
         ncontrib += wk->nroutine_rows + wk->ncall_rows;
     }
 
@@ -243,26 +258,22 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
 }
 
 /* ---- summing two profiles ----
- * Files are summed one at a time into the profile of those before them, so that memory
- * follows the merged result and not the number of files. */
-
-/* Whether profiles of programs a and b may be summed without --force.  The one place
- * that decides what "the same program" is. */
-bool cprof_same_program(const char *a, const char *b)
-{
-    return !strcmp(a, b);
-}
+ * profile.c adds them up pairwise, so that memory follows the merged result and not the
+ * number of files. */
 
 static bool routine_worker_sum(cprof_prof_routine_worker *a, const cprof_prof_routine_worker *b)
 {
-    return tally_sum(&a->c_caller, &b->c_caller) && tally_sum(&a->c_callee, &b->c_callee) &&
+    return tally_sum(&a->s_caller, &b->s_caller) && add(&a->s_self_t, b->s_self_t) &&
+           tally_sum(&a->c_caller, &b->c_caller) && tally_sum(&a->c_callee, &b->c_callee) &&
            tally_sum(&a->cs_callee, &b->cs_callee) && tally_sum(&a->cc_callee, &b->cc_callee) &&
            add(&a->c_self_t, b->c_self_t) && add(&a->c_direct, b->c_direct) &&
            add(&a->c_thread_t, b->c_thread_t);
 }
 
-/* Sum routine b (of a profile with nw workers) into a. */
-static bool routine_sum(cprof_prof_routine *a, const cprof_prof_routine *b, size_t nw)
+/* Sum routine b (of a profile with nw workers, worker w being a's worker wmap[w]) into
+ * a. */
+static bool routine_sum(cprof_prof_routine *a, const cprof_prof_routine *b, size_t nw,
+                        const size_t *wmap)
 {
     if (b->line < a->line)
         a->line = b->line;
@@ -274,7 +285,7 @@ static bool routine_sum(cprof_prof_routine *a, const cprof_prof_routine *b, size
     bool ok = tally_sum(&a->s_caller, &b->s_caller) && tally_sum(&a->s_callee, &b->s_callee) &&
               add(&a->s_self_t, b->s_self_t) && add(&a->s_direct, b->s_direct);
     for (size_t w = 0; w < nw && ok; w++)
-        ok = routine_worker_sum(&a->worker[w], &b->worker[w]);
+        ok = routine_worker_sum(&a->worker[wmap[w]], &b->worker[w]);
     return ok;
 }
 
@@ -341,9 +352,9 @@ static bool arc_sum(cprof_prof_arc *out, const cprof_prof_arc *x, const cprof_pr
 }
 
 /* Sum the routines of a and b into out (in report order); amap and bmap give each
- * routine's index in out. */
+ * routine's index in out (their workers' are set). */
 static int sum_routines(struct loader *l, cprof_profile *out, const cprof_profile *a,
-                        const cprof_profile *b, size_t *amap, size_t *bmap)
+                        const cprof_profile *b, struct sum_map *amap, struct sum_map *bmap)
 {
     out->routines = cprof_xcalloc(a->nroutines + b->nroutines, sizeof *out->routines);
     size_t i = 0, j = 0;
@@ -353,26 +364,27 @@ static int sum_routines(struct loader *l, cprof_profile *out, const cprof_profil
                                     : cmp_routine_key(&a->routines[i], &b->routines[j]);
         cprof_prof_routine *r = &out->routines[out->nroutines++];
         routine_key(r, d <= 0 ? &a->routines[i] : &b->routines[j], out->nworkers);
-        if (d <= 0 && !routine_sum(r, &a->routines[i], a->nworkers))
+        if (d <= 0 && !routine_sum(r, &a->routines[i], a->nworkers, amap->worker))
             return overflow(l);
-        if (d >= 0 && !routine_sum(r, &b->routines[j], b->nworkers))
+        if (d >= 0 && !routine_sum(r, &b->routines[j], b->nworkers, bmap->worker))
             return overflow(l);
         if (d <= 0)
-            amap[i++] = out->nroutines - 1;
+            amap->routine[i++] = out->nroutines - 1;
         if (d >= 0)
-            bmap[j++] = out->nroutines - 1;
+            bmap->routine[j++] = out->nroutines - 1;
     }
     return 0;
 }
 
 static int sum_arcs(struct loader *l, cprof_profile *out, const cprof_profile *a,
-                    const cprof_profile *b, const size_t *amap, const size_t *bmap)
+                    const cprof_profile *b, const struct sum_map *amap,
+                    const struct sum_map *bmap)
 {
     size_t n = a->narcs + b->narcs, k = 0;
     struct arc_ref *refs = cprof_xcalloc(n, sizeof *refs);
     for (size_t s = 0; s < 2; s++) {
         const cprof_profile *p = s ? b : a;
-        const size_t *map = s ? bmap : amap;
+        const size_t *map = (s ? bmap : amap)->routine;
         for (size_t i = 0; i < p->narcs; i++, k++) {
             const cprof_prof_arc *arc = &p->arcs[i];
             refs[k] = (struct arc_ref){arc,
@@ -415,42 +427,94 @@ static void sum_programs(cprof_profile *out, const cprof_profile *a, const cprof
     out->program = out->programs[0].name;
 }
 
-/* out = a + b; what describes the run (pid, machine...) comes from a. */
+static int cmp_worker(const cprof_prof_worker *a, const cprof_prof_worker *b)
+{
+    int d = CMP(a->rank, b->rank);
+    return d ? d : CMP(a->id, b->id);
+}
+
+/* The workers of a and b in (rank, id) order, one per key: repeated runs add up worker
+ * by worker, the ranks of a job keep theirs apart.  A worker's description is a's if
+ * both have it. */
+static void sum_workers(cprof_profile *out, const cprof_profile *a, const cprof_profile *b,
+                        struct sum_map *amap, struct sum_map *bmap)
+{
+    out->workers = cprof_xcalloc(a->nworkers + b->nworkers, sizeof *out->workers);
+    size_t i = 0, j = 0;
+    while (i < a->nworkers || j < b->nworkers) {
+        int d = i == a->nworkers   ? 1
+                : j == b->nworkers ? -1
+                                   : cmp_worker(&a->workers[i], &b->workers[j]);
+        out->workers[out->nworkers] = d <= 0 ? a->workers[i] : b->workers[j];
+        if (d <= 0)
+            amap->worker[i++] = out->nworkers;
+        if (d >= 0)
+            bmap->worker[j++] = out->nworkers;
+        out->nworkers++;
+    }
+}
+
+/* The ranks of a and b (disjoint: job.c), by rank, each with its workers' place in out. */
+static void sum_ranks(cprof_profile *out, const cprof_profile *a, const cprof_profile *b,
+                      const struct sum_map *amap, const struct sum_map *bmap)
+{
+    out->job = cprof_xstrdup(a->job);
+    out->ranks = cprof_xcalloc(a->nranks + b->nranks, sizeof *out->ranks);
+    for (size_t i = 0, j = 0; i < a->nranks || j < b->nranks; out->nranks++) {
+        bool from_a = j == b->nranks || (i < a->nranks && a->ranks[i].rank < b->ranks[j].rank);
+        const cprof_prof_rank *r = from_a ? &a->ranks[i++] : &b->ranks[j++];
+        const size_t *wmap = (from_a ? amap : bmap)->worker;
+        cprof_prof_rank *o = &out->ranks[out->nranks];
+        *o = *r;
+        o->host = cprof_xstrdup(r->host);
+        o->first_worker = r->nworkers ? wmap[r->first_worker] : 0;
+    }
+}
+
+/* out = a + b.  What describes the run (pid, machine...) comes from the first file: a's,
+ * or in a job the lowest rank's, whatever the order of the files. */
 int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
                         const cprof_profile *b)
 {
     memset(out, 0, sizeof *out);
+    const cprof_profile *first =
+        a->nranks && b->nranks && a->ranks[0].rank > b->ranks[0].rank ? b : a;
     out->nfiles = a->nfiles + b->nfiles;
     sum_programs(out, a, b);
-    out->clock = cprof_xstrdup(a->clock);
-    out->pid = a->pid;
-    out->start_unix_ns = a->start_unix_ns;
-    out->call_cost_ns = a->call_cost_ns;
-    out->count_cost_ns = a->count_cost_ns;
+    out->clock = cprof_xstrdup(first->clock);
+    out->pid = first->pid;
+    out->start_unix_ns = first->start_unix_ns;
+    out->call_cost_ns = first->call_cost_ns;
+    out->count_cost_ns = first->count_cost_ns;
     out->overhead_ns = a->overhead_ns + b->overhead_ns;
     out->compensated = a->compensated;
     out->compensated_ns = a->compensated_ns + b->compensated_ns;
-    out->pus = a->pus;
-    out->cores = a->cores;
-    out->packages = a->packages;
-    if (__builtin_add_overflow(a->elapsed_ns, b->elapsed_ns, &out->elapsed_ns))
+    out->pus = first->pus;
+    out->cores = first->cores;
+    out->packages = first->packages;
+    out->size = a->size;
+    /* A job's ranks ran at one time: its elapsed time is its longest rank's. */
+    if (a->nranks)
+        out->elapsed_ns = a->elapsed_ns > b->elapsed_ns ? a->elapsed_ns : b->elapsed_ns;
+    else if (__builtin_add_overflow(a->elapsed_ns, b->elapsed_ns, &out->elapsed_ns))
         return overflow(l);
-    /* Worker w is described by the first file with more than w workers. */
-    out->nworkers = a->nworkers > b->nworkers ? a->nworkers : b->nworkers;
-    out->workers = cprof_xcalloc(out->nworkers, sizeof *out->workers);
-    for (size_t w = 0; w < out->nworkers; w++)
-        out->workers[w] = w < a->nworkers ? a->workers[w] : b->workers[w];
-
-    size_t *amap = cprof_xcalloc(a->nroutines, sizeof *amap);
-    size_t *bmap = cprof_xcalloc(b->nroutines, sizeof *bmap);
-    int rc = sum_routines(l, out, a, b, amap, bmap);
+    struct sum_map amap = {cprof_xcalloc(a->nroutines, sizeof(size_t)),
+                           cprof_xcalloc(a->nworkers, sizeof(size_t))};
+    struct sum_map bmap = {cprof_xcalloc(b->nroutines, sizeof(size_t)),
+                           cprof_xcalloc(b->nworkers, sizeof(size_t))};
+    sum_workers(out, a, b, &amap, &bmap);
+    if (a->nranks)
+        sum_ranks(out, a, b, &amap, &bmap);
+    int rc = sum_routines(l, out, a, b, &amap, &bmap);
     if (!rc)
-        rc = sum_arcs(l, out, a, b, amap, bmap);
+        rc = sum_arcs(l, out, a, b, &amap, &bmap);
     if (!rc)
-        rc = cprof_resources_sum(l, out, a, b);
+        rc = cprof_resources_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
-        rc = cprof_paths_sum(l, out, a, b, amap, bmap);
-    free(amap);
-    free(bmap);
+        rc = cprof_paths_sum(l, out, a, b, &amap, &bmap);
+    free(amap.routine);
+    free(amap.worker);
+    free(bmap.routine);
+    free(bmap.worker);
     return rc;
 }

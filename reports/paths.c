@@ -128,9 +128,10 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
     return rc;
 }
 
-/* b's contexts into out (which holds a's), b's routines renumbered by bmap. */
+/* The contexts of a and b into out, their routines and workers renumbered by the maps. */
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
-                    const cprof_profile *b, const size_t *amap, const size_t *bmap)
+                    const cprof_profile *b, const struct sum_map *amap,
+                    const struct sum_map *bmap)
 {
     struct index ix = {0};
     size_t cap = 0;
@@ -138,12 +139,12 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
         const cprof_profile *q = s ? b : a;
-        const size_t *map = s ? bmap : amap;
+        const struct sum_map *map = s ? bmap : amap;
         for (size_t i = 0; i < q->npaths && !rc; i++) {
             const cprof_prof_path *y = &q->paths[i];
             size_t parent = y->parent == CPROF_NO_PATH ? CPROF_NO_PATH : to[y->parent];
             size_t routine = y->routine == CPROF_OTHER_ROUTINE ? CPROF_OTHER_ROUTINE
-                                                               : map[y->routine];
+                                                               : map->routine[y->routine];
             size_t c = context(out, &ix, &cap, parent, routine, y->site_file, y->site_line);
             to[i] = c;
             cprof_prof_path *x = &out->paths[c];
@@ -153,7 +154,7 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
                 if (!tally_add(&x->cases[k], &y->cases[k]))
                     rc = overflow(l);
             for (size_t w = 0; w < q->nworkers && !rc; w++)
-                if (!tally_add(&x->worker[w], &y->worker[w]))
+                if (!tally_add(&x->worker[map->worker[w]], &y->worker[w]))
                     rc = overflow(l);
             for (size_t r = 0; r < 2 * out->nresources && !rc; r++)
                 if (!add(&x->samples[r], y->samples[r]))

@@ -2,12 +2,14 @@
  *
  * Each file is first checked completely and copied into a "raw" image (C arrays, with
  * strings still owned by the parsed JSON: read.c), so nothing is merged from a file
- * that turns out to be bad.  The raw image is summed into a cprof_profile of its own
- * (merge.c, after its times are compensated if asked: compensate.c), which is added to
- * the sum of the files before it; then the file is freed, so memory follows the sum,
+ * that turns out to be bad, and checked against the files before it (job.c: one
+ * program's runs, or one job's ranks).  The raw image is summed into a cprof_profile of
+ * its own (merge.c, after its times are compensated if asked: compensate.c) and freed;
+ * then the files' profiles are added up pairwise (below), so memory follows the sum,
  * not the number of files.
  */
 #include "raw.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,54 +30,127 @@ int cprof_fail(struct loader *l, const char *fmt, ...)
     return -1;
 }
 
-/* Read file l->path and sum it into *sum (empty before the first file). */
-static int add_file(struct loader *l, cprof_profile *sum, const cprof_load_opts *o)
+/* Partial sums of the files read so far, in file order.  Each file's profile is pushed,
+ * then the two on top are summed: repeated runs always, so that memory is their sum
+ * and one file; the ranks of a job, which keep their workers apart, so that their sum
+ * grows with each file, while the lower one holds no more files than the upper, as in
+ * a binary counter.  A rank's numbers are then copied about log2(N) times, not N times
+ * as when every file is added to the sum of those before it, and memory is at most
+ * about twice the sum's. */
+struct partial {
+    cprof_profile *p;
+    size_t n, cap;
+};
+
+/* Sum the two partial sums on top into one. */
+static int fold(struct loader *l, struct partial *s)
+{
+    cprof_profile both;
+    if (cprof_sum_profiles(l, &both, &s->p[s->n - 2], &s->p[s->n - 1])) {
+        cprof_profile_free(&both);
+        return -1;
+    }
+    cprof_profile_free(&s->p[s->n - 2]);
+    cprof_profile_free(&s->p[s->n - 1]);
+    s->p[s->n - 2] = both;
+    s->n--;
+    return 0;
+}
+
+enum { BAD_FILE = -1, FAILED = -2 };
+
+/* Push one file's profile and fold.  Where the file alone could not be added (a sum
+ * overflows), it is taken out again, a bad file like any other; where partial sums of
+ * several files could not, no one file is to blame and the load has failed. */
+static int push(struct loader *l, struct partial *s, const cprof_profile *one)
+{
+    if (s->n == s->cap)
+        s->p = cprof_xrealloc(s->p, (s->cap = 2 * s->cap + 4) * sizeof *s->p);
+    s->p[s->n++] = *one;
+    while (s->n >= 2 && (!one->nranks || s->p[s->n - 2].nfiles <= s->p[s->n - 1].nfiles))
+        if (fold(l, s)) {
+            if (s->p[s->n - 1].nfiles > 1)
+                return FAILED;
+            cprof_profile_free(&s->p[--s->n]);
+            return BAD_FILE;
+        }
+    return 0;
+}
+
+/* Read file l->path and push its profile, if it goes with the files before it. */
+static int add_file(struct loader *l, struct job_files *j, struct partial *s,
+                    const cprof_load_opts *o)
 {
     struct raw_file rf = {0};
-    cprof_profile one = {0}, both;
+    cprof_profile one = {0};
     int rc = cprof_raw_read(l, &rf);
-    if (!rc && sum->nfiles && !o->force && !cprof_same_program(sum->program, rf.program))
-        rc = cprof_fail(l, "a profile of %s, not of %s like %s (--force sums them anyway)",
-                  rf.program, sum->program, l->first);
     if (!rc)
-        rc = cprof_merge_file(l, &one, &rf, o->compensate);
-    cprof_raw_free(&rf);
-    if (!rc && !sum->nfiles) {
-        *sum = one;
-        l->first = l->path;
-        return 0;
+        rc = cprof_job_check(l, j, &rf, o->force);
+    if (!rc && cprof_merge_file(l, &one, &rf, o->compensate)) {
+        cprof_profile_free(&one);
+        rc = BAD_FILE;
     }
-    if (!rc && (rc = cprof_sum_profiles(l, &both, sum, &one)))
-        cprof_profile_free(&both);
-    cprof_profile_free(&one);
-    if (rc)
-        return rc;
-    cprof_profile_free(sum);
-    *sum = both;
-    return 0;
+    if (!rc)
+        rc = push(l, s, &one);
+    if (!rc)
+        cprof_job_add(j, &rf, l->path);
+    cprof_raw_free(&rf);
+    return rc;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* How many different hosts a job's ranks ran on. */
+static size_t count_hosts(const cprof_profile *p)
+{
+    char **h = cprof_xcalloc(p->nranks, sizeof *h);
+    for (size_t k = 0; k < p->nranks; k++)
+        h[k] = p->ranks[k].host;
+    qsort(h, p->nranks, sizeof *h, cmp_str);
+    size_t n = 0;
+    for (size_t k = 0; k < p->nranks; k++)
+        n += k == 0 || strcmp(h[k - 1], h[k]);
+    free(h);
+    return n;
 }
 
 int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen)
 {
     struct loader l = {.err = err, .errlen = errlen};
+    struct job_files j = {0};
+    struct partial s = {0};
     size_t skipped = 0;
-    memset(p, 0, sizeof *p);
-    for (size_t i = 0; i < o->npaths; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < o->npaths && !rc; i++) {
         l.path = o->paths[i];
-        if (!add_file(&l, p, o))
-            continue;
-        if (!o->warn) {
-            cprof_profile_free(p);
-            return -1;
+        rc = add_file(&l, &j, &s, o);
+        if (rc == BAD_FILE && o->warn) {
+            o->warn(err);
+            skipped++;
+            rc = 0;
         }
-        o->warn(err);
-        skipped++;
     }
+    while (!rc && s.n >= 2)
+        rc = fold(&l, &s);
+    cprof_job_free(&j);
+    memset(p, 0, sizeof *p);
+    if (!rc && s.n)
+        *p = s.p[0];
+    else
+        while (s.n)
+            cprof_profile_free(&s.p[--s.n]);
+    free(s.p);
+    if (rc)
+        return -1;
     if (!p->nfiles) {
         l.path = o->paths[0];
         return cprof_fail(&l, "none of the %zu profile files could be used", o->npaths);
     }
     p->nskipped = skipped;
+    p->nhosts = count_hosts(p);
     return 0;
 }
 
@@ -99,6 +174,10 @@ void cprof_profile_free(cprof_profile *p)
     for (size_t i = 0; i < p->nprograms; i++)
         free(p->programs[i].name);
     free(p->programs);
+    for (size_t k = 0; k < p->nranks; k++)
+        free(p->ranks[k].host);
+    free(p->ranks);
+    free(p->job);
     free(p->clock);
     memset(p, 0, sizeof *p);
 }

@@ -23,14 +23,19 @@ typedef struct {
     int64_t n, t, nested, rec_t;
 } cprof_tally;
 
-/* Worker w of the merged profile is workers[w]: ids are dense (docs/profile-format.md).
- * Its description comes from the first file that has worker w. */
+/* Worker w of the merged profile is workers[w], in the order of (rank, id): a worker is
+ * keyed by its MPI rank (-1 outside a job) and its id in its file (ids are dense,
+ * docs/profile-format.md), so repeated runs add up worker by worker and the ranks of a
+ * job keep theirs apart.  Its description comes from the first file that has it. */
 typedef struct {
+    int64_t rank, id;
     int64_t tid, omp_thread, pu, core;
 } cprof_prof_worker;
 
 /* What routine B did on one worker. */
 typedef struct {
+    cprof_tally s_caller;   /* sequential entries of B, time of the outermost ones */
+    int64_t s_self_t;       /* self time of B's sequential activations on this worker */
     cprof_tally c_caller;   /* concurrent entries of B, time of the outermost ones */
     cprof_tally c_callee;   /* S-C calls made by B */
     cprof_tally cs_callee;  /* C-S calls made by B */
@@ -48,10 +53,10 @@ typedef struct {
 typedef struct {
     char *name, *file;
     int64_t line;                       /* smallest line declared for the key */
-    cprof_tally s_caller;               /* sequential entries, outermost time */
+    cprof_tally s_caller;               /* sequential entries, outermost time (all workers) */
     cprof_tally s_callee;               /* S-S calls made by B */
     int64_t max_depth;                  /* over all workers and files */
-    int64_t s_self_t;                   /* self time of the sequential activations */
+    int64_t s_self_t;                   /* self time of the sequential activations (all workers) */
     int64_t s_direct;                   /* calls made directly by them, on their thread */
     bool counted;                       /* counted at its call sites, not timed */
     bool inlinable;                     /* timed, though gcc may inline it in a plain build */
@@ -114,12 +119,27 @@ typedef struct {
     size_t nfiles;
 } cprof_prof_program;
 
+/* One process of an MPI job: the file of one rank (docs/mpi.md). */
+typedef struct {
+    int64_t rank;
+    char *host;
+    int64_t pid, start_unix_ns, elapsed_ns;
+    size_t first_worker, nworkers;   /* its workers: workers[first_worker...] */
+} cprof_prof_rank;
+
 typedef struct {
     size_t nfiles;                   /* files summed */
     size_t nskipped;                 /* files left out by --keep-going */
     cprof_prof_program *programs;    /* [nprograms]: the first file's first */
     size_t nprograms;                /* more than 1 only with --force */
     const char *program;             /* programs[0].name */
+    /* The ranks of one MPI job (files of rank >= 0), by rank; none for repeated runs
+     * (files of rank -1).  A job's "first file" below is its lowest rank's. */
+    cprof_prof_rank *ranks;
+    size_t nranks;
+    char *job;                       /* the job's id ("": unknown); NULL without ranks */
+    int64_t size;                    /* the job's size (-1: unknown) */
+    size_t nhosts;                   /* the ranks' different hosts */
     char *clock;                     /* from the first file */
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
@@ -128,7 +148,7 @@ typedef struct {
     bool compensated;                /* times have the profiler's cost taken out */
     double compensated_ns;           /* what that took out of the self times, in all */
     int64_t pus, cores, packages;    /* "machine" of the first file */
-    int64_t elapsed_ns;              /* sum over the files */
+    int64_t elapsed_ns;              /* sum over the files; a job's: its longest rank's */
     cprof_prof_worker *workers;      /* [nworkers], by id */
     size_t nworkers;
     cprof_prof_routine *routines;    /* by name, then file (strcmp order) */
@@ -172,7 +192,9 @@ void cprof_paths_free(cprof_profile *p);
 
 /* Read, validate and sum the profile files into *p, one file at a time.  Counts are the
  * same with compensation or without.  Profiles of different programs are refused
- * unless o->force.  Returns 0, or -1 with *p left empty and "FILE: problem" in err. */
+ * unless o->force; the files are either repeated runs (rank -1) or the ranks of one
+ * MPI job, each rank once (job.c).  Returns 0, or -1 with *p left empty and "FILE:
+ * problem" in err. */
 int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen);
 
 void cprof_profile_free(cprof_profile *p);

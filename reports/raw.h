@@ -57,6 +57,7 @@ struct raw_file {
     int64_t version;               /* of the format: 1 or 2 */
     const char *host;              /* version 2: the host name, and the process's MPI */
     int64_t rank, size;            /* rank and job size (-1 outside a job) */
+    const char *job;               /* the job's id ("": none, or unknown) */
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
     double call_cost_ns, count_cost_ns;
     struct raw_routine *routines;
@@ -70,10 +71,35 @@ struct raw_file {
 struct loader {
     const char *path;  /* the file being read or merged: errors are about it */
     json_t *sections;  /* version 2: the sections the file declares (read.c), or NULL */
-    const char *first; /* the first file summed: it names the program */
     char *err;
     size_t errlen;
 };
+
+/* A worker's tables of rows, and their keys ("routines", "calls", "paths"). */
+enum { T_ROUTINES, T_CALLS, T_PATHS, NTABLES };
+extern const char *const cprof_row_tables[NTABLES];
+
+/* rows.c: a file's tables of rows read from its text before jansson parses the rest.
+ * Table k of worker object w, where rows.c could read it (has[w][k]), is in t[w][k]:
+ * row i is v[start[i] ... start[i + 1] - 1], every value from 0 to 2^63 - 1.  text (len
+ * bytes) is the file with those tables written as [], for jansson; NULL if rows.c read
+ * none, and jansson parses the file itself. */
+struct raw_table {
+    int64_t *v;
+    size_t *start;      /* [nrows + 1] */
+    size_t nrows;
+};
+
+struct row_tables {
+    struct raw_table (*t)[NTABLES];
+    bool (*has)[NTABLES];
+    size_t nworkers;
+    char *text;
+    size_t len;
+};
+
+void cprof_rows_take(const char *text, size_t len, struct row_tables *rt);
+void cprof_rows_free(struct row_tables *rt);
 
 /* "PATH: message" into l->err; returns -1. */
 __attribute__((format(printf, 2, 3)))
@@ -89,26 +115,49 @@ void cprof_raw_free(struct raw_file *rf);
  * p->compensated_ns. */
 void cprof_raw_compensate(cprof_profile *p, struct raw_file *rf);
 
+/* job.c: what the files summed so far are, set by the first one (docs/mpi.md): one
+ * program's repeated runs (job NULL), or ranks of one job, each once. */
+struct job_files {
+    const char *first;      /* the first file's path; NULL before it */
+    char *program;          /* its program */
+    char *job;              /* its job's id ("": none given), NULL if it is no rank */
+    int64_t size;           /* its job's size */
+    json_t *seen;           /* the ranks summed: rank (decimal) -> the file that has it */
+    int64_t latest_start, earliest_end;  /* of the ranks' runs (no job id: they overlap) */
+};
+/* Whether file rf may be summed with those of j ("PATH: why not" in l->err and -1 if
+ * not); then, once it is summed, cprof_job_add counts it in. */
+int cprof_job_check(struct loader *l, const struct job_files *j, const struct raw_file *rf,
+                    bool force);
+void cprof_job_add(struct job_files *j, const struct raw_file *rf, const char *path);
+void cprof_job_free(struct job_files *j);
+
 /* merge.c: sums one file, already read (and compensated if comp), into a profile of
- * its own; sums two profiles into out; and whether two program names are the same
- * program. */
+ * its own; sums two profiles into out. */
 int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bool comp);
 int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
                        const cprof_profile *b);
-bool cprof_same_program(const char *a, const char *b);
+
+/* Where the routines and the workers of one of two profiles being summed are in the
+ * sum: routine[i] and worker[w] are indexes into it. */
+struct sum_map {
+    size_t *routine, *worker;
+};
 
 /* paths.c: the calling contexts of file rf into p (its routines merged already: each
- * raw routine's global index set); of a and b into out, with the routine maps of the
- * sum. */
+ * raw routine's global index set); of a and b into out, with the maps of the sum. */
 int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
-                    const cprof_profile *b, const size_t *amap, const size_t *bmap);
+                    const cprof_profile *b, const struct sum_map *amap,
+                    const struct sum_map *bmap);
 
 /* resources.c: the resources of file rf into p (its workers made already), of a and
- * b into out; frees p's. */
+ * b into out (its workers made already, as the maps say); frees p's. */
+struct sum_map;
 int cprof_resources_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
 int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
-                        const cprof_profile *b);
+                        const cprof_profile *b, const struct sum_map *amap,
+                        const struct sum_map *bmap);
 void cprof_resources_free(cprof_profile *p);
 
 #define NELEM(a) (sizeof (a) / sizeof *(a))

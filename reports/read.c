@@ -4,6 +4,7 @@
 #include "alloc.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,27 +150,29 @@ struct layout {
     const int *to_schema;
 };
 
-/* Copy the array arr, worker w's table `name`, into rows in the schema's order: the
- * first nidx schema columns are indexes described by idx, the others counts and times,
- * never negative. */
-static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name,
-                    const struct layout *lay, const struct index_col *idx, size_t nidx,
+/* Copy worker w's table k into rows in the schema's order: the first nidx schema
+ * columns are indexes described by idx, the others counts and times, never negative.
+ * The table is flat where rows.c read it from the text, else the array arr. */
+static int get_rows(struct loader *l, json_t *arr, const struct raw_table *flat, size_t w,
+                    int k, const struct layout *lay, const struct index_col *idx, size_t nidx,
                     int64_t (**rows)[MAX_COLS], size_t *nrows)
 {
-    *nrows = json_array_size(arr);
+    const char *name = cprof_row_tables[k];
+    *nrows = flat ? flat->nrows : json_array_size(arr);
     *rows = cprof_xcalloc(*nrows, sizeof **rows);
     for (size_t i = 0; i < *nrows; i++) {
-        json_t *row = json_array_get(arr, i);
-        size_t n = json_array_size(row);
-        if (!json_is_array(row) || (n != lay->nfile && n != lay->nold))
+        json_t *row = flat ? NULL : json_array_get(arr, i);
+        const int64_t *fv = flat ? flat->v + flat->start[i] : NULL;
+        size_t n = flat ? flat->start[i + 1] - flat->start[i] : json_array_size(row);
+        if ((!flat && !json_is_array(row)) || (n != lay->nfile && n != lay->nold))
             return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
                         " (or %zu) integers", w, name, i, lay->nfile, lay->nold);
         for (size_t c = 0; c < n; c++) {
-            json_t *v = json_array_get(row, c);
-            if (!json_is_integer(v))
+            json_t *v = flat ? NULL : json_array_get(row, c);
+            if (!flat && !json_is_integer(v))
                 return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is not"
                             " an integer", w, name, i, c);
-            json_int_t x = json_integer_value(v);
+            int64_t x = flat ? fv[c] : json_integer_value(v);
             if (x < 0)
                 return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu is"
                             " negative", w, name, i, c);
@@ -178,7 +181,7 @@ static int get_rows(struct loader *l, json_t *arr, size_t w, const char *name,
                 continue;
             if ((size_t)to < nidx && (uint64_t)x >= idx[to].limit)
                 return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu]: column %zu: index %"
-                            JSON_INTEGER_FORMAT " out of range (%zu %s)", w, name, i, c, x,
+                            PRId64 " out of range (%zu %s)", w, name, i, c, x,
                             idx[to].limit, idx[to].table);
             (*rows)[i][to] = x;
         }
@@ -209,8 +212,7 @@ static int check_paths(struct loader *l, const struct raw_file *rf, const struct
 }
 
 /* The layouts of the three tables of worker rows. */
-enum { T_ROUTINES, T_CALLS, T_PATHS, NTABLES };
-static const char *const table_name[NTABLES] = {"routines", "calls", "paths"};
+const char *const cprof_row_tables[NTABLES] = {"routines", "calls", "paths"};
 struct layouts {
     struct layout t[NTABLES];
     int *map[NTABLES];
@@ -247,10 +249,10 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
         ls->t[t] = (struct layout){schema[t].n, schema[t].nold, NULL};
         if (!columns)
             continue;
-        json_t *names = json_object_get(columns, table_name[t]);
+        json_t *names = json_object_get(columns, cprof_row_tables[t]);
         size_t n = json_array_size(names);
         if (!json_is_array(names))
-            return cprof_fail(l, "invalid profile: \"columns\" has no array \"%s\"", table_name[t]);
+            return cprof_fail(l, "invalid profile: \"columns\" has no array \"%s\"", cprof_row_tables[t]);
         int *map = ls->map[t] = cprof_xcalloc(n + 1, sizeof *map);
         bool *seen = cprof_xcalloc(schema[t].n, sizeof *seen);
         int rc = 0;
@@ -268,16 +270,16 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
                 map[c] = SAMPLES_COL(r) + side;
             if (!name)
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s[%zu] is not a string",
-                                table_name[t], c);
+                                cprof_row_tables[t], c);
             else if (map[c] >= 0 && map[c] < (int)schema[t].n && seen[map[c]])
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s names \"%s\" twice",
-                                table_name[t], name);
+                                cprof_row_tables[t], name);
             else if (map[c] >= 0 && map[c] < (int)schema[t].n)
                 seen[map[c]] = true;
         }
         for (size_t k = 0; k < schema[t].n && !rc; k++)
             if (!seen[k])
-                rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", table_name[t],
+                rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", cprof_row_tables[t],
                                 schema[t].cols[k].name);
         free(seen);
         for (size_t r = 0; t == T_PATHS && r < rf->nresources && !rc; r++) {
@@ -349,7 +351,7 @@ static int get_worker_resources(struct loader *l, const struct raw_file *rf,
 }
 
 static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
-                       const struct layouts *ls)
+                       const struct layouts *ls, const struct row_tables *rt)
 {
     rf->nworkers = json_array_size(arr);
     rf->workers = cprof_xcalloc(rf->nworkers, sizeof *rf->workers);
@@ -390,14 +392,17 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
         const struct index_col routine_idx[] = {{rf->nroutines, "routines"}};
         const struct index_col call_idx[] = {{rf->nsites, "sites"},
                                              {rf->nroutines, "routines"}};
-        rc = get_rows(l, routines, i, "routines", &ls->t[T_ROUTINES], routine_idx, 1,
-                      &w->routine_rows, &w->nroutine_rows);
+        /* The tables rows.c read from the text, if it did. */
+        const struct raw_table *flat[NTABLES] = {0};
+        for (int k = 0; k < NTABLES && i < rt->nworkers; k++)
+            flat[k] = rt->has[i][k] ? &rt->t[i][k] : NULL;
+        rc = get_rows(l, routines, flat[T_ROUTINES], i, T_ROUTINES, &ls->t[T_ROUTINES],
+                      routine_idx, 1, &w->routine_rows, &w->nroutine_rows);
         if (!rc)
-            rc = get_rows(l, calls, i, "calls", &ls->t[T_CALLS], call_idx, 2,
-                          &w->call_rows,
-                          &w->ncall_rows);
+            rc = get_rows(l, calls, flat[T_CALLS], i, T_CALLS, &ls->t[T_CALLS], call_idx, 2,
+                          &w->call_rows, &w->ncall_rows);
         if (!rc && paths)
-            rc = get_rows(l, paths, i, "paths", &ls->t[T_PATHS], NULL, 0,
+            rc = get_rows(l, paths, flat[T_PATHS], i, T_PATHS, &ls->t[T_PATHS], NULL, 0,
                           &w->path_rows, &w->npath_rows);
         if (!rc)
             rc = check_paths(l, rf, w, i);
@@ -439,8 +444,8 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader reads "resources"; another optional one is skipped (get_fields lets its
- * key by), another required one refuses the file. */
+ * This reader knows "job" (read with the header) and "resources"; another optional one
+ * is skipped (get_fields lets its key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -450,25 +455,17 @@ static int check_sections(struct loader *l, json_t *sections)
         if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
-        if (json_is_true(required) && strcmp(json_string_value(name), "resources"))
+        if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
+            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
     return 0;
 }
 
-int cprof_raw_read(struct loader *l, struct raw_file *rf)
+/* The parsed document, its tables of rows where rows.c read them. */
+static int read_document(struct loader *l, struct raw_file *rf, const struct row_tables *rt)
 {
-    size_t len;
-    char *text = read_whole(l, &len);
-    if (!text)
-        return -1;
-    json_error_t je;
-    rf->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    free(text);
-    if (!rf->root)
-        return cprof_fail(l, "not a cprof profile (truncated or corrupted JSON at line %d, column"
-                    " %d: %s)", je.line, je.column, je.text);
     l->sections = NULL;
     if (check_format(l, rf->root))
         return -1;
@@ -477,6 +474,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL;
     rf->rank = rf->size = -1;
+    rf->job = "";
     const struct field top[] = {
         {"format", JSON_STRING, &format, 0},
         {"version", JSON_INTEGER, &rf->version, 0},
@@ -487,6 +485,7 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
         {"host", JSON_STRING | OPTIONAL, &rf->host, 0},
         {"rank", JSON_INTEGER | OPTIONAL, &rf->rank, -1},
         {"size", JSON_INTEGER | OPTIONAL, &rf->size, -1},
+        {CPROF_SECTION_JOB, JSON_STRING | OPTIONAL, &rf->job, 0},
         {"cprof_version", JSON_STRING | OPTIONAL, &rf->cprof_version, 0},
         {"program", JSON_STRING, &rf->program, 0},
         {"pid", JSON_INTEGER, &rf->pid, 0},
@@ -521,6 +520,11 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
                json_object_get(rf->root, "size")))
         return cprof_fail(l, "invalid profile: version %lld %s \"columns\", \"metrics\", \"host\","
                           " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
+    if (!v2 && json_object_get(rf->root, CPROF_SECTION_JOB))
+        return cprof_fail(l, "invalid profile: version 1 has no \"%s\"", CPROF_SECTION_JOB);
+    if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
+        return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",
+                          (long long)rf->rank, (long long)rf->size);
     /* Times are ns of elapsed time: the first metric.  Others are a newer writer's, their
      * columns skipped by name. */
     json_t *first = json_array_get(metrics, 0);
@@ -565,8 +569,33 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     if (!rc)
         rc = get_layouts(l, rf, columns, &ls);
     if (!rc)
-        rc = get_workers(l, rf, workers, &ls);
+        rc = get_workers(l, rf, workers, &ls, rt);
     for (int t = 0; t < NTABLES; t++)
         free(ls.map[t]);
+    return rc;
+}
+
+int cprof_raw_read(struct loader *l, struct raw_file *rf)
+{
+    size_t len;
+    char *text = read_whole(l, &len);
+    if (!text)
+        return -1;
+    json_error_t je;
+    struct row_tables rt;
+    cprof_rows_take(text, len, &rt);
+    rf->root = json_loadb(rt.text ? rt.text : text, rt.text ? rt.len : len,
+                          JSON_REJECT_DUPLICATES, &je);
+    /* Where the text is broken, the file's own line and column. */
+    if (!rf->root && rt.text)
+        json_decref(json_loadb(text, len, JSON_REJECT_DUPLICATES, &je));
+    free(text);
+    if (!rf->root) {
+        cprof_rows_free(&rt);
+        return cprof_fail(l, "not a cprof profile (truncated or corrupted JSON at line %d, column"
+                    " %d: %s)", je.line, je.column, je.text);
+    }
+    int rc = read_document(l, rf, &rt);
+    cprof_rows_free(&rt);
     return rc;
 }

@@ -14,9 +14,12 @@ char *cprof_report_json(const cprof_profile *p);
 struct json_t;
 char *cprof_json_text(struct json_t *doc, int indent);
 
-/* The sections of the text report, in report order (docs/report.md), each one table. */
+/* The sections of the text report, in report order (docs/report.md), each one table;
+ * those of ranks are NULL unless the profile is an MPI job's (docs/mpi.md). */
 cprof_table *cprof_section_summary(const cprof_view *v);    /* summary.c */
+cprof_table *cprof_section_ranks(const cprof_view *v);      /* ranks.c: per rank */
 cprof_table *cprof_section_flat(const cprof_view *v);       /* flat.c */
+cprof_table *cprof_section_rank_imbalance(const cprof_view *v);  /* ranks.c: per routine */
 cprof_table *cprof_section_cases(const cprof_view *v);      /* cases.c */
 cprof_table *cprof_section_arcs(const cprof_view *v);       /* arcs.c */
 cprof_table *cprof_section_callgraph(const cprof_view *v);  /* callgraph.c */
@@ -30,7 +33,8 @@ cprof_table *cprof_section_worker_entries(const cprof_view *v);    /* threads.c 
 /* The text report (every section in order), or with csv >= 0 that section as CSV;
  * malloc'd, NULL if out of memory. */
 char *cprof_report_text(const cprof_view *v, int csv);
-/* The index of the section named name (summary, flat, ... spread) for csv, or -1. */
+/* The index of the section named name (summary, ranks, flat, ... spread) for csv, or
+ * -1. */
 int cprof_report_section(const char *name);
 /* Section i of the text report (0, 1, ... in report order) and, in *name, its --csv
  * name; NULL past the last. */

@@ -72,9 +72,11 @@ static void describe(const cprof_profile *p, char *buf, size_t size)
         snprintf(buf, size, "none");
 }
 
-/* Worker w's figures of b go to worker w of out (merge.c's rule for workers). */
+/* Each worker's figures of a and b go to its worker in out (the maps: merge.c's rule,
+ * runs adding up worker by worker, a job's ranks keeping theirs apart). */
 int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
-                        const cprof_profile *b)
+                        const cprof_profile *b, const struct sum_map *amap,
+                        const struct sum_map *bmap)
 {
     if (!same_resources(a, b)) {
         char x[200], y[200];
@@ -95,23 +97,23 @@ int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profil
     }
     out->res_total = cprof_xcalloc(out->nworkers * n + 1, sizeof *out->res_total);
     out->res_outside = cprof_xcalloc(2 * out->nworkers * n + 1, sizeof *out->res_outside);
-    for (size_t w = 0; w < out->nworkers; w++)
-        for (size_t r = 0; r < n; r++) {
-            size_t i = w * n + r;
-            int64_t ta = w < a->nworkers ? a->res_total[i] : 0;
-            int64_t tb = w < b->nworkers ? b->res_total[i] : 0;
-            /* A total missing from one file is missing from the sum. */
-            if (ta < 0 || tb < 0)
-                out->res_total[i] = -1;
-            else if (__builtin_add_overflow(ta, tb, &out->res_total[i]))
-                return cprof_fail(l, "a sum of the resources' totals overflows 64 bits");
-            for (int k = 0; k < 2; k++) {
-                int64_t sa = w < a->nworkers ? a->res_outside[2 * i + k] : 0;
-                int64_t sb = w < b->nworkers ? b->res_outside[2 * i + k] : 0;
-                if (__builtin_add_overflow(sa, sb, &out->res_outside[2 * i + k]))
-                    return cprof_fail(l, "a sum of the resources' samples overflows 64 bits");
+    for (int s = 0; s < 2; s++) {
+        const cprof_profile *q = s ? b : a;
+        const size_t *wmap = (s ? bmap : amap)->worker;
+        for (size_t w = 0; w < q->nworkers; w++)
+            for (size_t r = 0; r < n; r++) {
+                size_t i = w * n + r, o = wmap[w] * n + r;
+                /* A total missing from one file is missing from the sum. */
+                if (q->res_total[i] < 0 || out->res_total[o] < 0)
+                    out->res_total[o] = -1;
+                else if (__builtin_add_overflow(out->res_total[o], q->res_total[i], &out->res_total[o]))
+                    return cprof_fail(l, "a sum of the resources' totals overflows 64 bits");
+                for (int k = 0; k < 2; k++)
+                    if (__builtin_add_overflow(out->res_outside[2 * o + k], q->res_outside[2 * i + k],
+                                               &out->res_outside[2 * o + k]))
+                        return cprof_fail(l, "a sum of the resources' samples overflows 64 bits");
             }
-        }
+    }
     return 0;
 }
 

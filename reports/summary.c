@@ -79,6 +79,24 @@ cprof_table *cprof_section_summary(const cprof_view *v)
         cprof_cell_str(t, list);
         free(list);
     }
+    if (p->nranks) {
+        char *job = cprof_xasprintf("%zu rank%s on %zu host%s", p->nranks,
+                                    p->nranks == 1 ? "" : "s", p->nhosts,
+                                    p->nhosts == 1 ? "" : "s");
+        char *ranks = cprof_xasprintf("%zu", p->nranks);
+        row(t, "MPI job", "ranks");
+        cprof_cell_str2(t, job, ranks);
+        free(job);
+        free(ranks);
+        row(t, "  id", "job");
+        cprof_cell_str(t, *p->job ? p->job : "unknown");
+        int_row(t, "  size", "size", p->size);
+        int_row(t, "  hosts", "hosts", (int64_t)p->nhosts);
+        cprof_table_note(t, "The ranks of one MPI job (docs/mpi.md): elapsed is the longest rank's;\n"
+                            "program, started and pid are the lowest rank's; the workers are each\n"
+                            "rank's threads, (rank, worker).  Wall times add up the ranks' (up to\n"
+                            "elapsed x ranks).");
+    }
     row(t, "started", "start_unix_ns");
     cprof_cell_date(t, p->start_unix_ns);
     int_row(t, "pid", "pid", p->pid);

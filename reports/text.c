@@ -8,14 +8,15 @@
 
 typedef cprof_table *section_fn(const cprof_view *v);
 
-/* Report order. */
+/* Report order.  The sections of ranks are an MPI job's only (NULL otherwise). */
 static section_fn *const sections[] = {
-    cprof_section_summary, cprof_section_flat,      cprof_section_cases,
-    cprof_section_arcs,    cprof_section_callgraph, cprof_section_threads,
-    cprof_section_spread,
+    cprof_section_summary, cprof_section_ranks,  cprof_section_flat,
+    cprof_section_rank_imbalance, cprof_section_cases, cprof_section_arcs,
+    cprof_section_callgraph, cprof_section_threads, cprof_section_spread,
 };
 static const char *const csv_names[] = {
-    "summary", "flat", "cases", "arcs", "callgraph", "threads", "spread",
+    "summary", "ranks", "flat", "rank_imbalance", "cases", "arcs", "callgraph", "threads",
+    "spread",
 };
 #define NSECTIONS (sizeof sections / sizeof *sections)
 
@@ -38,13 +39,13 @@ cprof_table *cprof_report_section_table(const cprof_view *v, size_t i, const cha
 char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief)
 {
     char *text = NULL;
-    size_t len = 0;
+    size_t len = 0, printed = 0;
     FILE *m = open_memstream(&text, &len);
     for (size_t s = 0; s < n; s++) {
-        if (m && csv < 0) {
-            fputs(s ? "\n\n" : "", m);
+        if (m && csv < 0 && t[s]) {
+            fputs(printed++ ? "\n\n" : "", m);
             cprof_table_print_text(m, t[s], brief);
-        } else if (m && (size_t)csv == s)
+        } else if (m && (size_t)csv == s && t[s])
             cprof_table_print_csv(m, t[s]);
         cprof_table_free(t[s]);
     }

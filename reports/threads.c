@@ -37,7 +37,9 @@ static const char spread_explain[] =
     "imbalance.  An even spread shows every row near 0%; the imbalance (max / mean) is\n"
     "in the concurrency cases above.\n";
 
+/* An MPI job's workers are (rank, worker): the rank column is a job's only. */
 static const cprof_column worker_cols[] = {
+    {"rank", "rank", false},
     {"worker", "worker", false},
     {"tid", "tid", false},
     {"omp", "omp_thread", false},
@@ -59,6 +61,17 @@ static const cprof_column spread_cols[] = {
     {"vs mean", "pct_vs_mean", false},
 };
 
+static const cprof_column spread_job_cols[] = {
+    {"name", "name", true},
+    {NULL, "file", false},
+    {"rank", "rank", false},
+    {"worker", "worker", false},
+    {"calls", "calls", false},
+    {"time", "time_ns", false},
+    {"%routine", "pct_routine", false},
+    {"vs mean", "pct_vs_mean", false},
+};
+
 /* (x - mean) / mean in %, mean = sum / n. */
 static double deviation(int64_t x, int64_t sum, size_t n)
 {
@@ -68,8 +81,10 @@ static double deviation(int64_t x, int64_t sum, size_t n)
 cprof_table *cprof_section_threads(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
+    bool job = p->nranks > 0;
     cprof_table *t = cprof_table_new("Per-thread concurrency", workers_explain,
-                                     worker_cols, sizeof worker_cols / sizeof *worker_cols);
+                                     worker_cols + !job,
+                                     sizeof worker_cols / sizeof *worker_cols - !job);
     cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
     int64_t sum = 0;
     size_t busy = 0;  /* workers with concurrent entries: the mean is over them */
@@ -87,7 +102,9 @@ cprof_table *cprof_section_threads(const cprof_view *v)
     for (size_t w = 0; w < p->nworkers; w++) {
         const cprof_prof_worker *x = &p->workers[w];
         cprof_table_row(t);
-        cprof_cell_int(t, (int64_t)w);
+        if (job)
+            cprof_cell_int(t, x->rank);
+        cprof_cell_int(t, x->id);
         cprof_cell_int(t, x->tid);
         cprof_cell_int(t, x->omp_thread);
         cprof_cell_int(t, x->pu);
@@ -154,9 +171,12 @@ static cprof_tally concurrent_calls(const cprof_prof_routine *r, size_t w)
 cprof_table *cprof_section_spread(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
-    cprof_table *t = cprof_table_new("Concurrent callee time per worker", spread_explain,
-                                     spread_cols,
-                                     sizeof spread_cols / sizeof *spread_cols);
+    bool job = p->nranks > 0;
+    cprof_table *t = job ? cprof_table_new("Concurrent callee time per worker", spread_explain,
+                                           spread_job_cols,
+                                           sizeof spread_job_cols / sizeof *spread_job_cols)
+                         : cprof_table_new("Concurrent callee time per worker", spread_explain,
+                                           spread_cols, sizeof spread_cols / sizeof *spread_cols);
     for (size_t i = 0; i < p->nroutines; i++) {
         const cprof_prof_routine *r = &p->routines[i];
         if (!v->r[i].match)
@@ -181,7 +201,9 @@ cprof_table *cprof_section_spread(const cprof_view *v)
             cprof_table_row(t);
             cprof_cell_str2(t, first ? v->r[i].label : "", r->name);
             cprof_cell_str(t, r->file);
-            cprof_cell_int(t, (int64_t)w);
+            if (job)
+                cprof_cell_int(t, p->workers[w].rank);
+            cprof_cell_int(t, p->workers[w].id);
             cprof_cell_int(t, x.n);
             cprof_cell_time(t, x.t);
             cprof_cell_pct(t, sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);

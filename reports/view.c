@@ -2,6 +2,7 @@
 #include "view.h"
 #include "alloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,15 +32,13 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         rv->label = cprof_xasprintf("%s%s%s%s%s", r->name, shared ? " (" : "",
                                     shared ? r->file : "", shared ? ")" : "",
                                     r->counted ? " [counted]" : "");
-        rv->s_calls = r->s_caller.n;
-        rv->self = rv->wall_self = r->s_self_t;
-        rv->inclusive = rv->wall = r->s_caller.t;
-        for (size_t w = 0; w < p->nworkers; w++) {
-            const cprof_prof_routine_worker *rw = &r->worker[w];
-            rv->c_calls = cprof_add(rv->c_calls, rw->c_caller.n);
-            rv->self = cprof_add(rv->self, rw->c_self_t);
-            rv->inclusive = cprof_add(rv->inclusive, cprof_add(rw->c_caller.t, rw->c_thread_t));
-        }
+        cprof_figures f = cprof_view_figures(v, i, 0, p->nworkers);
+        rv->s_calls = f.s_calls;
+        rv->c_calls = f.c_calls;
+        rv->self = f.self;
+        rv->inclusive = f.inclusive;
+        rv->wall_self = r->s_self_t;
+        rv->wall = r->s_caller.t;
         rv->ran = rv->s_calls || rv->c_calls;
         rv->match = !o->routine || !strcmp(o->routine, r->name);
         any |= rv->match;
@@ -58,6 +57,71 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
     return 0;
 }
 
+/* Worker self = sequential + concurrent self time; worker inclusive = the time the
+ * routine was open on each thread (docs/report.md, "Wall and worker time"). */
+cprof_figures cprof_view_figures(const cprof_view *v, size_t i, size_t from, size_t to)
+{
+    const cprof_prof_routine *r = &v->p->routines[i];
+    cprof_figures f = {0, 0, 0, 0};
+    for (size_t w = from; w < to; w++) {
+        const cprof_prof_routine_worker *rw = &r->worker[w];
+        f.s_calls = cprof_add(f.s_calls, rw->s_caller.n);
+        f.c_calls = cprof_add(f.c_calls, rw->c_caller.n);
+        f.self = cprof_add(f.self, cprof_add(rw->s_self_t, rw->c_self_t));
+        f.inclusive = cprof_add(f.inclusive, cprof_add(rw->s_caller.t,
+                                                       cprof_add(rw->c_caller.t, rw->c_thread_t)));
+    }
+    return f;
+}
+
+cprof_figures cprof_view_rank(const cprof_view *v, size_t i, size_t k)
+{
+    const cprof_prof_rank *rank = &v->p->ranks[k];
+    return cprof_view_figures(v, i, rank->first_worker, rank->first_worker + rank->nworkers);
+}
+
+/* Add time x of rank k to s (its sum kept in s->mean until the end). */
+static void spread_add(cprof_rank_spread *s, int64_t x, size_t k)
+{
+    if (k == 0 || x < s->min)
+        s->min = x;
+    if (k == 0 || x > s->max) {
+        s->max = x;
+        s->slowest = k;
+    }
+    s->mean += (double)x;
+}
+
+cprof_rank_balance cprof_view_rank_balance(const cprof_view *v, size_t i)
+{
+    cprof_rank_balance b = {0};
+    size_t n = v->p->nranks;
+    for (size_t k = 0; k < n; k++) {
+        const cprof_prof_rank *rank = &v->p->ranks[k];
+        cprof_figures f = cprof_view_rank(v, i, k);
+        b.ran += f.s_calls || f.c_calls;
+        spread_add(&b.inclusive, f.inclusive, k);
+        spread_add(&b.self, f.self, k);
+        cprof_spread t = cprof_view_spread_of(v, i, offsetof(cprof_prof_routine_worker, c_caller),
+                                              rank->first_worker,
+                                              rank->first_worker + rank->nworkers);
+        if (cprof_spread_imbalance(&t) > b.threads) {
+            b.threads = cprof_spread_imbalance(&t);
+            b.threads_rank = k;
+        }
+    }
+    if (n) {
+        b.inclusive.mean /= (double)n;
+        b.self.mean /= (double)n;
+    }
+    return b;
+}
+
+double cprof_rank_imbalance(const cprof_rank_spread *s)
+{
+    return s->mean > 0 ? (double)s->max / s->mean : 0.0;
+}
+
 void cprof_view_free(cprof_view *v)
 {
     for (size_t i = 0; v->r && i < v->p->nroutines; i++)
@@ -73,9 +137,15 @@ bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)
 
 cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off)
 {
+    return cprof_view_spread_of(v, i, off, 0, v->p->nworkers);
+}
+
+cprof_spread cprof_view_spread_of(const cprof_view *v, size_t i, size_t off, size_t from,
+                                  size_t to)
+{
     const cprof_prof_routine *r = &v->p->routines[i];
     cprof_spread s = {{0, 0, 0, 0}, 0, INT64_MAX, 0, 0};
-    for (size_t w = 0; w < v->p->nworkers; w++) {
+    for (size_t w = from; w < to; w++) {
         const cprof_tally *x = (const cprof_tally *)((const char *)&r->worker[w] + off);
         s.sum.n = cprof_add(s.sum.n, x->n);
         s.sum.t = cprof_add(s.sum.t, x->t);

@@ -42,6 +42,40 @@ typedef struct {
     int64_t total_self;   /* sum of every routine's self: all time spent in routines */
 } cprof_view;
 
+/* A routine's entries and worker times on some of the workers (all of them: its
+ * cprof_rview's; in an MPI job, those of one rank). */
+typedef struct {
+    int64_t s_calls, c_calls, self, inclusive;
+} cprof_figures;
+
+/* Routine i on workers [from, to) of the profile. */
+cprof_figures cprof_view_figures(const cprof_view *v, size_t i, size_t from, size_t to);
+/* Routine i on rank k of an MPI job's profile (p->ranks[k]). */
+cprof_figures cprof_view_rank(const cprof_view *v, size_t i, size_t k);
+
+/* One time of a routine over the ranks of a job, those where it did not run counted as
+ * 0 (the others waited for them all the same): min, mean and max, and the slowest rank,
+ * the lowest with the max (its index in p->ranks). */
+typedef struct {
+    int64_t min, max;
+    double mean;
+    size_t slowest;
+} cprof_rank_spread;
+
+typedef struct {
+    size_t ran;                        /* the ranks where it was entered */
+    cprof_rank_spread inclusive, self; /* of its worker inclusive and self time */
+    /* The imbalance of its concurrent entries over the workers of each rank (as in the
+     * concurrency cases, within one rank): the largest, and that rank (index in
+     * p->ranks); 0 if it has none. */
+    double threads;
+    size_t threads_rank;
+} cprof_rank_balance;
+
+cprof_rank_balance cprof_view_rank_balance(const cprof_view *v, size_t i);
+/* max / mean; 0 if there is no time to spread. */
+double cprof_rank_imbalance(const cprof_rank_spread *s);
+
 /* Fill v from p and o; -1 (and nothing to free) if o->routine names no routine of p. */
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);
 void cprof_view_free(cprof_view *v);
@@ -63,6 +97,9 @@ typedef struct {
 } cprof_spread;
 
 cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off);
+/* The same over workers [from, to) only (in an MPI job, one rank's). */
+cprof_spread cprof_view_spread_of(const cprof_view *v, size_t i, size_t off, size_t from,
+                                  size_t to);
 /* max / mean over the workers with events; 0 if there is no time to spread. */
 double cprof_spread_imbalance(const cprof_spread *s);
 

@@ -74,8 +74,7 @@ void cprof_json_string(struct cprof_json *j, const char *s);
 void cprof_json_int(struct cprof_json *j, int64_t v);
 void cprof_json_uint(struct cprof_json *j, uint64_t v);
 void cprof_json_real(struct cprof_json *j, double v);
-void cprof_json_true(struct cprof_json *j);
-void cprof_json_false(struct cprof_json *j);
+void cprof_json_bool(struct cprof_json *j, int v);
 void cprof_json_null(struct cprof_json *j);
 /* A key and its value. */
 void cprof_json_field_int(struct cprof_json *j, const char *key, int64_t v);

@@ -190,16 +190,10 @@ void cprof_json_real(struct cprof_json *j, double v)
     put(j, s, (size_t)n);
 }
 
-void cprof_json_true(struct cprof_json *j)
+void cprof_json_bool(struct cprof_json *j, int v)
 {
     next(j);
-    put(j, "true", 4);
-}
-
-void cprof_json_false(struct cprof_json *j)
-{
-    next(j);
-    put(j, "false", 5);
+    put(j, v ? "true" : "false", v ? 4 : 5);
 }
 
 void cprof_json_null(struct cprof_json *j)

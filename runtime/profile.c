@@ -74,12 +74,71 @@ void cprof_runtime_start(void)
     cprof_control_start();      /* after the cost was measured on the running facade */
 }
 
-/* CPROF_OUT, or cprof.out; %p becomes the pid, %% a percent sign. */
-static int output_path(char *out, size_t size)
+/* The process's place in a job (docs/mpi.md): its host, and its MPI rank, the job's size
+ * and the job's id as the launchers set them in the environment (Open MPI, MPICH's
+ * Hydra and PMI, PMIx, Slurm); rank and size -1 and the id "" outside a job.  Read when
+ * the profile is written, once for both its name and its header: the runtime makes no
+ * MPI call. */
+struct place {
+    char host[256], job[256];
+    long rank, size;
+};
+
+/* The first of the variables names that is set to a number >= 0, or -1. */
+static long env_number(const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        char *end;
+        long n = v && *v ? strtol(v, &end, 10) : -1;
+        if (v && *v && !*end && n >= 0)
+            return n;
+    }
+    return -1;
+}
+
+/* The job's id, the same in every rank and different in every launch: PMIx's namespace
+ * (Open MPI 4 and 5, srun --mpi=pmix, MPICH built with PMIx), Open MPI's job id (older
+ * Open MPI), else Slurm's job and step (srun with PMI-2; a step is one launch).  MPICH's
+ * Hydra without Slurm exports none: "", and cprof-report goes by the ranks' times. */
+static void job_id(char *out, size_t size)
+{
+    static const char *const ids[] = { "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", 0 };
+    out[0] = 0;
+    for (const char *const *v = ids; *v; v++)
+        if (getenv(*v) && *getenv(*v)) {
+            snprintf(out, size, "%s", getenv(*v));
+            return;
+        }
+    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+    if (job && *job)
+        snprintf(out, size, "%s.%s", job, step && *step ? step : "batch");
+}
+
+static void read_place(struct place *pl)
+{
+    static const char *const rank[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                        "SLURM_PROCID", 0 };
+    static const char *const size[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", 0 };
+    if (gethostname(pl->host, sizeof pl->host - 1) != 0)
+        pl->host[0] = 0;
+    pl->host[sizeof pl->host - 1] = 0;
+    pl->rank = env_number(rank);
+    pl->size = env_number(size);
+    if (pl->rank >= 0)
+        job_id(pl->job, sizeof pl->job);
+    else
+        pl->job[0] = 0;
+}
+
+/* CPROF_OUT, or cprof.out (cprof.RANK.out in a job, so that ranks sharing a directory
+ * never overwrite each other); %p becomes the pid, %r the MPI rank (-1 outside a job),
+ * %h the host name, %% a percent sign.  Returns whether the name holds the pid. */
+static int output_path(char *out, size_t size, const struct place *pl)
 {
     const char *pattern = getenv("CPROF_OUT");
     if (!pattern || !*pattern)
-        pattern = "cprof.out";
+        pattern = pl->rank >= 0 ? "cprof.%r.out" : "cprof.out";
     int has_pid = 0;
     size_t n = 0;
     for (const char *p = pattern; *p; p++) {
@@ -88,6 +147,12 @@ static int output_path(char *out, size_t size)
         if (p[0] == '%' && p[1] == 'p') {
             snprintf(buf, sizeof buf, "%ld", (long)getpid());
             has_pid = 1;
+            p++;
+        } else if (p[0] == '%' && p[1] == 'r') {
+            snprintf(buf, sizeof buf, "%ld", pl->rank);
+            p++;
+        } else if (p[0] == '%' && p[1] == 'h') {
+            piece = pl->host;
             p++;
         } else if (p[0] == '%' && p[1] == '%') {
             strcpy(buf, "%");
@@ -205,7 +270,7 @@ static void write_worker_resources(struct cprof_json *j, struct cprof_worker *w)
     int nres = cprof_resources(&res);
     if (!nres)
         return;
-    cprof_json_key(j, "resources");
+    cprof_json_key(j, CPROF_SECTION_RESOURCES);
     cprof_json_begin(j, '[');
     for (int i = 0; i < nres; i++) {
         int ok;
@@ -300,32 +365,11 @@ static void write_workers(struct cprof_json *j, struct cprof_worker *w,
     write_worker(j, w, topo, npt);
 }
 
-/* The process's place in a job: its host, and its MPI rank and the job's size as the
- * launchers set them (Open MPI, MPICH's Hydra and PMI, PMIx, Slurm), -1 outside one.
- * Read from the environment: the runtime makes no MPI call. */
-static long env_number(const char *const *names)
+static void write_place(struct cprof_json *j, const struct place *pl)
 {
-    for (; *names; names++) {
-        const char *v = getenv(*names);
-        char *end;
-        long n = v && *v ? strtol(v, &end, 10) : -1;
-        if (v && *v && !*end && n >= 0)
-            return n;
-    }
-    return -1;
-}
-
-static void write_process(struct cprof_json *j)
-{
-    static const char *const rank[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-                                        "SLURM_PROCID", 0 };
-    static const char *const size[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", 0 };
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = 0;
-    cprof_json_field_string(j, "host", host);
-    cprof_json_field_int(j, "rank", env_number(rank));
-    cprof_json_field_int(j, "size", env_number(size));
+    cprof_json_field_string(j, "host", pl->host);
+    cprof_json_field_int(j, "rank", pl->rank);
+    cprof_json_field_int(j, "size", pl->size);
 }
 
 static void write_names(struct cprof_json *j, const char *key, const struct cprof_column *cols,
@@ -339,7 +383,8 @@ static void write_names(struct cprof_json *j, const char *key, const struct cpro
 }
 
 /* What the workers' rows hold, by name (docs/profile-format.md, version 2): their
- * columns, the metric of their times, and the sections beyond the format (none yet). */
+ * columns, the metric of their times, and the sections beyond version 2's first layout
+ * (the job's id). */
 static void write_layout(struct cprof_json *j)
 {
     const struct cprof_resource *res;
@@ -369,11 +414,16 @@ static void write_layout(struct cprof_json *j)
     cprof_json_end(j, ']');
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
+    cprof_json_begin(j, '{');
+    cprof_json_field_string(j, "name", CPROF_SECTION_JOB);
+    cprof_json_key(j, "required");
+    cprof_json_bool(j, 0);
+    cprof_json_end(j, '}');
     if (nres) {
         cprof_json_begin(j, '{');
-        cprof_json_field_string(j, "name", "resources");
+        cprof_json_field_string(j, "name", CPROF_SECTION_RESOURCES);
         cprof_json_key(j, "required");
-        cprof_json_false(j);
+        cprof_json_bool(j, 0);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');
@@ -387,7 +437,7 @@ static void write_resources(struct cprof_json *j)
     int nres = cprof_resources(&res);
     if (!nres)
         return;
-    cprof_json_key(j, "resources");
+    cprof_json_key(j, CPROF_SECTION_RESOURCES);
     cprof_json_begin(j, '[');
     for (int i = 0; i < nres; i++) {
         cprof_json_begin(j, '{');
@@ -396,10 +446,7 @@ static void write_resources(struct cprof_json *j)
         cprof_json_field_string(j, "event", res[i].event);
         cprof_json_field_uint(j, "period", charged(&res[i]) ? res[i].period : 0);
         cprof_json_key(j, "available");
-        if (res[i].available)
-            cprof_json_true(j);
-        else
-            cprof_json_false(j);
+        cprof_json_bool(j, res[i].available);
         if (res[i].reason[0])
             cprof_json_field_string(j, "reason", res[i].reason);
         cprof_json_end(j, '}');
@@ -407,7 +454,7 @@ static void write_resources(struct cprof_json *j)
     cprof_json_end(j, ']');
 }
 
-static void write_document(struct cprof_json *j)
+static void write_document(struct cprof_json *j, const struct place *pl)
 {
     double npt = cprof_ns_per_tick();
     struct cprof_topology topo;
@@ -423,13 +470,14 @@ static void write_document(struct cprof_json *j)
     cprof_json_field_string(j, "cprof_version", CPROF_VERSION);
     cprof_json_field_string(j, "program", exe);
     cprof_json_field_int(j, "pid", getpid());
-    write_process(j);
+    write_place(j, pl);
     cprof_json_field_uint(j, "start_unix_ns", cprof_start_unix_ns());
     cprof_json_field_uint(j, "elapsed_ns", cprof_elapsed_ns());
     cprof_json_field_string(j, "clock", cprof_clock_name());
     cprof_json_field_real(j, "call_cost_ns", facade_cost_ns.timed);
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
     write_layout(j);
+    cprof_json_field_string(j, CPROF_SECTION_JOB, pl->job);
     write_resources(j);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
@@ -452,11 +500,11 @@ static void write_document(struct cprof_json *j)
         cprof_json_field_int(j, "line", routines[i]->line);
         if (routines[i]->flags & CPROF_ROUTINE_COUNTED) {
             cprof_json_key(j, "counted");
-            cprof_json_true(j);
+            cprof_json_bool(j, 1);
         }
         if (routines[i]->flags & CPROF_ROUTINE_INLINABLE) {
             cprof_json_key(j, "inlinable");
-            cprof_json_true(j);
+            cprof_json_bool(j, 1);
         }
         cprof_json_end(j, '}');
     }
@@ -485,7 +533,9 @@ static void write_document(struct cprof_json *j)
 static int write_profile(void)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 32];
-    int has_pid = output_path(path, sizeof path);
+    struct place pl;
+    read_place(&pl);
+    int has_pid = output_path(path, sizeof path, &pl);
     if (has_pid < 0) {
         fputs("cprof: CPROF_OUT is too long; no profile written\n", stderr);
         errno = ENAMETOOLONG;
@@ -506,7 +556,7 @@ static int write_profile(void)
     if (fd >= 0) {
         struct cprof_json j;
         cprof_json_open(&j, fd);
-        write_document(&j);
+        write_document(&j, &pl);
         rc = cprof_json_close(&j);
         if (close(fd) != 0)
             rc = -1;

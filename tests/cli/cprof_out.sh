@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Where the profile goes: cprof.out in the working directory, $CPROF_OUT, %p -> pid;
-# written whole (no temporary left behind); cprof_write() on request.
+# Where the profile goes: cprof.out in the working directory (cprof.RANK.out in an MPI
+# job), $CPROF_OUT, %p -> pid, %r -> rank, %h -> host; written whole (no temporary left
+# behind); cprof_write() on request.
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"
 
@@ -23,6 +24,19 @@ EOF
 mkdir run1 && (cd run1 && ../pidprog > ../out1.txt)
 check "no CPROF_OUT: writes cprof.out in the working directory" "files: $(ls -A run1 | tr '\n' ' ')" -- test -s run1/cprof.out
 check "no CPROF_OUT: leaves no other file" "files: $(ls -A run1 | tr '\n' ' ')" -- [ "$(ls -A run1)" = cprof.out ]
+
+# In an MPI job (the launcher's variables, docs/mpi.md) the default name carries the
+# rank, so that ranks sharing a directory never overwrite each other.
+mkdir run1r && (cd run1r && PMI_RANK=2 PMI_SIZE=4 ../pidprog > /dev/null)
+check "no CPROF_OUT, rank 2 of a job: writes cprof.2.out, nothing else" "files: $(ls -A run1r | tr '\n' ' ')" -- \
+    [ "$(ls -A run1r)" = cprof.2.out ]
+
+# CPROF_OUT with %r (the MPI rank, -1 outside a job) and %h (the host name)
+host=$(hostname)
+mkdir run1h && (cd run1h && OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_SIZE=4 CPROF_OUT=p.%r.%h.out ../pidprog > /dev/null &&
+                CPROF_OUT=q.%r.%h.%%.out ../pidprog > /dev/null)
+check "CPROF_OUT=p.%r.%h.out: p.3.$host.out in a job, q.-1.$host.%.out outside one" "files: $(ls -A run1h | tr '\n' ' ')" -- \
+    [ "$(ls -A run1h | sort | tr '\n' ' ')" = "p.3.$host.out q.-1.$host.%.out " ]
 
 # CPROF_OUT with %p
 mkdir run2

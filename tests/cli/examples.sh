@@ -5,6 +5,8 @@
 . "$(dirname "$0")/../lib/cli.sh"
 for dir in "$root"/examples/*/; do
     [ -f "$dir/Makefile" ] || continue
+    # An MPI example (its Makefile builds with mpicc) runs under mpirun: tests/cli/mpi.sh.
+    grep -q '^MPICC' "$dir/Makefile" && continue
     name=$(basename "$dir")
     cp -R "$dir" "$tmp/$name"
     cp "$root/examples/example.mk" "$tmp/"

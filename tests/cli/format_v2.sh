@@ -20,8 +20,9 @@ int main(void) { work(); work(); printf("%ld\n", total); return 0; }
 C
 "$bin/cprof-cc" -fopenmp -O2 prog.c -o prog > cc.err 2>&1
 OMP_NUM_THREADS=2 CPROF_OUT=base.out ./prog > /dev/null
-expect_jq "the runtime writes version 2, naming its columns and metrics" base.out \
-    '[.version, (.columns | keys), .metrics[0].name, .sections]' '[2, ["calls", "paths", "routines"], "time", []]'
+expect_jq "the runtime writes version 2, naming its columns and metrics, and the job section" base.out \
+    '[.version, (.columns | keys), .metrics[0].name, .sections]' \
+    '[2, ["calls", "paths", "routines"], "time", [{"name": "job", "required": false}]]'
 "$bin/cprof-report" --json base.out > base.json 2> base.err
 check "cprof-report reads it" "$(indent base.err)" -- test -s base.json -a ! -s base.err
 
@@ -58,12 +59,31 @@ refused "a column missing" \
     '(.columns.calls | index("ss_time")) as $i | .columns.calls |= del(.[$i]) | .workers[].calls |= map(del(.[$i]))' \
     'has no "ss_time"'
 refused "version 3" '.version = 3' 'unsupported profile version 3 (this cprof-report reads versions 1 to 2)'
+refused "a rank not below the job's size" '.rank = 4 | .size = 4' 'invalid profile: rank 4 is not below size 4'
+refused "the job section in version 1" \
+    '.version = 1 | del(.columns, .metrics, .sections, .host, .rank, .size)' 'version 1 has no "job"'
+same "the job section declared required: this reader knows it" \
+    '.sections = [{"name": "job", "required": true}]'
+refused "the job section not a string" '.job = 7' '"job" is not a string'
 refused "version 2 without its header" 'del(.columns)' 'version 2 needs "columns"'
 
 # The process in a job: host, and rank and size from the launcher's variables.
-expect_jq "outside a job: host, rank -1, size -1" base.out '[.host, .rank, .size]' "[\"$(hostname)\", -1, -1]"
+# The process in a job: host, rank and size, and the job's id, from the launcher's
+# variables (docs/mpi.md).
+expect_jq "outside a job: host, rank -1, size -1, no job id" base.out '[.host, .rank, .size, .job]' \
+    "[\"$(hostname)\", -1, -1, \"\"]"
 OMP_NUM_THREADS=2 PMI_RANK=3 PMI_SIZE=4 CPROF_OUT=pmi.out ./prog > /dev/null
-expect_jq "PMI_RANK=3 PMI_SIZE=4: rank 3 of 4" pmi.out '[.rank, .size]' '[3, 4]'
-OMP_NUM_THREADS=2 OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 CPROF_OUT=ompi.out ./prog > /dev/null
-expect_jq "Open MPI's variables: rank 1 of 2" ompi.out '[.rank, .size]' '[1, 2]'
+expect_jq "PMI_RANK=3 PMI_SIZE=4 (Hydra): rank 3 of 4, no job id" pmi.out '[.rank, .size, .job]' '[3, 4, ""]'
+OMP_NUM_THREADS=2 OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=5 \
+    PMIX_NAMESPACE=ns9 CPROF_OUT=ompi.out ./prog > /dev/null
+expect_jq "Open MPI's variables: rank 1 of 2 of job ns9 (PMIx's namespace first)" ompi.out \
+    '[.rank, .size, .job]' '[1, 2, "ns9"]'
+OMP_NUM_THREADS=2 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=5 \
+    CPROF_OUT=ompi3.out ./prog > /dev/null
+expect_jq "an older Open MPI's job id" ompi3.out '[.rank, .job]' '[0, "5"]'
+OMP_NUM_THREADS=2 SLURM_PROCID=2 SLURM_NTASKS=3 SLURM_JOB_ID=77 SLURM_STEP_ID=4 \
+    CPROF_OUT=slurm.out ./prog > /dev/null
+expect_jq "Slurm's variables: rank 2 of 3 of job step 77.4" slurm.out '[.rank, .size, .job]' '[2, 3, "77.4"]'
+OMP_NUM_THREADS=2 SLURM_JOB_ID=77 CPROF_OUT=batch.out ./prog > /dev/null
+expect_jq "a job id without a rank: outside a job" batch.out '[.rank, .job]' '[-1, ""]'
 finish

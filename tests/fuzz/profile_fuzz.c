@@ -5,7 +5,8 @@
  *   1. cprof_profile_load(file), plain and compensated; on success cprof_report_json(),
  *      cprof_report_html() and every text section and CSV, plainly and filtered (--routine, --threshold)
  *      of both too;
- *   2. cprof_profile_load(file, file): the merge of a file with itself;
+ *   2. cprof_profile_load(file, file): the merge of a file with itself (refused if the
+ *      file is a rank of an MPI job: its rank twice);
  *   3. if the input holds a NUL byte (never valid JSON), the bytes before and after the
  *      first one are two files A and B, and cprof_profile_load(A, B) is run as well,
  *      compensated, to merge files that differ (other routines, other numbers of
@@ -14,9 +15,10 @@
  * contract of profile.h / report.h:
  *   - a failed load leaves *p empty and says "PATH: problem" in err;
  *   - a successful load yields a report (the JSON writer does not return NULL);
- *   - summing a file with itself fails only if it overflows, and otherwise doubles
- *     every count and time and keeps everything else (tests/report/run.sh checks the
- *     same on the fixtures);
+ *   - summing a file with itself fails only if it overflows or the file is a rank of
+ *     a job, and otherwise doubles every count and time and keeps everything else
+ *     (tests/report/run.sh checks the same on the fixtures);
+ *   - a rank's profile is a job of one rank, which has all the workers;
  *   - a compensated load succeeds wherever the plain one does (and may where that
  *     overflowed), changes no count, and leaves every time between 0 and its plain
  *     value (tests/report/compensate.sh checks the same on the fixtures).
@@ -104,7 +106,8 @@ static void render_all(const cprof_profile *p, const cprof_opts *o)
     cprof_view v;
     if (cprof_view_init(&v, p, o))
         return;     /* out of memory */
-    for (int csv = -1; csv < 7; csv++) {
+    /* spread is the last section. */
+    for (int csv = -1; csv <= cprof_report_section("spread"); csv++) {
         char *text = cprof_report_text(&v, csv);
         CHECK(text != NULL);
         free(text);
@@ -159,8 +162,10 @@ static void check_doubled(const cprof_profile *p1, const cprof_profile *p2)
         for (size_t w = 0; w < p1->nworkers; w++) {
             const cprof_prof_routine_worker *x = &a->worker[w], *y = &b->worker[w];
             CHECK(twice(&x->c_caller, &y->c_caller) && twice(&x->c_callee, &y->c_callee) &&
-                  twice(&x->cs_callee, &y->cs_callee) && twice(&x->cc_callee, &y->cc_callee));
-            CHECK(y->c_self_t == 2 * x->c_self_t && y->c_direct == 2 * x->c_direct);
+                  twice(&x->cs_callee, &y->cs_callee) && twice(&x->cc_callee, &y->cc_callee) &&
+                  twice(&x->s_caller, &y->s_caller));
+            CHECK(y->c_self_t == 2 * x->c_self_t && y->c_direct == 2 * x->c_direct &&
+                  y->s_self_t == 2 * x->s_self_t);
         }
     }
     for (size_t i = 0; i < p1->narcs; i++) {
@@ -233,8 +238,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     put(&files[0], data, size);
     int rc1 = load(&one, paths, 1, false, err, sizeof err);
     bool overflowed = rc1 && strstr(err, "overflow");
-    if (!rc1)
+    if (!rc1) {
+        CHECK(one.nranks <= 1);
+        CHECK(!one.nranks || (one.ranks[0].first_worker == 0 &&
+                              one.ranks[0].nworkers == one.nworkers && one.job));
         report(&one);
+    }
     /* Compensation only lowers times: it fails where the plain load fails, except that
      * times whose sum overflowed may fit once lowered. */
     int rcc = load(&comp, paths, 1, true, err, sizeof err);
@@ -253,6 +262,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc2 = load(&two, paths, 2, false, err, sizeof err);
     if (rc1)
         CHECK(rc2);  /* a bad file stays bad */
+    else if (one.nranks)
+        CHECK(rc2 && strstr(err, " again (") != NULL);  /* a rank is in a job once */
     else if (rc2)
         CHECK(strstr(err, "overflow") != NULL);  /* only summing can fail */
     else {

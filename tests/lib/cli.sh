@@ -7,8 +7,11 @@ bin=${CPROF_BIN:-$root/build/bin}
 script=cli/$(basename "$0" .sh)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-cli.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+# The scripts set the OpenMP variables and CPROF_OUT they need; a launcher's variables
+# (the process's place in an MPI job, docs/mpi.md, by which its profile is named
+# cprof.RANK.out) are dropped as well, should the suite itself run under mpirun or srun.
 for v in $(compgen -e); do
-    case $v in OMP_*|GOMP_*|CPROF_OUT) unset "$v" ;; esac
+    case $v in OMP_*|GOMP_*|CPROF_OUT|OMPI_*|PMI_*|PMIX_*|SLURM_*) unset "$v" ;; esac
 done
 export OMP_NUM_THREADS=2 LC_ALL=C
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"

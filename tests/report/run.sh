@@ -161,6 +161,20 @@ sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/
 check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
     "counts or times overflow 64 bits when summed" "$fx/basic.json"
 
+# The workers' rows are read from the text (reports/rows.c) where they are arrays of
+# plain integers, and by jansson otherwise: what is read, and what a bad file is told,
+# does not depend on which.
+check "rows in any spacing: the same report" exact "$exp/basic.json" \
+    "$(tr -d '\n' < "$fx/basic.json" | sed 's/, */ ,\n\t/g; s/\[/[ \r\n/g' > "$tmp/spaced.json"; echo "$tmp/spaced.json")"
+check "tables keyed with an escape (read by jansson): the same report" exact "$exp/basic.json" \
+    "$(sed 's/"routines": \[ \[/"rout\\u0069nes": [ [/; s/"calls": /"c\\u0061lls": /' "$fx/basic.json" > "$tmp/escaped.json"; echo "$tmp/escaped.json")"
+sed 's/\[0, 1, 10000,/[0, 92233720368547758070, 10000,/' "$fx/basic.json" > "$tmp/big.json"
+check "bad: an integer beyond 64 bits in a row: jansson's message, the file's line" bad "$tmp/big.json" \
+    "not a cprof profile (truncated or corrupted JSON at line 43, column 44: too big integer near '92233720368547758070')"
+check "bad: a row's real, after rows read from the text: its place" bad \
+    "$(sed 's/\[1, 2, 0, 0, 3, 1700,/[1, 2, 0, 0, 3, 1700.5,/' "$fx/basic.json" > "$tmp/real.json"; echo "$tmp/real.json")" \
+    "invalid profile: workers[0].calls[0]: column 5 is not an integer"
+
 # --keep-going: each bad file is one warning line naming it, the others are summed, and
 # the report counts the files left out.
 keep_going() {
@@ -222,12 +236,14 @@ check "unknown --sort key: usage" usage --sort time "$fx/loop.json"
 check "--threshold above 100: usage" usage --threshold 101 "$fx/loop.json"
 check "--threshold not a number: usage" usage --threshold ten "$fx/loop.json"
 
-. "$here/text.sh"
-. "$here/compensate.sh"
-
 # consistency.sh (issue 18): every profile of the fuzz corpus that cprof-report reads
 # passes it; a report doctored to break one rule fails it, naming the rule.
 consistent() { CPROF_BIN=$(dirname "$report") "$here/consistency.sh" "$@" > "$tmp/cons" 2>&1; }
+
+. "$here/text.sh"
+. "$here/compensate.sh"
+. "$here/job.sh"
+
 for f in "$root"/tests/fuzz/corpus/*; do
     "$report" --json "$f" > /dev/null 2>&1 || continue
     check "consistency.sh passes on corpus/$(basename "$f")" consistent "$f"
