@@ -42,12 +42,22 @@ static char *sections(const cprof_profile *p)
     json_t *o = json_object();
     const char *name;
     cprof_table *t;
-    for (size_t i = 0; (t = cprof_report_section_table(&v, i, &name)); i++)
-        o = add(o, name, t);
+    for (size_t i = 0; (t = cprof_report_section_table(&v, i, &name)), name; i++)
+        if (t)
+            o = add(o, name, t);
     o = add(o, "by_case", cprof_section_by_case(&v));
     o = add(o, "worker_entries", cprof_section_worker_entries(&v));
     if (p->npaths)
         o = add(o, "paths", cprof_section_paths(&v, CPROF_PATHS_ALL, NULL));
+    if (p->nresources) {
+        cprof_table **r;
+        const char *const *names;
+        size_t n;
+        cprof_sections_resources(&v, &r, &names, &n);
+        for (size_t i = 0; i < n; i++)
+            o = add(o, names[i], r[i]);
+        free(r);
+    }
     cprof_view_free(&v);
     return cprof_json_text(o, 0);
 }

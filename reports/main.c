@@ -344,8 +344,9 @@ int main(int argc, char **argv)
                 cprof_paths_free(&seen);
         } else if (resources) {
             cprof_table **t;
+            const char *const *names;
             size_t n;
-            cprof_sections_resources(&v[0], &t, &n);
+            cprof_sections_resources(&v[0], &t, &names, &n);
             text = cprof_tables_text(t, n, res_csv >= 0 ? res_csv : -1, o.brief);
             free(t);
         } else if (folded || hatchet) {

@@ -616,7 +616,15 @@ function draw() {
     arcs: "every caller \u2192 callee with its sequential and concurrent calls and times, and its call sites",
     callgraph: "gprof's layout: each routine with its parents above and its children below",
   };
-  for (const name of ["cases", "arcs", "callgraph"]) {
+  // An MPI job's ranks and a run's resources beyond time, when the profile has them.
+  about.ranks = "an MPI job: per rank its host, workers, elapsed time, calls and busy share";
+  about.rank_imbalance = "an MPI job: per routine the spread of its time over the ranks, the slowest rank";
+  about.resources = "CPU time, page faults, counters: each worker's exact totals (CPROF_RESOURCES)";
+  about["resource-routines"] = "the samples of each resource charged to the routines, S/C split";
+  about["resource-paths"] = "the samples of each resource charged to the call paths";
+  const present = ["ranks", "rank_imbalance", "cases", "arcs", "callgraph", "resources",
+                   "resource-routines", "resource-paths"].filter((name) => S[name]);
+  for (const name of present) {
     const t = S[name];
     const names = t.columns.some((c) => c.key === "name") && t.columns.some((c) => c.key === "file");
     put($("sections-body"), el("details", {className: "section", id: "section-" + name},

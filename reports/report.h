@@ -37,7 +37,8 @@ char *cprof_report_text(const cprof_view *v, int csv);
  * -1. */
 int cprof_report_section(const char *name);
 /* Section i of the text report (0, 1, ... in report order) and, in *name, its --csv
- * name; NULL past the last. */
+ * name; NULL for a section this profile does not have (an MPI job's, in another run),
+ * and past the last, where *name is NULL too. */
 cprof_table *cprof_report_section_table(const cprof_view *v, size_t i, const char **name);
 
 /* Tables t[0..n-1] (NULL ones skipped) as text, or with csv >= 0 table csv as CSV; frees
@@ -65,8 +66,9 @@ char *cprof_report_hatchet(const cprof_view *v);
 
 /* Resources beyond time (resview.c, --resources): what was measured and each worker's
  * totals, then for each sampled resource its routines and its call paths.  n tables
- * into *t (malloc'd). */
-void cprof_sections_resources(const cprof_view *v, cprof_table ***t, size_t *n);
+ * into *t (malloc'd), and their --csv names. */
+void cprof_sections_resources(const cprof_view *v, cprof_table ***t, const char *const **names,
+                              size_t *n);
 /* --csv of one of them, by name: resources, resource-routines, resource-paths. */
 int cprof_resources_section(const char *name);
 /* Resource r's samples per routine (self: entered sequentially, concurrently), their

@@ -312,8 +312,10 @@ typedef cprof_table *section_fn(const cprof_view *v);
 static section_fn *const sections[] = {section_workers, section_routines, section_paths};
 static const char *const names[] = {"resources", "resource-routines", "resource-paths"};
 
-void cprof_sections_resources(const cprof_view *v, cprof_table ***t, size_t *n)
+void cprof_sections_resources(const cprof_view *v, cprof_table ***t, const char *const **csv_names,
+                              size_t *n)
 {
+    *csv_names = names;
     *n = sizeof sections / sizeof *sections;
     *t = cprof_xcalloc(*n, sizeof **t);
     for (size_t i = 0; i < *n; i++)

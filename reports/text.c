@@ -30,10 +30,8 @@ int cprof_report_section(const char *name)
 
 cprof_table *cprof_report_section_table(const cprof_view *v, size_t i, const char **name)
 {
-    if (i >= NSECTIONS)
-        return NULL;
-    *name = csv_names[i];
-    return sections[i](v);
+    *name = i < NSECTIONS ? csv_names[i] : NULL;
+    return *name ? sections[i](v) : NULL;
 }
 
 char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief)

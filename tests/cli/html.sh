@@ -77,6 +77,32 @@ jq -r '.paths as $t | $t.rows[] | [range(0; $t.columns | length) as $i |
     select($t.columns[$i].key != null) | .[$i][1]] | join(",")' sections.json > got.csv
 check "the page's call paths hold --csv paths's values" "$(diff got.csv want.csv | head -5)" -- \
     bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
+# An MPI job's page has its ranks' sections, and every other one: a section this
+# profile lacks once ended the list (the flat profile went missing after "ranks").
+fx=$root/tests/report/fixtures
+"$bin/cprof-report" --html "$fx/job-0.json" "$fx/job-1.json" "$fx/job-2.json" > job.html
+sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' job.html |
+    sed '1d;$d' > job-sections.json
+expect_jq "an MPI job's page: its ranks' sections and all the others" job-sections.json \
+    'keys | map(select(. == "ranks" or . == "rank_imbalance" or . == "flat" or . == "callgraph"))' \
+    '["callgraph", "flat", "rank_imbalance", "ranks"]'
+# A run with resources: their three tables, as --csv gives them.
+CPROF_RESOURCES=cpu,faults:1 CPROF_OUT=res.out ./prog > /dev/null 2>&1
+"$bin/cprof-report" --html res.out > res.html
+sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' res.html |
+    sed '1d;$d' > res-sections.json
+for s in resources resource-routines resource-paths; do
+    if ! jq -e '.resources[0].available' res.out > /dev/null 2>&1; then
+        skip "a run with resources: the page's $s table" "perf_event_open refused here"
+        continue
+    fi
+    "$bin/cprof-report" --csv $s res.out | tr -d '\r' | sed 1d > want.csv
+    jq -r --arg s $s '.[$s] as $t | $t.rows[] | select(. != null) |
+        [range(0; $t.columns | length) as $i | select($t.columns[$i].key != null) | .[$i][1]] |
+        join(",")' res-sections.json > got.csv 2> jq.err
+    check "a run with resources: the page's $s table holds --csv $s's values" "$(indent jq.err)" \
+        "$(diff got.csv want.csv | head -5)" -- bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
+done
 
 # A name that would end the script element, were '<' not escaped.
 jq '.routines[0].file = "x</script><b>.c"' p.out > odd.out
