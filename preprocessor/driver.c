@@ -164,6 +164,9 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
         cprof_push(&cc, "-o");
         cprof_push(&cc, object);
     }
+    /* Unprofiled, <cprof.h> is still found, and its calls do nothing (no __CPROF__). */
+    cprof_push(&cc, "-idirafter");
+    cprof_push(&cc, install_dir("include"));
     /* Standard input was read once: the preprocessed text stands for it. */
     cprof_push(&cc, "-x");
     cprof_push(&cc, strcmp(in->path, "-") ? "c" : "cpp-output");

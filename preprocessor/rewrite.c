@@ -143,7 +143,10 @@ done:
     for (int i = 0; i < u.nsites; i++)
         free(u.sites[i].file);
     free(u.sites);
+    for (int i = 0; i < u.nblocks; i++)
+        free(u.blocks[i].region);
     free(u.blocks);
+    free(u.region_ends);
     free(u.reductions);
     free(u.bodies);
     for (int i = 0; i < u.nfunctions; i++)

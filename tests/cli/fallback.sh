@@ -28,6 +28,25 @@ check "nested function: exactly one warning, naming nest.c:6" "$(indent cc.err)"
 CPROF_OUT=prof.out ./prog > prog.out; st=$?
 check "nested function: same output and status as gcc" "status $st" "$(indent prog.out)" -- \
     cmp -s ref.out prog.out
+
+# A unit that includes <cprof.h> falls back too: the header is found, its calls do
+# nothing (the fallback once compiled without cprof's include directory, and failed).
+cat > nestctl.c <<'EOF2'
+#include <stdio.h>
+#include <cprof.h>
+int main(void)
+{
+    int base = 1;
+    int add(int y) { return base + y; }
+    cprof_region_begin("r");
+    printf("%d\n", add(1));
+    cprof_region_end();
+    return cprof_write();
+}
+EOF2
+"$bin/cprof-cc" -O2 nestctl.c -o nestctl 2> ctl.err; st=$?
+check "a unit including <cprof.h> falls back and builds (status $st)" "$(indent ctl.err)" -- \
+    bash -c "[ $st = 0 ] && grep -q 'compiled without profiling' ctl.err && [ \"\$(./nestctl)\" = 2 ]"
 "$bin/cprof-report" --json prof.out > report.json 2> report.err
 expect_jq "nested function: other.c profiled, nest.c not" report.json \
     '[.routines[] | [.name, .file, .s_caller]]' '[["half","other.c",1],["twice","other.c",1]]'
