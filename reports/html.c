@@ -7,9 +7,18 @@
  * cprof_table_json gives them.  So every figure on the page is one the other outputs
  * print, formatted as the text report formats it; the script lays them out, sorts rows
  * by the raw numbers and computes nothing it shows.
+ *
+ * A large profile (10,000 routines on 64 workers: 240 MB as such) would make a page no
+ * browser opens.  Past PAGE_ROUTINES routines the page holds the flat profile's
+ * heaviest PAGE_ROUTINES, and every table only their rows (the arcs to and from them,
+ * their call graph entries), the call paths their first PAGE_ROWS rows (the tree's
+ * order: a parent before its children, so none is cut from its parent); the profile
+ * document is then only what the script reads of it (program, workers, those routines)
+ * and says what was cut; each table says it too.
  */
 #define _GNU_SOURCE
 #include "report.h"
+#include "alloc.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -33,8 +42,126 @@ static json_t *add(json_t *o, const char *name, cprof_table *t)
     return o;
 }
 
+enum { PAGE_ROUTINES = 300, PAGE_ROWS = 2000 };
+
+/* Column key's index in table t (cprof_table_json's form), or -1. */
+static int column(json_t *t, const char *key)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(t, "columns"), i, c) {
+        const char *k = json_string_value(json_object_get(c, "key"));
+        if (k && !strcmp(k, key))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The raw (CSV) value of a row's cell i, as text; "" if none. */
+static const char *raw(json_t *row, int i)
+{
+    const char *v = i < 0 ? NULL : json_string_value(json_array_get(json_array_get(row, (size_t)i), 1));
+    return v ? v : "";
+}
+
+/* Whether routine (name, file) is one the page keeps. */
+static bool kept(json_t *keep, const char *name, const char *file)
+{
+    char *k = cprof_xasprintf("%s\t%s", name, file);
+    bool yes = json_object_get(keep, k) != NULL;
+    free(k);
+    return yes;
+}
+
+/* The flat profile's first PAGE_ROUTINES routines, as keys of an object. */
+static json_t *heaviest(json_t *flat)
+{
+    json_t *keep = json_object(), *row;
+    int name = column(flat, "name"), file = column(flat, "file");
+    size_t i;
+    json_array_foreach(json_object_get(flat, "rows"), i, row)
+        if (!json_is_null(row) && json_object_size(keep) < PAGE_ROUTINES) {
+            char *k = cprof_xasprintf("%s\t%s", raw(row, name), raw(row, file));
+            json_object_set_new(keep, k, json_true());
+            free(k);
+        }
+    return keep;
+}
+
+/* Table t with only the rows of the kept routines: a call graph's entries of kept
+ * routines (the primary line, and its parents and children that are kept), the arcs
+ * between kept routines (or from outside), another row if its name is kept; the call
+ * paths' first PAGE_ROWS rows.  A table that lost rows says so. */
+static void cut_rows(json_t *t, const char *section, json_t *keep, size_t nroutines)
+{
+    json_t *rows = json_object_get(t, "rows"), *out = json_array(), *row;
+    int name = column(t, "name"), file = column(t, "file"), line = column(t, "line");
+    int caller = column(t, "caller"), cfile = column(t, "caller_file");
+    int callee = column(t, "callee"), efile = column(t, "callee_file");
+    bool paths = !strcmp(section, "paths") || !strcmp(section, "resource-paths");
+    if (!paths && name < 0 && caller < 0)
+        return;
+    bool entry = false;     /* in a kept call graph entry */
+    size_t i, n = json_array_size(rows);
+    json_array_foreach(rows, i, row) {
+        bool keep_it;
+        if (paths)
+            keep_it = i < PAGE_ROWS;
+        else if (json_is_null(row))
+            keep_it = entry = false;
+        else if (line >= 0 && !strcmp(raw(row, line), "primary"))
+            keep_it = entry = kept(keep, raw(row, name), raw(row, file));
+        else if (line >= 0)
+            keep_it = entry && kept(keep, raw(row, name), raw(row, file));
+        else if (caller >= 0)
+            keep_it = (!strcmp(raw(row, caller), cprof_external_name) ||
+                       kept(keep, raw(row, caller), raw(row, cfile))) &&
+                      kept(keep, raw(row, callee), raw(row, efile));
+        else
+            keep_it = kept(keep, raw(row, name), raw(row, file));
+        if (keep_it)
+            json_array_append(out, row);
+    }
+    if (json_array_size(out) == n) {
+        json_decref(out);
+        return;
+    }
+    char *note = paths ? cprof_xasprintf("(this page shows the first %zu of these %zu rows: "
+                                         "cprof-report --csv %s gives them all)",
+                                         json_array_size(out), n, section)
+                       : cprof_xasprintf("(this page shows the rows of the %d heaviest of %zu "
+                                         "routines, and the calls between them: cprof-report "
+                                         "--csv %s gives them all)", PAGE_ROUTINES, nroutines,
+                                         section);
+    json_array_append_new(json_object_get(t, "notes"), json_string(note));
+    free(note);
+    json_object_set_new(t, "rows", out);
+}
+
+/* What the script reads of the profile document, for a cut page: the program, the
+ * workers, the kept routines, and what was cut. */
+static char *profile_cut(const cprof_profile *p, json_t *keep)
+{
+    json_t *workers = json_array(), *routines = json_array();
+    for (size_t w = 0; w < p->nworkers; w++)
+        json_array_append_new(workers, json_pack("{s:I, s:I}", "id", (json_int_t)w,
+                                                 "tid", (json_int_t)p->workers[w].tid));
+    for (size_t i = 0; i < p->nroutines; i++) {
+        const cprof_prof_routine *r = &p->routines[i];
+        if (kept(keep, r->name, r->file))
+            json_array_append_new(routines, json_pack("{s:s, s:s, s:I, s:b}", "name", r->name,
+                                                      "file", r->file, "line", (json_int_t)r->line,
+                                                      "inlinable", r->inlinable));
+    }
+    return cprof_json_text(json_pack("{s:s, s:s, s:o, s:o, s:{s:I, s:I}}", "format", "cprof",
+                                     "program", p->program, "workers", workers,
+                                     "routines", routines, "cut", "routines_shown",
+                                     (json_int_t)json_object_size(keep), "routines",
+                                     (json_int_t)p->nroutines), 0);
+}
+
 /* The text report's sections by their --csv names, then the page's own tables. */
-static char *sections(const cprof_profile *p)
+static char *sections(const cprof_profile *p, json_t **keep)
 {
     static const cprof_opts all;   /* every routine, no option: the page sorts and filters */
     cprof_view v;
@@ -59,6 +186,14 @@ static char *sections(const cprof_profile *p)
         free(r);
     }
     cprof_view_free(&v);
+    *keep = NULL;
+    if (o && p->nroutines > PAGE_ROUTINES) {
+        *keep = heaviest(json_object_get(o, "flat"));
+        const char *name;
+        json_t *t;
+        json_object_foreach(o, name, t)
+            cut_rows(t, name, *keep, p->nroutines);
+    }
     return cprof_json_text(o, 0);
 }
 
@@ -77,7 +212,10 @@ static void embed(FILE *f, const char *id, const char *json)
 
 char *cprof_report_html(const cprof_profile *p)
 {
-    char *profile = cprof_report_json(p), *tables = sections(p), *page = NULL;
+    json_t *keep;
+    char *tables = sections(p, &keep), *page = NULL;
+    char *profile = keep ? profile_cut(p, keep) : cprof_report_json(p);
+    json_decref(keep);
     size_t size = 0;
     FILE *f = profile && tables ? open_memstream(&page, &size) : NULL;
     if (f) {

@@ -173,6 +173,13 @@ function draw() {
     el("div", {className: "halves"},
        plainTable(sum, {header: false, rows: sum.rows.slice(0, half)}),
        plainTable(sum, {header: false, rows: sum.rows.slice(half)})), explain(sum)));
+  // A large profile's page holds its heaviest routines only (html.c): say so first.
+  if (P.cut)
+    $("summary-body").prepend(el("p", {className: "note", id: "cut", textContent:
+      "This page shows the " + P.cut.routines_shown + " heaviest of the profile's " +
+      P.cut.routines + " routines (by worker self time) and their rows in every table; " +
+      "the summary and the per-worker tables are whole.  cprof-report's text, --csv and " +
+      "--json outputs have everything."}));
 
   // ---- flat profile ----
 

@@ -86,6 +86,32 @@ sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/
 expect_jq "an MPI job's page: its ranks' sections and all the others" job-sections.json \
     'keys | map(select(. == "ranks" or . == "rank_imbalance" or . == "flat" or . == "callgraph"))' \
     '["callgraph", "flat", "rank_imbalance", "ranks"]'
+# A large profile: the page keeps the 300 heaviest routines, their rows in every table
+# and the calls between them, and says so; the document is what the script reads.
+{
+    echo '#include <stdio.h>'
+    for i in $(seq 0 399); do echo "void r$i(volatile int *x) { for (int k = 0; k < $i; k++) *x += k; }"; done
+    echo 'int main(void) { volatile int x = 0;'
+    for i in $(seq 0 399); do echo "r$i(&x);"; done
+    echo 'printf("%d\n", x > 0); return 0; }'
+} > many.c
+"$bin/cprof-cc" -O1 many.c -o many > /dev/null 2>&1 && CPROF_OUT=many.out ./many > /dev/null
+"$bin/cprof-report" --html many.out > many.html
+sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' many.html |
+    sed '1d;$d' > many-sections.json
+sed -n '/^<script type="application\/json" id="cprof-profile">$/,/^<\/script>$/p' many.html |
+    sed '1d;$d' > many-profile.json
+"$bin/cprof-report" --csv flat many.out | tr -d '\r' | sed 1d | head -300 > want.csv
+jq -r '.flat as $t | $t.rows[] | select(. != null) |
+    [range(0; $t.columns | length) as $i | select($t.columns[$i].key != null) | .[$i][1]] |
+    join(",")' many-sections.json > got.csv
+check "401 routines: the page's flat profile is --csv flat's first 300 rows" "$(diff got.csv want.csv | head -3)" -- \
+    bash -c '[ $(wc -l < got.csv) = 300 ] && cmp -s got.csv want.csv'
+expect_jq "401 routines: the profile document says what was cut, and holds those 300" many-profile.json \
+    '[.cut, (.routines | length), (.arcs == null)]' '[{"routines_shown": 300, "routines": 401}, 300, true]'
+expect_jq "401 routines: every table that lost rows says so; arcs only between kept routines" many-sections.json \
+    '[(.flat.notes[-1] | test("300 heaviest of 401 routines")), (.arcs.rows | map(select(. != null)) | length)]' \
+    '[true, 300]'
 # A run with resources: their three tables, as --csv gives them.
 CPROF_RESOURCES=cpu,faults:1 CPROF_OUT=res.out ./prog > /dev/null 2>&1
 "$bin/cprof-report" --html res.out > res.html
