@@ -378,6 +378,22 @@ function draw() {
         el("td", {className: "l " + (sc === "s" ? "seq" : "conc"), textContent: cs}),
         el("td", {className: "l", textContent: sc === "s" ? "wall" : "worker"}),
         ...["_calls", "_ns", "_outer_ns"].map((f) => el("td", {textContent: b[col(bc, k + f)][0]}))))));
+    // The same four counts as the paper's matrix: rows the routine's entry, columns its
+    // call, each cell shaded by its share of the calls.
+    const n = CASES.map(([cs, k]) => num(raw(b, col(bc, k + "_calls"))));
+    const most = Math.max(1, ...n);
+    const cell = (i) => el("td", {className: "heat", "data-case": CASES[i][0],
+      title: CASES[i][0] + ": " + text(b, col(bc, CASES[i][1] + "_calls")) + " calls, " +
+             text(b, col(bc, CASES[i][1] + "_ns")) + " ms",
+      textContent: text(b, col(bc, CASES[i][1] + "_calls")),
+      style: "background: rgba(29, 78, 216, " + (0.06 + 0.74 * Math.max(0, n[i]) / most).toFixed(3) + ");" +
+             (n[i] / most > 0.55 ? "color: #fff;" : "")});
+    const matrix = el("table", {className: "matrix"},
+      el("thead", {}, el("tr", {}, el("th", {className: "l", textContent: "entered \\ its call"}),
+        el("th", {textContent: "sequential"}), el("th", {textContent: "concurrent"}))),
+      el("tbody", {},
+        el("tr", {}, el("th", {className: "l", textContent: "sequentially"}), cell(0), cell(1)),
+        el("tr", {}, el("th", {className: "l", textContent: "concurrently"}), cell(2), cell(3))));
     const workers = workerRow(r);
     fill($("routine-body"),
       el("h3", {}, r.label, el("span", {className: "where",
@@ -386,7 +402,8 @@ function draw() {
       el("div", {className: "scroll"}, graph(r, into, out)),
       el("h4", {textContent: "Called by"}), arcTable(into, A.caller, A.cfile, "caller"),
       el("h4", {textContent: "Calls"}), arcTable(out, A.callee, A.efile, "callee"),
-      el("h4", {textContent: "Calls it made, by case (summed over workers)"}), cases,
+      el("h4", {textContent: "Calls it made, by case (summed over workers)"}),
+      el("div", {className: "halves"}, cases, matrix),
       workers ? el("h4", {textContent: "Its concurrent entries per worker"}) : null, workers);
     if (scroll) $("routine").scrollIntoView();
   }

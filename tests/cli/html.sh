@@ -173,6 +173,7 @@ browser_checks=(
     "chromium: the path tree's rows are --csv paths's (id, parent, s and c calls)"
     "chromium: the workers' heat map shows inner's time on each worker as --json says"
     "chromium: main's callees, work called 3 times sequentially"
+    "chromium: main's S/C matrix: 3 S-S calls, none in the other cases"
     "chromium: a flame graph, main's box and work's under it among at most one box per context"
     "chromium: a screenshot (PNG, 1280 px wide, drawn)"
     "chromium: a click on c calls sorts the flat profile by it, largest first, ties in the text report's order"
@@ -241,16 +242,19 @@ check "${browser_checks[5]}" "page: $got" "json: $want" -- test -n "$got" -a "$g
 callees=$(grep -o '<h4>Calls</h4>.*' dom.html | sed 's#</table>.*##' | cells s_calls c_calls)
 check "${browser_checks[6]}" "$(grep -o '<div id="routine-body"><h3>[^<]*' dom.html)" "callees: $callees" -- \
     bash -c 'grep -q "<div id=\"routine-body\"><h3>main<" dom.html && [ "$(echo "'"$callees"'" | grep "^work|")" = "work|3|0" ]'
+matrix=$(grep -o '<table class="matrix">.*' dom.html | sed 's#</table>.*##' |
+         grep -o 'data-case="[A-Z-]*"[^>]*>[^<]*' | sed 's/data-case="\([A-Z-]*\)".*>/\1=/' | paste -sd' ')
+check "${browser_checks[7]}" "matrix: $matrix" -- test "$matrix" = "S-S=3 S-C=0 C-S=0 C-C=0"
 grep -o '<svg class="flame".*' dom.html | sed 's#</svg>.*##' > flame.svg
 boxes=$(grep -o '<rect ' flame.svg | wc -l)
 # A box is left out where it would be under half a pixel wide: leaf's are (0.000 ms).
-check "${browser_checks[7]}" "boxes: $boxes" "$(grep -o '<title>[^<]*' flame.svg | head -3)" -- \
+check "${browser_checks[8]}" "boxes: $boxes" "$(grep -o '<title>[^<]*' flame.svg | head -3)" -- \
     bash -c "[ $boxes -ge 2 -a $boxes -le 6 ] && grep -q '<title>main ' flame.svg &&
         grep -q '<title>main &gt; work ' flame.svg"
 
 chrome --screenshot="$tmp/page.png" --window-size=1280,1600 "file://$tmp/page.html" > /dev/null
 # A page that failed to draw is mostly blank: a drawn one takes far more than 30 KB.
-check "${browser_checks[8]}" "$(indent chromium.err 3)" "$(ls -l page.png 2>&1)" -- \
+check "${browser_checks[9]}" "$(indent chromium.err 3)" "$(ls -l page.png 2>&1)" -- \
     bash -c '[ "$(head -c 8 page.png | od -An -c | tr -d " ")" = "211PNG\r\n032\n" ] &&
         [ "$(od -An -tu1 -j16 -N4 page.png | awk "{ print \$1 * 16777216 + \$2 * 65536 + \$3 * 256 + \$4 }")" = 1280 ] &&
         [ "$(stat -c %s page.png)" -gt 30000 ]'
@@ -263,5 +267,5 @@ got=$(table flat-table | cells c_calls | paste -sd' ')
 # --csv flat's rows in the text report's order, sorted on c_calls (sort -s keeps ties).
 want=$("$bin/cprof-report" --csv flat p.out | tr -d '\r' | sed 1d | sort -t, -k7,7nr -s |
        awk -F, '{ printf "%s%s|%s", (NR > 1 ? " " : ""), $10, $7 }')
-check "${browser_checks[9]}" "page: $got" "want: $want" -- test -n "$want" -a "$got" = "$want"
+check "${browser_checks[10]}" "page: $got" "want: $want" -- test -n "$want" -a "$got" = "$want"
 finish
