@@ -63,6 +63,25 @@ for p in 1000000 100000; do
         printf "a sample every %.1f ms of CPU: %.4f s against %.4f s without, %.2f%%; %.1f us a sample\n",
             p / 1e6, t, b, 100 * (t - b) / b, (t - b) * 1e6 / n }'
 done
+# Why no exact mode (docs/resources.md): what reading a thread's CPU time costs, the
+# cheapest exact reading there is, against the ~20 ns of a whole timed call.
+cat > "$tmp/clock.c" <<'C'
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+    struct timespec a, b, t;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < 200000; i++)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 200000);
+    return 0;
+}
+C
+gcc -O2 "$tmp/clock.c" -o "$tmp/clock"
+for r in $(seq "$rounds"); do "$tmp/clock"; done | med |
+    awk '{ printf "reading the thread CPU clock (an exact mode would, twice a call): %.1f ns a read\n", $1 }'
 if command -v valgrind > /dev/null; then
     "$bin/cprof-cc" -O2 -fopenmp "$root/bench/calls.c" -o "$tmp/calls" 2> /dev/null
     for n in 1000000 2000000; do

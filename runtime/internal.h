@@ -295,6 +295,7 @@ struct cprof_resource {
     uint64_t config;
     uint64_t period;            /* units per sample; 0: counted only */
     int sampled;                /* charged to contexts by sampling, else counted only */
+    int monitored;              /* sampled by the monitor thread (csw, migrations) */
     int available;              /* else reason says why not */
     int opened;                 /* by some worker */
     char reason[160];           /* why not available, or not sampled as asked */

@@ -8,14 +8,18 @@
  * shadow stack: the path is known without unwinding anything.  Nothing is added to the
  * per-call path; with no resource asked for, nothing here runs after start-up.
  *
- * Context switches and migrations are counted, never sampled: their overflow would
- * signal a thread that is blocking, and waking it would change the blocking call's
- * result (a sleep cut short) and cause the next switch.
+ * Context switches and migrations are counted per worker; sampled only with a period
+ * given, and then not by their own thread: their overflow comes as the thread blocks,
+ * and a signal would wake it inside the blocking call (a sleep cut short, the next
+ * switch caused).  A monitor thread of the runtime's takes those signals instead and
+ * charges the context on top of the switched-out thread's stack, which stays there
+ * while the thread waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,33 +34,38 @@ struct kind {
     const char *name, *unit, *event;
     uint32_t type;
     uint64_t config;
-    uint64_t period;            /* default; 0: counted, never sampled */
+    uint64_t period;            /* default; 0: counted, sampled only with a period given */
+    int blocking;               /* counted as its thread blocks: sampled by the monitor */
 };
 
 static const struct kind kinds[] = {
-    { "cpu", "ns", "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000 },
-    { "faults", "faults", "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100 },
+    { "cpu", "ns", "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000, 0 },
+    { "faults", "faults", "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100, 0 },
     { "minor-faults", "faults", "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN,
-      100 },
-    { "major-faults", "faults", "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
-    { "csw", "switches", "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
+      100, 0 },
+    { "major-faults", "faults", "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1, 0 },
+    { "csw", "switches", "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0,
+      1 },
     { "migrations", "migrations", "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS,
-      0 },
-    { "cycles", "cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 10000000 },
+      0, 1 },
+    { "cycles", "cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 10000000, 0 },
     { "instructions", "instructions", "instructions", PERF_TYPE_HARDWARE,
-      PERF_COUNT_HW_INSTRUCTIONS, 10000000 },
+      PERF_COUNT_HW_INSTRUCTIONS, 10000000, 0 },
     { "cache-misses", "misses", "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-      10000 },
+      10000, 0 },
     { "branch-misses", "misses", "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-      10000 },
+      10000, 0 },
 };
 
-/* The sampling signal: a real-time one, so that overflows queue rather than merge. */
+/* The sampling signals: real-time ones, so that overflows queue rather than merge.  The
+ * first goes to the counting thread's handler, the second to the monitor thread. */
 #define SAMPLE_SIGNAL (SIGRTMIN + 5)
+#define MONITOR_SIGNAL (SIGRTMIN + 6)
 
 static struct cprof_resource res[CPROF_RESOURCES_MAX];
 static int nres;
 static int sampling;            /* some resource is sampled: the handler is installed */
+static pid_t monitor_tid;       /* the monitor thread, once it runs */
 
 int cprof_resources(const struct cprof_resource **r)
 {
@@ -139,12 +148,8 @@ static int parse(const char *spec)
                                 "number of %s); none measured\n", colon + 1, r->unit);
                 return -1;
             }
-            if (!kd->period) {
-                fprintf(stderr, "cprof: CPROF_RESOURCES: %s is counted, not sampled: it takes "
-                                "no period; none measured\n", kd->name);
-                return -1;
-            }
             r->period = p;
+            r->monitored = kd->blocking;
         }
         r->sampled = r->period != 0;
     }
@@ -156,12 +161,20 @@ static int parse(const char *spec)
  * program's cost all the same).  Null in a thread whose counters these are not. */
 static __thread struct cprof_worker *sampled_worker;
 
-/* One sample: charged to the context of the activation on top of the thread's shadow
- * stack, on the side (sequential or concurrent entry) it was entered on.  Only this
- * thread writes its contexts' samples, and the signal is blocked while its handler
- * runs, so plain increments are exact.  A frame being filled may still hold the
- * context of the last activation at its depth: a sample that lands in those few
- * instructions goes there. */
+/* One sample of resource r on worker w: charged to the context of the activation on
+ * top of w's shadow stack, on the side (sequential or concurrent entry) it was entered
+ * on.  Each resource's samples have one writer, the counting thread's handler or the
+ * monitor, and the signal is blocked while it is handled, so plain increments are
+ * exact.  A frame being filled may still hold the context of the last activation at
+ * its depth: a sample that lands in those few instructions goes there. */
+static void charge(struct cprof_worker *w, int r)
+{
+    const struct cprof_frame *f = w->top - 1;
+    struct cprof_node *n = f->ctx ? f->ctx : w->root;
+    int concurrent = n->key && f->side == &n->key->rec->side[1];
+    n->samples[2 * r + concurrent]++;
+}
+
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)uc;
@@ -171,12 +184,51 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
     int r = 0;
     while (r < nres && w->res_fd[r] != si->si_fd)
         r++;
-    if (r == nres)
-        return;
-    const struct cprof_frame *f = w->top - 1;
-    struct cprof_node *n = f->ctx ? f->ctx : w->root;
-    int concurrent = n->key && f->side == &n->key->rec->side[1];
-    n->samples[2 * r + concurrent]++;
+    if (r < nres)
+        charge(w, r);
+}
+
+/* The monitor: each signal names the counter that overflowed; its worker's thread is
+ * switched out, or was a moment ago, with the context it waits in on top. */
+static void *monitor(void *arg)
+{
+    (void)arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, MONITOR_SIGNAL);
+    __atomic_store_n(&monitor_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    for (;;) {
+        siginfo_t si;
+        if (sigwaitinfo(&set, &si) < 0)
+            continue;
+        for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
+            for (int r = 0; r < nres; r++)
+                if (res[r].monitored && w->res_fd[r] == si.si_fd)
+                    charge(w, r);
+    }
+    return 0;
+}
+
+/* Started with every signal blocked, so that no signal of the program's is delivered to
+ * it; -1 if it cannot be. */
+static int start_monitor(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    int rc = pthread_create(&t, &attr, monitor, 0);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, 0);
+    if (rc != 0)
+        return -1;
+    while (!__atomic_load_n(&monitor_tid, __ATOMIC_ACQUIRE))
+        sched_yield();
+    return 0;
 }
 
 /* A forked child has copies of its parent's counter descriptors, which count the
@@ -201,14 +253,24 @@ void cprof_resources_start(void)
     }
     cprof_node_extra = (size_t)nres * 2 * sizeof(uint64_t);
     pthread_atfork(0, 0, forked_child);
-    for (int i = 0; i < nres; i++)
-        sampling |= res[i].sampled;
+    int monitored = 0;
+    for (int i = 0; i < nres; i++) {
+        sampling |= res[i].sampled && !res[i].monitored;
+        monitored |= res[i].monitored;
+    }
+    if (monitored && start_monitor() != 0)
+        for (int i = 0; i < nres; i++)
+            if (res[i].monitored) {
+                res[i].sampled = res[i].monitored = 0;
+                snprintf(res[i].reason, sizeof res[i].reason,
+                         "counted, not sampled: the monitor thread could not be started");
+            }
     if (!sampling)
         return;
     struct sigaction old;
     if (sigaction(SAMPLE_SIGNAL, 0, &old) == 0 && old.sa_handler != SIG_DFL) {
         for (int i = 0; i < nres; i++)
-            if (res[i].sampled) {
+            if (res[i].sampled && !res[i].monitored) {
                 res[i].sampled = 0;
                 snprintf(res[i].reason, sizeof res[i].reason, "counted, not sampled: the "
                          "program has a handler for the sampling signal (SIGRTMIN+5)");
@@ -257,8 +319,10 @@ static int open_counter(struct cprof_resource *r, int disabled)
     }
     fd = move_high(fd);
     if (r->sampled) {
-        struct f_owner_ex owner = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
-        if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, SAMPLE_SIGNAL) != 0 ||
+        struct f_owner_ex owner = { F_OWNER_TID,
+                                    r->monitored ? monitor_tid : (pid_t)syscall(SYS_gettid) };
+        if (fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+            fcntl(fd, F_SETSIG, r->monitored ? MONITOR_SIGNAL : SAMPLE_SIGNAL) != 0 ||
             fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
             char why[96];
             snprintf(why, sizeof why, "cannot route its overflow signal (%s)", strerror(errno));
