@@ -63,7 +63,7 @@ C
 "$bin/cprof-cc" -fopenmp -O1 res.c -o res > cc.err 2>&1
 check "compiles" "$(indent cc.err)" -- test -x res
 
-CPROF_RESOURCES=cpu,faults:1,csw,cycles CPROF_OUT=r.out ./res > out.txt 2> err.txt
+CPROF_RESOURCES=cpu:1000000,faults:1,csw,cycles CPROF_OUT=r.out ./res > out.txt 2> err.txt
 check "the run goes on and prints what gcc's would" "$(indent err.txt)" -- \
     bash -c '[ "$(cat out.txt)" = 3000 ] && grep -q "^spun" err.txt && [ $(wc -l < err.txt) = 1 ]'
 "$bin/cprof-report" --json r.out > r.json 2> rep.err
