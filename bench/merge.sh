@@ -14,21 +14,8 @@ n=${BENCH_ROUTINES:-6000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# f_i calls f_{i+1} and f_{i+2} (two sites each); main calls every f_i from a parallel
-# region, so every routine has rows on both workers.
-{
-    echo 'volatile long sink;'
-    for ((i = n - 1; i >= 0; i--)); do
-        echo "void f$i(int k) { sink += k; if (k > 0) { $( ((i + 1 < n)) && echo "f$((i + 1))(k - 1);") $( ((i + 2 < n)) && echo "f$((i + 2))(k - 1);") } }"
-    done
-    echo 'int main(void) {'
-    echo '#pragma omp parallel'
-    echo '    {'
-    for ((i = 0; i < n; i++)); do echo "        f$i(1);"; done
-    echo '    }'
-    echo '    return 0;'
-    echo '}'
-} > "$tmp/gen.c"
+. "$root/bench/generated.sh"
+generated_program "$n" > "$tmp/gen.c"
 (cd "$tmp" && "$bin/cprof-cc" -fopenmp -O1 gen.c -o gen) || exit 1
 (cd "$tmp" && CPROF_OUT=$tmp/prof.out OMP_NUM_THREADS=2 ./gen) || exit 1
 printf 'profile: %s bytes, %d routines\n' "$(stat -c %s "$tmp/prof.out")" "$n"

@@ -18,19 +18,8 @@ n=${BENCH_ROUTINES:-200}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-{
-    echo 'volatile long sink;'
-    for ((i = n - 1; i >= 0; i--)); do
-        echo "void f$i(int k) { sink += k; if (k > 0) { $( ((i + 1 < n)) && echo "f$((i + 1))(k - 1);") $( ((i + 2 < n)) && echo "f$((i + 2))(k - 1);") } }"
-    done
-    echo 'int main(void) {'
-    echo '#pragma omp parallel'
-    echo '    {'
-    for ((i = 0; i < n; i++)); do echo "        f$i(1);"; done
-    echo '    }'
-    echo '    return 0;'
-    echo '}'
-} > "$tmp/gen.c"
+. "$root/bench/generated.sh"
+generated_program "$n" > "$tmp/gen.c"
 (cd "$tmp" && "$bin/cprof-cc" -fopenmp -O1 gen.c -o gen) || exit 1
 max=0
 for k in ${BENCH_RANKS:-1 64 256 1024}; do ((k > max)) && max=$k; done
