@@ -92,6 +92,12 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_add(out, " }", 2);
         return;
     }
+    if (n->kind == N_CONSTRUCT) {
+        /* On a line of its own before the pragma's, which the marker puts back. */
+        str_printf(out, "{ cprof_pending.construct = &__cprof_s[%d];\n", n->index);
+        add_line_marker(u, out, n->start);
+        return;
+    }
     if (n->kind == N_CLAUSE) {
         str_printf(out, " firstprivate(__cprof_k%d)", n->index);
         return;

@@ -111,7 +111,8 @@ static int same_unit(const struct gone *g, const struct cprof_unit *unit)
     for (int i = 0; i < unit->nsites; i++) {
         const struct cprof_site *c = sites[g->ids[unit->nroutines + i]], *s = &unit->sites[i];
         int caller = index_of(s->caller, unit), callee = s->callee ? index_of(s->callee, unit) : -1;
-        if (strcmp(c->file, s->file) || c->line != s->line || c->d != s->d || caller < 0 ||
+        if (strcmp(c->file, s->file) || c->line != s->line || c->d != s->d ||
+            c->construct != s->construct || caller < 0 ||
             c->caller->id != g->ids[caller] || !c->callee != !s->callee ||
             (s->callee && (callee < 0 || c->callee->id != g->ids[callee])))
             return 0;
@@ -131,7 +132,7 @@ static void take_ids(struct gone *g, struct cprof_unit *unit)
             __atomic_store_n(&unit->sites[i].id, g->ids[unit->nroutines + i], __ATOMIC_RELEASE);
 }
 
-void cprof_register_unit_v4(struct cprof_unit *unit)
+void cprof_register_unit_v5(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
@@ -179,6 +180,7 @@ static struct cprof_site *copy_site(const struct cprof_site *s)
     c->file = copy_string(&to, s->file);
     c->line = s->line;
     c->d = s->d;
+    c->construct = s->construct;
     c->id = s->id;
     return c;
 }
@@ -198,7 +200,7 @@ static struct gone *remember(const struct cprof_unit *unit)
     return gone = g;
 }
 
-void cprof_unregister_unit_v4(struct cprof_unit *unit)
+void cprof_unregister_unit_v5(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     struct gone *g = gone;
@@ -264,4 +266,12 @@ void cprof_tables(struct cprof_routine ***r, int *nr, struct cprof_site ***s, in
     *nr = nroutines;
     *s = sites;
     *ns = nsites;
+}
+
+const struct cprof_site *cprof_site_by_id(int id)
+{
+    pthread_mutex_lock(&tables_lock);
+    const struct cprof_site *s = id < nsites ? sites[id] : 0;
+    pthread_mutex_unlock(&tables_lock);
+    return s;
 }
