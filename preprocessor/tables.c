@@ -45,6 +45,9 @@ void add_prelude(struct unit *u, struct str *out)
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
+    /* A function, as the handshake: default(none) would want the table listed. */
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n");
     if (u->nslots)
         str_printf(out, "static __thread unsigned long long *__cprof_n[%d];\n", u->nslots);
     for (int b = 0; b < u->nblocks; b++)

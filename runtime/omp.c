@@ -19,7 +19,7 @@
  * whose clauses opened another region first) is unnamed.
  *
  * Only the owner writes a worker's records, but for end_wait, which the opener of an
- * execution adds to each member's record atomically.  Nothing here runs per loop
+ * execution adds to each member's record atomically (and reads its task time).  Nothing here runs per loop
  * iteration: per region execution and member, per task, per barrier.
  */
 #include <omp.h>
@@ -35,10 +35,12 @@ struct cprof_execution {
     struct cprof_execution *outer;
 };
 
-/* What a member tells the opener of its execution. */
+/* What a member tells the opener of its execution: its time then, and the time it
+ * had spent in tasks, which it runs while it waits at the closing barrier. */
 struct member {
     struct cprof_construct_rec *rec;    /* null: no such member, or not counted */
-    uint64_t busy, end;
+    const struct cprof_worker *w;
+    uint64_t busy, end, tasks;
 };
 
 /* One execution of a parallel region, on the opener's stack. */
@@ -203,6 +205,12 @@ static uint64_t body_end(struct body *b, uint64_t now)
 
 /* ---- parallel regions ---- */
 
+/* Its owner adds to it, the opener of a region reads it when the team has joined. */
+static uint64_t tasks_of(const struct cprof_worker *w)
+{
+    return __atomic_load_n(&w->task_ticks, __ATOMIC_RELAXED);
+}
+
 static void run_member(void *arg)
 {
     struct team *t = arg;
@@ -224,7 +232,7 @@ static void run_member(void *arg)
     uint64_t busy = body_end(&b, now);
     int me = omp_get_thread_num();
     if (me < t->cap)
-        t->members[me] = (struct member){ c, busy, now };
+        t->members[me] = (struct member){ c, b.w, busy, now, tasks_of(b.w) };
 }
 
 /* An upper bound of the team's size: what it asks for, or the default. */
@@ -255,7 +263,8 @@ static void team_end(struct team *t)
         struct member *m = &t->members[i];
         if (!m->rec)
             continue;
-        __atomic_fetch_add(&m->rec->end_wait, now - m->end, __ATOMIC_RELAXED);
+        uint64_t tasks = tasks_of(m->w) - m->tasks;
+        __atomic_fetch_add(&m->rec->end_wait, now - m->end - tasks, __ATOMIC_RELAXED);
         if (m->busy > max)
             max = m->busy;
         sum += m->busy;
@@ -431,7 +440,7 @@ static void run_task(void *arg)
     h->fn(data);
     uint64_t now = cprof_ticks();
     body_end(&b, now);
-    b.w->task_ticks += now - t0;
+    __atomic_store_n(&b.w->task_ticks, b.w->task_ticks + (now - t0), __ATOMIC_RELAXED);
 }
 
 static void copy_task(void *to, void *from)
