@@ -107,8 +107,9 @@ enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION,
  * and the profiled calls made in it, barriers passed inside and the time waited in
  * them, the time waited at the region's closing barrier, the team sizes (smallest,
  * largest, sum over executions); as the thread that opened the region (or created the
- * task): executions opened, and over them the sum of the slowest member's busy time
- * and of the team's mean busy time. */
+ * task): executions opened (tasks created), and over a region's the sum of the slowest
+ * member's busy time and of the team's mean busy time.  A worker has a row for each
+ * construct it ran or opened. */
 #define CPROF_REGION_COLUMNS(X) \
     X(G_CONSTRUCT,        "construct",                 CPROF_COL_COUNT,     -1) \
     X(G_KIND,             "kind",                      CPROF_COL_COUNT,     -1) \

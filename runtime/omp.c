@@ -49,7 +49,7 @@ struct team {
     void *data;
     const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the opener's context, in its worker's tree */
-    int side;                           /* the opener entered concurrently: C-S or C-C */
+    int side;                           /* the opener entered concurrently: C-S (2), else 0 */
     int cap;
     struct member *members;             /* by thread number, cap of them */
 };
@@ -81,13 +81,14 @@ static const struct cprof_site *take_construct(int kind)
     return s;
 }
 
-/* Whether the thread at this construct runs code entered concurrently: its active
- * levels but those of the routine's own constructs around it. */
-static int side_of(const struct cprof_site *s)
+/* The case of construct s met now, as a call from its site would have: whether the
+ * routine around it was entered concurrently (its active levels but those of its own
+ * constructs around s), then whether one of those is active. */
+static int case_here(const struct cprof_site *s)
 {
     int al = omp_get_active_level();
     int k = s && s->d && al ? cprof_active_levels_within(s->d) : 0;
-    return al - k > 0 ? CPROF_CS : CPROF_SS;
+    return (al - k > 0) * 2 + (k > 0);
 }
 
 /* The context of the top activation, where a construct met now belongs. */
@@ -160,18 +161,14 @@ struct body {
 };
 
 /* Opens the body of construct s (kind) met at context ctx of another worker (or of
- * this one), entered from side. */
+ * this one), case kase. */
 static int body_begin(struct body *b, const struct cprof_site *s, int kind,
-                      const struct cprof_node *ctx, int side, const void *sp)
+                      const struct cprof_node *ctx, int kase, const void *sp)
 {
     struct cprof_worker *w = cprof_self;
     if (!w && !(w = cprof_self_slow()))
         return 0;
     struct cprof_construct_rec *c = rec_of(w, s, kind);
-    /* A region's body runs concurrently if it or a construct of the opener's around it
-     * is active; a task's, if any level is. */
-    int kase = side + (kind == CPROF_REGION_PARALLEL ? cprof_active_levels_within((s ? s->d : 0) + 1) > 0
-                                                     : omp_get_active_level() > 0);
     b->w = w;
     b->frame = 0;
     if (cprof_clock == CPROF_CLOCK_NONE) {
@@ -215,7 +212,11 @@ static void run_member(void *arg)
 {
     struct team *t = arg;
     struct body b;
-    if (!counting() || !body_begin(&b, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->side,
+    /* The body runs concurrently if the region or a construct of the opener's around it
+     * is active: only known in the team. */
+    int d = t->construct ? t->construct->d : 0;
+    int kase = t->side + (cprof_active_levels_within(d + 1) > 0);
+    if (!counting() || !body_begin(&b, t->construct, CPROF_REGION_PARALLEL, t->ctx, kase,
                                    __builtin_dwarf_cfa())) {
         t->fn(t->data);
         return;
@@ -249,7 +250,7 @@ static int team_begin(struct team *t, void (*fn)(void *), void *data, struct mem
     if (!counting() || !(w = cprof_self ? cprof_self : cprof_self_slow()))
         return 0;
     memset(m, 0, (size_t)cap * sizeof *m);
-    *t = (struct team){ fn, data, s, context_here(w), side_of(s), cap, m };
+    *t = (struct team){ fn, data, s, context_here(w), case_here(s) & CPROF_CS, cap, m };
     return 1;
 }
 
@@ -419,7 +420,8 @@ struct task_head {
     const void *orig;                   /* the program's data, for its cpyfn */
     const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
-    int side;
+    int kase;                           /* of the body: as a call at the construct, not a
+                                           parallel construct of the creator's */
     int taskloop;
     long off;                           /* where the program's data starts */
 };
@@ -431,7 +433,7 @@ static void run_task(void *arg)
     if (h->taskloop)
         memcpy(data, h->bounds, sizeof h->bounds);
     struct body b;
-    if (!counting() || !body_begin(&b, h->construct, CPROF_REGION_TASK, h->ctx, h->side,
+    if (!counting() || !body_begin(&b, h->construct, CPROF_REGION_TASK, h->ctx, h->kase,
                                    __builtin_dwarf_cfa())) {
         h->fn(data);
         return;
@@ -466,8 +468,9 @@ static int task_begin(struct task_head *h, void (*fn)(void *), void *data,
     if (*align < (long)_Alignof(struct task_head))
         *align = (long)_Alignof(struct task_head);
     long off = ((long)sizeof *h + *align - 1) / *align * *align;
+    rec_of(w, s, CPROF_REGION_TASK)->opened++;
     *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
-                             .ctx = context_here(w), .side = side_of(s), .taskloop = taskloop,
+                             .ctx = context_here(w), .kase = case_here(s), .taskloop = taskloop,
                              .off = off };
     return 1;
 }

@@ -314,6 +314,8 @@ static void write_regions(struct cprof_json *j, struct cprof_construct_rec *c, d
         time += k->time[i];
         nested += k->nested[i];
     }
+    if (!executions && !c->opened)
+        return;     /* a step of another worker's path, made here */
     uint64_t end_wait = __atomic_load_n(&c->end_wait, __ATOMIC_RELAXED);
     uint64_t v[CPROF_REGION_NCOLUMNS] = {
         [CPROF_G_CONSTRUCT] = (uint64_t)(c->key.site + 1),
