@@ -49,6 +49,7 @@ struct team {
     void *data;
     const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the opener's context, in its worker's tree */
+    const struct cprof_worker *opener;
     int side;                           /* the opener entered concurrently: C-S (2), else 0 */
     int cap;
     struct member *members;             /* by thread number, cap of them */
@@ -160,10 +161,11 @@ struct body {
     uint64_t t0;
 };
 
-/* Opens the body of construct s (kind) met at context ctx of another worker (or of
- * this one), case kase. */
+/* Opens the body of construct s (kind) met at context ctx of worker owner (this one or
+ * another), case kase. */
 static int body_begin(struct body *b, const struct cprof_site *s, int kind,
-                      const struct cprof_node *ctx, int kase, const void *sp)
+                      const struct cprof_node *ctx, const struct cprof_worker *owner, int kase,
+                      const void *sp)
 {
     struct cprof_worker *w = cprof_self;
     if (!w && !(w = cprof_self_slow()))
@@ -176,7 +178,7 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
     } else {
         struct cprof_node *n = 0;
         if (cprof_paths_on) {
-            n = child(w, map(w, ctx), &c->key);
+            n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
             if (!n->key)
                 n = 0;      /* <other> */
         }
@@ -216,8 +218,8 @@ static void run_member(void *arg)
      * is active: only known in the team. */
     int d = t->construct ? t->construct->d : 0;
     int kase = t->side + (cprof_active_levels_within(d + 1) > 0);
-    if (!counting() || !body_begin(&b, t->construct, CPROF_REGION_PARALLEL, t->ctx, kase,
-                                   __builtin_dwarf_cfa())) {
+    if (!counting() || !body_begin(&b, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener,
+                                   kase, __builtin_dwarf_cfa())) {
         t->fn(t->data);
         return;
     }
@@ -250,7 +252,7 @@ static int team_begin(struct team *t, void (*fn)(void *), void *data, struct mem
     if (!counting() || !(w = cprof_self ? cprof_self : cprof_self_slow()))
         return 0;
     memset(m, 0, (size_t)cap * sizeof *m);
-    *t = (struct team){ fn, data, s, context_here(w), case_here(s) & CPROF_CS, cap, m };
+    *t = (struct team){ fn, data, s, context_here(w), w, case_here(s) & CPROF_CS, cap, m };
     return 1;
 }
 
@@ -420,6 +422,7 @@ struct task_head {
     const void *orig;                   /* the program's data, for its cpyfn */
     const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
+    const struct cprof_worker *creator;
     int kase;                           /* of the body: as a call at the construct, not a
                                            parallel construct of the creator's */
     int taskloop;
@@ -433,8 +436,8 @@ static void run_task(void *arg)
     if (h->taskloop)
         memcpy(data, h->bounds, sizeof h->bounds);
     struct body b;
-    if (!counting() || !body_begin(&b, h->construct, CPROF_REGION_TASK, h->ctx, h->kase,
-                                   __builtin_dwarf_cfa())) {
+    if (!counting() || !body_begin(&b, h->construct, CPROF_REGION_TASK, h->ctx, h->creator,
+                                   h->kase, __builtin_dwarf_cfa())) {
         h->fn(data);
         return;
     }
@@ -470,7 +473,8 @@ static int task_begin(struct task_head *h, void (*fn)(void *), void *data,
     long off = ((long)sizeof *h + *align - 1) / *align * *align;
     rec_of(w, s, CPROF_REGION_TASK)->opened++;
     *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
-                             .ctx = context_here(w), .kase = case_here(s), .taskloop = taskloop,
+                             .ctx = context_here(w), .creator = w, .kase = case_here(s),
+                             .taskloop = taskloop,
                              .off = off };
     return 1;
 }

@@ -136,7 +136,7 @@ void cprof_register_unit_v5(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
-    loaded++;
+    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
     for (struct gone *g = gone; g; g = g->next)
         if (same_unit(g, unit)) {
             take_ids(g, unit);
@@ -227,18 +227,17 @@ void cprof_unregister_unit_v5(struct cprof_unit *unit)
     uintptr_t p = (uintptr_t)cprof_pending.site, lo = (uintptr_t)unit->sites;
     if (p >= lo && (p - lo) / sizeof *unit->sites < (size_t)unit->nsites)
         cprof_pending.site = sites[cprof_pending.site->id];
-    int last = --loaded == 0;
+    __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
+    int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
     if (last)
         cprof_last_unit_gone();
 }
 
+/* Changed under the tables' lock; read without it by every parallel region (omp.c). */
 int cprof_units_loaded(void)
 {
-    pthread_mutex_lock(&tables_lock);
-    int n = loaded;
-    pthread_mutex_unlock(&tables_lock);
-    return n;
+    return __atomic_load_n(&loaded, __ATOMIC_RELAXED);
 }
 
 void cprof_routine_id_slow(struct cprof_routine *r)
