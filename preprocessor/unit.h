@@ -177,6 +177,10 @@ void find_parallel_pragmas(struct unit *u);
 int selected(const struct unit *u, CXCursor fn);
 int is_external_inline(CXCursor fn);
 int may_be_routine(const struct unit *u, CXCursor fn, const char *name);
+/* MPI's functions, by the standard's prefixes (MPI_, PMPI_), wherever mpi.h is: mpicc
+ * gives its directory with -I, which makes it no system header.  Not defined in the
+ * unit, they are the library's. */
+int is_mpi_function(const char *name);
 int is_small(const struct unit *u, CXCursor body);
 int has_attribute(const struct unit *u, CXCursor fn, const char *const *words);
 void choose_counted(struct unit *u);

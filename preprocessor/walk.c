@@ -43,14 +43,17 @@ struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int
     return s;
 }
 
-/* With libcalls: the routine standing for a library function, one per name in the
- * unit, named as called and filed under <library>.  Declared in a system header,
- * never glibc's internals (__...).  An extern inline wrapper in a system header
- * (printf under _FORTIFY_SOURCE) counts too: the library has the symbol. */
+/* With libcalls (or mpicalls, for MPI's): the routine standing for a library function,
+ * one per name in the unit, named as called and filed under <library>.  Declared in a
+ * system header, or MPI's, never glibc's internals (__...).  An extern inline wrapper
+ * in a system header (printf under _FORTIFY_SOURCE) counts too: the library has the
+ * symbol. */
 static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
 {
     CXSourceLocation loc = clang_getCursorLocation(fn);
-    if (!clang_Location_isInSystemHeader(loc) || !strncmp(name, "__", 2))
+    if (!(u->options->libcalls && clang_Location_isInSystemHeader(loc)) && !is_mpi_function(name))
+        return -1;
+    if (!strncmp(name, "__", 2))
         return -1;
     for (int i = 0; i < u->nroutines; i++)
         if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
@@ -139,7 +142,7 @@ static void add_call(struct unit *u, CXCursor call)
             if (!strcmp(name, longjmps[i]))
                 kind = N_LONGJMP;
         if (kind == N_CALL && !may_be_routine(u, fn, name)) {
-            leaf = u->options->libcalls ? leaf_routine(u, fn, name) : -1;
+            leaf = u->options->libcalls || u->options->mpicalls ? leaf_routine(u, fn, name) : -1;
             if (leaf < 0) {
                 free(name);
                 return;
