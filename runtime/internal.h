@@ -201,16 +201,20 @@ struct cprof_frame {
  * folds on it as on a routine), whose count and time per case are the executions and
  * the time in the body, entered from the opener's (or creator's) side and run
  * sequentially or concurrently; own is the side and depth its frames use. */
-struct cprof_construct_rec {
-    struct cprof_call_rec key;
-    struct cprof_routine_rec own;
-    int kind;                       /* CPROF_REGION_PARALLEL or _TASK */
-    int team_min, team_max;
+struct cprof_construct_sums {
     uint64_t team_sum;
     uint64_t barriers, barrier_wait;    /* ticks */
     uint64_t end_wait;              /* ticks; added by the opener of each execution,
                                        another thread: atomically */
     uint64_t opened, max_busy, mean_busy;
+};
+struct cprof_construct_rec {
+    struct cprof_call_rec key;
+    struct cprof_routine_rec own;
+    int kind;                       /* CPROF_REGION_PARALLEL or _TASK */
+    int team_min, team_max;         /* since the start, whatever a reset took out */
+    struct cprof_construct_sums sum;
+    struct cprof_construct_sums base;   /* sum at the last reset (control.c) */
     struct cprof_construct_rec *next;   /* the worker's, newest first */
 };
 

@@ -225,7 +225,7 @@ static void run_member(void *arg)
     }
     int size = omp_get_num_threads();
     struct cprof_construct_rec *c = b.e.rec;
-    c->team_sum += (uint64_t)size;
+    c->sum.team_sum += (uint64_t)size;
     if (size < c->team_min)
         c->team_min = size;
     if (size > c->team_max)
@@ -267,7 +267,7 @@ static void team_end(struct team *t)
         if (!m->rec)
             continue;
         uint64_t tasks = tasks_of(m->w) - m->tasks;
-        __atomic_fetch_add(&m->rec->end_wait, now - m->end - tasks, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&m->rec->sum.end_wait, now - m->end - tasks, __ATOMIC_RELAXED);
         if (m->busy > max)
             max = m->busy;
         sum += m->busy;
@@ -277,9 +277,9 @@ static void team_end(struct team *t)
     if (!n || !w)
         return;
     struct cprof_construct_rec *c = rec_of(w, t->construct, CPROF_REGION_PARALLEL);
-    c->opened++;
-    c->max_busy += max;
-    c->mean_busy += sum / (uint64_t)n;
+    c->sum.opened++;
+    c->sum.max_busy += max;
+    c->sum.mean_busy += sum / (uint64_t)n;
 }
 
 void __real_GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
@@ -379,8 +379,8 @@ static void wait_end(struct wait *x)
     uint64_t dt = cprof_ticks() - x->t0 - (w->task_ticks - x->tasks0);
     struct cprof_execution *e = w->running;
     e->barrier_wait += dt;
-    e->rec->barriers++;
-    e->rec->barrier_wait += dt;
+    e->rec->sum.barriers++;
+    e->rec->sum.barrier_wait += dt;
 }
 
 #define BARRIER(type, name) \
@@ -471,7 +471,7 @@ static int task_begin(struct task_head *h, void (*fn)(void *), void *data,
     if (*align < (long)_Alignof(struct task_head))
         *align = (long)_Alignof(struct task_head);
     long off = ((long)sizeof *h + *align - 1) / *align * *align;
-    rec_of(w, s, CPROF_REGION_TASK)->opened++;
+    rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
     *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
                              .ctx = context_here(w), .creator = w, .kase = case_here(s),
                              .taskloop = taskloop,

@@ -314,24 +314,27 @@ static void write_regions(struct cprof_json *j, struct cprof_construct_rec *c, d
         time += k->time[i];
         nested += k->nested[i];
     }
-    if (!executions && !c->opened)
-        return;     /* a step of another worker's path, made here */
-    uint64_t end_wait = __atomic_load_n(&c->end_wait, __ATOMIC_RELAXED);
+    if (!executions && c->sum.opened == c->base.opened)
+        return;     /* a step of another worker's path, made here (or all reset) */
+    /* What a reset did not take out (end_wait is another thread's to add to). */
+    struct cprof_construct_sums m = c->sum, b = c->base;
+    m.end_wait = __atomic_load_n(&c->sum.end_wait, __ATOMIC_RELAXED);
+    uint64_t barrier_wait = m.barrier_wait - b.barrier_wait;
     uint64_t v[CPROF_REGION_NCOLUMNS] = {
         [CPROF_G_CONSTRUCT] = (uint64_t)(c->key.site + 1),
         [CPROF_G_KIND] = (uint64_t)c->kind,
         [CPROF_G_EXECUTIONS] = executions,
-        [CPROF_G_BUSY] = time > c->barrier_wait ? time - c->barrier_wait : 0,
+        [CPROF_G_BUSY] = time > barrier_wait ? time - barrier_wait : 0,
         [CPROF_G_NESTED] = nested,
-        [CPROF_G_BARRIERS] = c->barriers,
-        [CPROF_G_BARRIER_WAIT] = c->barrier_wait,
-        [CPROF_G_END_WAIT] = end_wait,
+        [CPROF_G_BARRIERS] = m.barriers - b.barriers,
+        [CPROF_G_BARRIER_WAIT] = barrier_wait,
+        [CPROF_G_END_WAIT] = m.end_wait - b.end_wait,
         [CPROF_G_TEAM_MIN] = c->team_max ? (uint64_t)c->team_min : 0,
         [CPROF_G_TEAM_MAX] = (uint64_t)c->team_max,
-        [CPROF_G_TEAM_SUM] = c->team_sum,
-        [CPROF_G_OPENED] = c->opened,
-        [CPROF_G_MAX_BUSY] = c->max_busy,
-        [CPROF_G_MEAN_BUSY] = c->mean_busy,
+        [CPROF_G_TEAM_SUM] = m.team_sum - b.team_sum,
+        [CPROF_G_OPENED] = m.opened - b.opened,
+        [CPROF_G_MAX_BUSY] = m.max_busy - b.max_busy,
+        [CPROF_G_MEAN_BUSY] = m.mean_busy - b.mean_busy,
     };
     write_row(j, v, cprof_region_columns, CPROF_REGION_NCOLUMNS, npt);
 }
