@@ -132,9 +132,11 @@ char *cprof_path_label(const cprof_view *v, size_t i, const char *sep)
 
 static const char paths_explain[] =
     "Every calling context of every worker (docs/semantics.md, \"Calling contexts\"):\n"
-    "a path from an entry from outside (main, a callback) or, on the other threads of\n"
-    "a team, from the routine whose parallel region made the call, shown as (region\n"
-    "of NAME), down to the routine reached, heaviest first under each parent.  Calls\n"
+    "a path from an entry from outside (main, a callback) down to the routine reached,\n"
+    "heaviest first under each parent; every thread of a team has the path of the\n"
+    "routine that opened the region, then <parallel> (its construct's site), and a\n"
+    "task its creator's, then <task>.  (region of NAME) starts the paths of a team's\n"
+    "other threads in a profile whose program was linked without cprof-cc.  Calls\n"
     "of the same routine from two places are two contexts, so a routine's cost is told\n"
     "apart by where it was called from, as no arc can.  s calls / s wall: sequential\n"
     "entries (S-S) and their wall time; c calls / c worker: concurrent ones (S-C, C-S,\n"
