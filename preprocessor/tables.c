@@ -49,7 +49,7 @@ void add_prelude(struct unit *u, struct str *out)
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n");
     if (u->nslots)
-        str_printf(out, "static __thread unsigned long long *__cprof_n[%d];\n", u->nslots);
+        str_printf(out, "static __thread struct cprof_count_slot __cprof_n[%d];\n", u->nslots);
     for (int b = 0; b < u->nblocks; b++)
         if (u->blocks[b].clause)
             str_printf(out, "static int __cprof_k%d = -1;\n", b);

@@ -143,7 +143,8 @@ static const char paths_explain[] =
     "C-C) and their worker time; each counts a recursion once (outer time).  %time is\n"
     "s wall + c worker over elapsed x workers.  workers: how many ran the context.  A\n"
     "recursive call's context is shown once; what its activations call is under the\n"
-    "context of the routine further up (=> NAME).  Counted routines and runs with\n"
+    "context of the routine further up (=> NAME).  A counted routine has calls, no\n"
+    "time, and what it calls is under its caller's context.  Runs with\n"
     "CPROF_MODE=count have no contexts; <other> holds the calls past CPROF_PATHS_MAX.\n";
 
 struct paths_out {
@@ -236,7 +237,7 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
     for (size_t r = 0; r < tr.nroots; r++)
         path_rows(&o, tr.roots[r], NULL);
     if (!v->p->npaths)
-        cprof_table_note(t, "(no calling contexts: counted routines only, CPROF_MODE=count, or"
+        cprof_table_note(t, "(no calling contexts: CPROF_MODE=count, CPROF_PATHS=0, or"
                             " a profile of an older cprof)");
     if (o.hidden)
         cprof_table_note(t, "(%zu contexts below %.2f%% hidden, with what is under them)",

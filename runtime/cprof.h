@@ -131,6 +131,9 @@ struct cprof_pending {
     /* Set just before a parallel or task construct (its site): the region or task
      * libgomp is asked for next on this thread is that one (runtime/omp.c). */
     const struct cprof_site *construct;
+    /* The calling context of the calls made now on this thread (the runtime's: the
+     * top activation's), which a counted site's cache must have been filled in. */
+    const void *context;
 };
 extern __thread struct cprof_pending cprof_pending;
 /* The same, as a call: for units with OpenMP target regions, whose device functions
@@ -159,18 +162,23 @@ extern struct cprof_facade cprof_facade;
 /* The call-site facade of a counted routine (site->callee): classifies and counts the
  * call, keeps no frame. */
 void cprof_count(const struct cprof_site *site);
+/* A counted site's cache on one thread (the unit's thread-local slot): where its calls
+ * count in calling context `context`, the one they are made in while it is current. */
+struct cprof_count_slot {
+    const void *context;
+    unsigned long long *counts;
+};
 /* The same, where the case of the call is known (kase >= 0, from the caller's case0 or
  * from a cache private to the thread in the enclosing parallel construct) and this
- * thread's counts of the site are at *slot (a thread-local pointer of the unit, set on
- * the first call): one increment, no call.  Else cprof_count_miss counts the call,
- * sets *slot and returns the case. */
-int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot);
+ * thread's counts of the site in the current context are in *slot (filled on the first
+ * call in a context): one test and one increment, no call.  Else cprof_count_miss
+ * counts the call, fills *slot and returns the case. */
+int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot);
 static __inline__ __attribute__((always_inline, unused)) int
-cprof_count_cached(const struct cprof_site *site, unsigned long long **slot, int kase)
+cprof_count_cached(const struct cprof_site *site, struct cprof_count_slot *slot, int kase)
 {
-    unsigned long long *counts = *slot;
-    if (__builtin_expect(counts != 0 && kase >= 0, 1)) {
-        counts[kase]++;
+    if (__builtin_expect(slot->context == cprof_pending.context && kase >= 0, 1)) {
+        slot->counts[kase]++;
         return kase;
     }
     return cprof_count_miss(site, slot);
@@ -178,11 +186,10 @@ cprof_count_cached(const struct cprof_site *site, unsigned long long **slot, int
 /* The same for a call outside every parallel construct of its caller, whose case is
  * the caller's case0, never unknown: one test fewer. */
 static __inline__ __attribute__((always_inline, unused)) void
-cprof_count_case0(const struct cprof_site *site, unsigned long long **slot, int case0)
+cprof_count_case0(const struct cprof_site *site, struct cprof_count_slot *slot, int case0)
 {
-    unsigned long long *counts = *slot;
-    if (__builtin_expect(counts != 0, 1))
-        counts[case0]++;
+    if (__builtin_expect(slot->context == cprof_pending.context, 1))
+        slot->counts[case0]++;
     else
         cprof_count_miss(site, slot);
 }

@@ -28,7 +28,9 @@
 /* Where a consumed handshake points: it names no callee and no target, so an entry
  * that finds it counts as external without testing for null first. */
 static const struct cprof_site no_site = { .id = -1 };
-__thread struct cprof_pending cprof_pending = { .site = &no_site };
+/* Its context is none of a worker's until the thread has one: no counted site's cache
+ * matches it. */
+__thread struct cprof_pending cprof_pending = { .site = &no_site, .context = &no_site };
 
 __attribute__((noinline)) int cprof_active_levels_within(int d)
 {
@@ -85,6 +87,9 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     w->top = f;
     cprof_signal_fence();
     --*depth;       /* the shared one too: only its one writer closes its frames */
+    /* Last: a store to thread-local storage would make gcc load the frame's fields
+     * again after it. */
+    cprof_pending.context = f[-1].ctx;
 }
 
 /* Frames above the live one at `keep` were skipped by longjmp: close them now. */
@@ -162,6 +167,7 @@ open_in(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *
     f->saved_site = 0;
     f->calls0 = ++w->calls;
     f->t0 = cprof_ticks_of(clock);
+    cprof_pending.context = ctx;    /* last, as in close_frame */
     return f;
 }
 
@@ -293,6 +299,19 @@ enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int a
     return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on);
 }
 
+/* Where a counted call of record c made now on w counts: in the context of the calls
+ * the top activation makes (docs/semantics.md), or in the record where there is none
+ * (CPROF_PATHS=0, CPROF_MODE=count, past the node limit). */
+static unsigned long long *counts_in_context(struct cprof_worker *w, struct cprof_call_rec *c)
+{
+    if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE)
+        return c->count;
+    struct cprof_node *parent = w->top[-1].ctx, *n = parent->last;
+    if (n->key != c)
+        n = cprof_node_slow(w, parent, c);
+    return n->key ? n->count : c->count;
+}
+
 /* Counting at the call site, off the straight path. */
 static __attribute__((noinline)) void count_slow(const struct cprof_site *site, int al)
 {
@@ -303,7 +322,7 @@ static __attribute__((noinline)) void count_slow(const struct cprof_site *site, 
     int sid = site->id;
     if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
         c = call_rec(w, site->callee, site);
-    c->count[case_of(site, al)]++;
+    counts_in_context(w, c)[case_of(site, al)]++;
 }
 
 int cprof_stopped;
@@ -321,12 +340,12 @@ void cprof_count(const struct cprof_site *site)
     if (__builtin_expect(!w || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]), 0))
         count_slow(site, al);
     else
-        c->count[site->d && al ? case_of(site, al) : al > 0 ? CPROF_CS : CPROF_SS]++;
+        counts_in_context(w, c)[site->d && al ? case_of(site, al) : al > 0 ? CPROF_CS : CPROF_SS]++;
     /* after count_slow, which may start the runtime (and its probe enters) */
     cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
 }
 
-int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot)
+int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
 {
     int al = omp_get_active_level();
     /* Stopped: the case, for the cache, but no count and no slot, so the next call
@@ -346,8 +365,11 @@ int cprof_count_miss(const struct cprof_site *site, unsigned long long **slot)
     if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
         c = call_rec(w, site->callee, site);
     int kase = case_of(site, al);
-    c->count[kase]++;
-    *slot = c->count;               /* records never move */
+    unsigned long long *counts = counts_in_context(w, c);
+    counts[kase]++;
+    /* Records and contexts never move. */
+    slot->counts = counts;
+    slot->context = cprof_pending.context;
     cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
     return kase;
 }
@@ -448,6 +470,7 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
         CHECK(f->saved_site == 0 || f->saved_site->caller || f->saved_site->id >= 0, r);
         CHECK(f->ctx != 0 && f->ctx->canon == f->ctx, r);   /* calls hang from canonical ones */
     }
+    CHECK(cprof_pending.context == w->top[-1].ctx, r);      /* counted sites' caches see it */
 }
 
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
@@ -567,6 +590,7 @@ struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_constru
     cprof_signal_fence();
     f->slot = n ? &n->time[kase] : &c->key.time[kase];
     f->ctx = n ? n->canon : w->root;
+    cprof_pending.context = f->ctx;
     f->side = &c->own.side[kase >= CPROF_CS];
     f->depth = &c->own.depth;
     ++c->own.depth;
@@ -607,7 +631,7 @@ void cprof_close_open_frames(void)
  * the call-site count as a unit inlines it (cprof_count_cached, its slot thread-local;
  * the barrier keeps gcc from summing the loop's counts into one add); best of a few
  * short rounds, timed with CLOCK_MONOTONIC (the facade may read no clock at all). */
-static __thread unsigned long long *probe_counts;
+static __thread struct cprof_count_slot probe_counts;
 
 struct cprof_costs cprof_facade_cost_ns(void)
 {
@@ -615,6 +639,7 @@ struct cprof_costs cprof_facade_cost_ns(void)
     static struct cprof_site site = { .caller = &probe, .callee = &probe, .file = "<cprof>" };
     enum { ROUNDS = 5, CALLS = 2000 };
     struct cprof_worker *saved = cprof_self;
+    const void *saved_context = cprof_pending.context;
     struct cprof_worker *w = cprof_worker_create(0);
     cprof_self = w;
     uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
@@ -627,7 +652,7 @@ struct cprof_costs cprof_facade_cost_ns(void)
                 cprof_facade.leave(f);
         }
         uint64_t t1 = cprof_monotonic_ns();
-        probe_counts = 0;
+        probe_counts = (struct cprof_count_slot){ 0 };
         for (int i = 0, kase = CPROF_SS; i < CALLS; i++) {
             kase = cprof_count_cached(&site, &probe_counts, kase);
             __asm__ volatile("" ::: "memory");
@@ -639,7 +664,8 @@ struct cprof_costs cprof_facade_cost_ns(void)
             best[1] = t2 - t1;
     }
     cprof_self = saved;
-    probe_counts = 0;
+    cprof_pending.context = saved_context;
+    probe_counts = (struct cprof_count_slot){ 0 };
     cprof_worker_destroy(w);
     return (struct cprof_costs){ (double)best[0] / CALLS, (double)best[1] / CALLS };
 }

@@ -129,6 +129,7 @@ struct cprof_worker *cprof_worker_create(int listed)
         list = w;
         pthread_mutex_unlock(&list_lock);
         hidden = w;     /* this thread's worker from now on */
+        cprof_pending.context = w->root;
         cprof_resources_open(w);
     }
     cprof_inside_end();

@@ -49,9 +49,8 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   (if .inclusive_wall_t > $wall + $tol then
      "\($n): wall inclusive \(.inclusive_wall_t) > \($wall), the sequential outer time of the arcs into it" else empty end)),
 (select(.paths) | . as $doc |
-  ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
   def key($site; $name; $file): "\($site):\($name)@\($file)";
-  ([.arcs[] | . as $a | select(($counted | index("\($a.callee)@\($a.callee_file)")) | not) |
+  ([.arcs[] | . as $a |
     if .caller == "<external>" then {k: key("outside"; .callee; .callee_file), s: .s_callarc, c: .c_callarc, st: .s_callarc_t, ct: .c_callarc_t, rows: $nw}
     else (.sites[] | {k: key("\(.file):\(.line)"; $a.callee; $a.callee_file), s: .s_callarc, c: .c_callarc, st: .s_callarc_t, ct: .c_callarc_t, rows: $nw}) end]
    | group_by(.k) | map({k: .[0].k, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $arcs |
