@@ -33,29 +33,34 @@ static void parents(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
     int64_t *heaviest = cprof_xcalloc(p->nregions + 1, sizeof *heaviest);
+    for (size_t i = 0; i < p->nregions; i++)
+        heaviest[i] = -1;
+    /* Per context: its construct, and that of the nearest construct context above it
+     * (parents come before their children). */
     size_t *of = cprof_xcalloc(p->npaths + 1, sizeof *of);
+    size_t *around = cprof_xcalloc(p->npaths + 1, sizeof *around);
     for (size_t c = 0; c < p->npaths; c++) {
         const cprof_prof_path *x = &p->paths[c];
-        size_t i = of[c] = construct_of(p, x);
-        size_t up = x->parent;
-        while (up != CPROF_NO_PATH && of[up] == NONE)
-            up = p->paths[up].parent;
+        size_t i = of[c] = construct_of(p, x), up = x->parent;
+        around[c] = up == CPROF_NO_PATH ? NONE : of[up] != NONE ? of[up] : around[up];
         int64_t t = 0;
         for (int k = 0; k < 4; k++)
             t = cprof_add(t, x->cases[k].t);
-        if (i != NONE && (v->g[i].parent == NONE || t > heaviest[i])) {
+        if (i != NONE && t > heaviest[i]) {
             heaviest[i] = t;
-            v->g[i].parent = up == CPROF_NO_PATH ? NONE : of[up];
+            v->g[i].parent = around[c];
         }
     }
+    free(around);
     free(of);
     free(heaviest);
-    /* Constructs reached through each other (recursion) are nested in neither. */
+    /* Constructs reached through each other (recursion) are nested in neither, nor is
+     * one in a construct that did not run (listed under none). */
     for (size_t i = 0; i < p->nregions; i++) {
         size_t up = v->g[i].parent;
         for (size_t n = 0; up != NONE && up != i && n < p->nregions; n++)
             up = v->g[up].parent;
-        if (up == i || !v->g[v->g[i].parent == NONE ? i : v->g[i].parent].ran)
+        if (up == i || (v->g[i].parent != NONE && !v->g[v->g[i].parent].ran))
             v->g[i].parent = NONE;
     }
     for (size_t i = 0; i < p->nregions; i++)

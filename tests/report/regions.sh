@@ -95,3 +95,13 @@ check "bad regions: --regions refuses too" badtext --regions "$tmp/g-team.json"
 # The columns in another order (a version 2 reader goes by name): the same report.
 check "regions columns in another order: the same report" text "$exp/regions.txt" --regions \
     "$(jq '.columns.regions |= reverse | .workers[].regions[] |= reverse' "$rg" > "$tmp/g-rev.json"; echo "$tmp/g-rev.json")"
+# A construct reached from two calling contexts is nested as its heaviest one is: inner
+# also called from main outside any region, its region there lighter, then heavier.
+second() {  # second TIME: regions.json with that context of omp.c:20's region added
+    jq --argjson t "$1" '.workers[0].paths += [
+        [0, 1, 0, 1, 1, 0, 0, 1, 1000] + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        [3, 7, 0, 3, 0, 0, 0, 1, $t] + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]' "$rg" > "$tmp/second.json"
+    run --json "$tmp/second.json" && jq -c '.regions[] | select(.line == 20) | [.enclosing, .depth]' "$tmp/out"
+}
+check "a construct in two contexts: nested as its heavier one (in the region)" test "$(second 1000)" = "[0,1]"
+check "a construct in two contexts: nested as its heavier one (outside any)" test "$(second 9000000)" = "[null,0]"
