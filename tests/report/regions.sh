@@ -105,3 +105,5 @@ second() {  # second TIME: regions.json with that context of omp.c:20's region a
 }
 check "a construct in two contexts: nested as its heavier one (in the region)" test "$(second 1000)" = "[0,1]"
 check "a construct in two contexts: nested as its heavier one (outside any)" test "$(second 9000000)" = "[null,0]"
+check "a file that declares its regions section required: read the same" text "$exp/regions.txt" --regions \
+    "$(jq '.sections[0].required = true' "$rg" > "$tmp/g-req.json"; echo "$tmp/g-req.json")"
