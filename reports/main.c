@@ -29,7 +29,7 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
     "       cprof-report [LOAD] --resources [-b] [--threshold PCT] [--routine NAME]\n"
     "                    [FILE...]\n"
-    "       cprof-report [LOAD] --regions [-b] [FILE...]\n"
+    "       cprof-report [LOAD] --regions [-b] [--routine NAME] [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
@@ -264,10 +264,10 @@ int main(int argc, char **argv)
     if (resources && (json || html || dot || diff || o.sort || paths || folded || hatchet || csv_name))
         return usage_error("--resources takes only -b, --threshold, --routine and --csv"
                            " resources, resource-routines or resource-paths");
-    if (regions && (json || html || dot || diff || o.sort || o.has_threshold || o.routine ||
-                    csv_name || paths || folded || hatchet || resources))
-        return usage_error("--regions takes only -b (--csv regions, region-workers: its tables"
-                           " as CSV)");
+    if (regions && (json || html || dot || diff || o.sort || o.has_threshold || csv_name ||
+                    paths || folded || hatchet || resources))
+        return usage_error("--regions takes only -b and --routine (--csv regions,"
+                           " region-workers: its tables as CSV)");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"

@@ -199,6 +199,13 @@ static const cprof_column region_cols[] = {
     {"lost", "lost_ns", false},
 };
 
+/* With --routine, only the constructs of the routines it names are shown. */
+static bool shown(const cprof_view *v, size_t i)
+{
+    size_t r = v->p->regions[i].routine;
+    return !v->o->routine || (r != CPROF_OTHER_ROUTINE && v->r[r].match);
+}
+
 /* Construct i's name (indented by its depth in the text form) and place; the text
  * form leaves them out but on the first of its rows. */
 static void construct_cells(cprof_table *t, const cprof_view *v, size_t i, bool first)
@@ -231,6 +238,8 @@ cprof_table *cprof_section_regions(const cprof_view *v)
         size_t i = v->g_order[k];
         const cprof_prof_region *r = &p->regions[i];
         const cprof_gview *g = &v->g[i];
+        if (!shown(v, i))
+            continue;
         bool task = r->kind == CPROF_REGION_TASK;
         cprof_table_row(t);
         construct_cells(t, v, i, true);
@@ -295,7 +304,7 @@ cprof_table *cprof_section_region_workers(const cprof_view *v)
     for (size_t k = 0; k < v->ng; k++) {
         size_t i = v->g_order[k];
         bool first = true;
-        for (size_t w = 0; w < p->nworkers; w++) {
+        for (size_t w = 0; shown(v, i) && w < p->nworkers; w++) {
             const cprof_prof_region_worker *x = &p->regions[i].worker[w];
             if (!x->executions)
                 continue;

@@ -107,3 +107,6 @@ check "a construct in two contexts: nested as its heavier one (in the region)" t
 check "a construct in two contexts: nested as its heavier one (outside any)" test "$(second 9000000)" = "[null,0]"
 check "a file that declares its regions section required: read the same" text "$exp/regions.txt" --regions \
     "$(jq '.sections[0].required = true' "$rg" > "$tmp/g-req.json"; echo "$tmp/g-req.json")"
+check "--routine: only the constructs of that routine" \
+    eval 'csv regions "$rg" --routine main && [ "$(cut -d, -f1-4 "$tmp/csv" | tail -n +2 | tr "\n" " ")" = "parallel,omp.c,8,main task,omp.c,12,main " ] &&
+          csv region-workers "$rg" --routine inner && [ "$(tail -n +2 "$tmp/csv" | cut -d, -f3,4 | tr "\n" " ")" = "20,0 20,2 " ]'
