@@ -140,6 +140,12 @@ check "--csv regions: the header" "$(indent header.csv)" -- test "$(cat header.c
 check "the text report: the regions table after the per-thread table, the loop named" "$(indent report.err)" -- \
     bash -c "sed -n '/^Per-thread concurrency\$/,\$p' report.txt | grep -qE '^parallel +tri.c:$combined +main +4 +2 '"
 
+"$bin/cprof-report" --html tri.out > tri.html 2> html.err
+sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' tri.html | sed '1d;$d' > sections.json
+"$bin/cprof-report" --csv region-workers tri.out | tr -d '\r' > rw.csv
+check "--html: the page carries both regions tables, a row per CSV row" "$(indent html.err)" -- \
+    test "$(jq -c '[.regions.rows, .["region-workers"].rows] | map(length)' sections.json)" = "[2,$(($(wc -l < rw.csv) - 1))]"
+
 # The shapes: nested regions, a region inside a task, tasks, a team of 1.
 cat > shapes.c <<'C'
 #include <stdio.h>
