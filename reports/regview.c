@@ -35,21 +35,25 @@ static void parents(const cprof_view *v)
     int64_t *heaviest = cprof_xcalloc(p->nregions + 1, sizeof *heaviest);
     for (size_t i = 0; i < p->nregions; i++)
         heaviest[i] = -1;
-    /* Per context: its construct, and that of the nearest construct context above it
-     * (parents come before their children). */
+    /* Per context: its construct, and the nearest construct context above it (parents
+     * come before their children). */
     size_t *of = cprof_xcalloc(p->npaths + 1, sizeof *of);
     size_t *around = cprof_xcalloc(p->npaths + 1, sizeof *around);
     for (size_t c = 0; c < p->npaths; c++) {
         const cprof_prof_path *x = &p->paths[c];
         size_t i = of[c] = construct_of(p, x), up = x->parent;
-        around[c] = up == CPROF_NO_PATH ? NONE : of[up] != NONE ? of[up] : around[up];
+        around[c] = up == CPROF_NO_PATH ? NONE : of[up] != NONE ? up : around[up];
         int64_t t = 0;
         for (int k = 0; k < 4; k++)
             t = cprof_add(t, x->cases[k].t);
-        if (i != NONE && t > heaviest[i]) {
-            heaviest[i] = t;
-            v->g[i].parent = around[c];
-        }
+        if (i == NONE || t <= heaviest[i])
+            continue;
+        /* A task made by a task of its own construct (recursion) is in what that is in. */
+        size_t a = around[c];
+        while (a != NONE && of[a] == i)
+            a = around[a];
+        heaviest[i] = t;
+        v->g[i].parent = a == NONE ? NONE : of[a];
     }
     free(around);
     free(of);

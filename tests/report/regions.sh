@@ -110,3 +110,8 @@ check "a file that declares its regions section required: read the same" text "$
 check "--routine: only the constructs of that routine" \
     eval 'csv regions "$rg" --routine main && [ "$(cut -d, -f1-4 "$tmp/csv" | tail -n +2 | tr "\n" " ")" = "parallel,omp.c,8,main task,omp.c,12,main " ] &&
           csv region-workers "$rg" --routine inner && [ "$(tail -n +2 "$tmp/csv" | cut -d, -f3,4 | tr "\n" " ")" = "20,0 20,2 " ]'
+# A task made by a task of the same construct (recursion) is nested where that one is.
+check "a task of a task of its own construct: nested where the outer one is" test "$(
+    jq '.workers[1].paths += [[4, 3, 0, 4, 0, 0, 0, 0, 0, 1, 99000000] + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]' \
+        "$rg" > "$tmp/rec.json" && run --json "$tmp/rec.json" &&
+    jq -c '.regions[] | select(.line == 12) | [.enclosing, .depth]' "$tmp/out")" = "[0,1]"
