@@ -15,12 +15,14 @@ static int64_t less_calls(int64_t t, int64_t calls, double cost)
 }
 
 /* Compensate every time of row v (n columns described by cols, format/schema.h) at
- * cost ns for each profiled call made inside it; returns what came out of self times. */
+ * cost ns for each profiled call made inside it; returns what came out of self times.
+ * A time that names no column of calls (a wait) had none inside it. */
 static double compensate_row(int64_t *v, const struct cprof_column *cols, int n, double cost)
 {
     double self = 0;
     for (int k = 0; k < n; k++) {
-        if (cols[k].kind != CPROF_COL_TIME && cols[k].kind != CPROF_COL_SELF_TIME)
+        if ((cols[k].kind != CPROF_COL_TIME && cols[k].kind != CPROF_COL_SELF_TIME) ||
+            cols[k].calls < 0)
             continue;
         int64_t less = less_calls(v[k], v[cols[k].calls], cost);
         if (cols[k].kind == CPROF_COL_SELF_TIME)
@@ -44,6 +46,9 @@ void cprof_raw_compensate(cprof_profile *p, struct raw_file *rf)
                            rf->call_cost_ns);
         for (size_t i = 0; i < wk->npath_rows; i++)
             compensate_row(wk->path_rows[i], cprof_path_columns, CPROF_PATH_NCOLUMNS,
+                           rf->call_cost_ns);
+        for (size_t i = 0; i < wk->nregion_rows; i++)
+            compensate_row(wk->region_rows[i], cprof_region_columns, CPROF_REGION_NCOLUMNS,
                            rf->call_cost_ns);
     }
 }

@@ -7,10 +7,12 @@
  */
 #include "report.h"
 #include "alloc.h"
+#include "../format/schema.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +279,55 @@ static json_t *job(const cprof_view *v)
                      "hosts", (json_int_t)p->nhosts, "ranks", ranks);
 }
 
+/* A construct's figures (docs/report-json.md, "Regions"): each summed over the workers
+ * and, under "worker_" + its key, per worker; then what the report derives. */
+static json_t *region(const cprof_view *v, size_t i)
+{
+    static const struct { const char *key; size_t off; } fig[] = {
+#define FIG(key, field) {key, offsetof(cprof_prof_region_worker, field)}
+        FIG("executions", executions), FIG("busy_t", busy_t), FIG("nested", nested),
+        FIG("barriers", barriers), FIG("barrier_wait_t", barrier_wait),
+        FIG("end_wait_t", end_wait), FIG("team_min", team_min), FIG("team_max", team_max),
+        FIG("team_sum", team_sum), FIG("opened", opened), FIG("max_busy_t", max_busy),
+        FIG("mean_busy_t", mean_busy),
+#undef FIG
+    };
+    const cprof_profile *p = v->p;
+    const cprof_prof_region *r = &p->regions[i];
+    const cprof_gview *g = &v->g[i];
+    json_t *o = json_pack("{s:s, s:s?, s:o, s:s?, s:o, s:i, s:I}",
+                          "construct", r->kind == CPROF_REGION_TASK ? "task" : "parallel",
+                          "file", r->file, "line", r->file ? json_integer(r->line) : json_null(),
+                          "routine", r->routine == CPROF_OTHER_ROUTINE ? NULL
+                                                                       : p->routines[r->routine].name,
+                          "enclosing", g->parent == SIZE_MAX ? json_null()
+                                                             : json_integer((json_int_t)g->parent),
+                          "depth", g->depth, "runs", (json_int_t)g->executions);
+    for (size_t k = 0; o && k < sizeof fig / sizeof *fig; k++) {
+        json_t *per = json_array();
+        for (size_t w = 0; w < p->nworkers; w++)
+            per = append(per, json_integer(*(const int64_t *)((const char *)&r->worker[w] +
+                                                              fig[k].off)));
+        char key[32];
+        snprintf(key, sizeof key, "worker_%s", fig[k].key);
+        if (json_object_set_new(o, fig[k].key,
+                                json_integer(*(const int64_t *)((const char *)&g->sum + fig[k].off))) ||
+            !per || json_object_set_new(o, key, per)) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    json_t *more = json_pack("{s:I, s:I, s:I, s:f, s:I}", "workers", (json_int_t)g->workers,
+                             "busy_min_t", (json_int_t)g->busy_min,
+                             "busy_max_t", (json_int_t)g->busy_max,
+                             "imbalance", g->imbalance, "lost_t", (json_int_t)g->lost);
+    if (!o || !more || json_object_update_new(o, more)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 char *cprof_report_json(const cprof_profile *p)
 {
     json_t *workers = json_array(), *routines = json_array(), *arcs = json_array();
@@ -294,6 +345,9 @@ char *cprof_report_json(const cprof_profile *p)
         routines = append(routines, o);
     }
     json_t *the_job = p->nranks ? job(&v) : NULL;
+    json_t *regions = p->nregions ? json_array() : NULL;
+    for (size_t i = 0; i < p->nregions; i++)
+        regions = append(regions, region(&v, i));
     cprof_view_free(&v);
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
@@ -328,6 +382,12 @@ char *cprof_report_json(const cprof_profile *p)
             doc = NULL;
         }
     }
+    /* Profiles of programs that ran parallel regions or tasks list their constructs. */
+    if (doc && p->nregions && (!regions || json_object_set_new(doc, "regions", regions))) {
+        json_decref(doc);
+        doc = NULL;
+    } else if (!doc)
+        json_decref(regions);
     if (doc && p->nresources) {
         json_t *res = json_array();
         for (size_t r = 0; r < p->nresources; r++)

@@ -29,14 +29,15 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
     "       cprof-report [LOAD] --resources [-b] [--threshold PCT] [--routine NAME]\n"
     "                    [FILE...]\n"
+    "       cprof-report [LOAD] --regions [-b] [--routine NAME] [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
     "LOAD is any of --compensate, --force, --keep-going.\n"
     "Sum the cprof profile files FILE... (written by programs built with cprof-cc;\n"
     "default ./cprof.out) and print the report: summary, flat profile, concurrency\n"
-    "cases, call arcs, call graph, per-thread concurrency (see cprof-report(1) and\n"
-    "docs/report.md).\n"
+    "cases, call arcs, call graph, per-thread concurrency, parallel regions (see\n"
+    "cprof-report(1) and docs/report.md).\n"
     "  --compensate      take the profiler's own estimated cost (call_cost_ns for each\n"
     "                    profiled call made inside a time) out of every time, never\n"
     "                    below 0; counts are unchanged (see docs/report.md)\n"
@@ -47,8 +48,8 @@ static const char usage_text[] =
     "  --threshold PCT   hide flat profile and call graph entries below PCT % time\n"
     "  --routine NAME    only the entries that involve the routine(s) named NAME\n"
     "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
-    "                    arcs, callgraph, threads, spread; of an MPI job's ranks\n"
-    "                    (docs/mpi.md) also ranks, rank_imbalance\n"
+    "                    arcs, callgraph, threads, regions, region-workers, spread; of\n"
+    "                    an MPI job's ranks (docs/mpi.md) also ranks, rank_imbalance\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
     "  --html            print the report as one self-contained HTML page (docs/html.md)\n"
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
@@ -62,6 +63,9 @@ static const char usage_text[] =
     "  --resources       print the resources beyond time (CPROF_RESOURCES): each\n"
     "                    worker's totals, the routines and call paths they were charged\n"
     "                    to (--csv resources, resource-routines, resource-paths)\n"
+    "  --regions         print the OpenMP parallel regions and tasks: per construct its\n"
+    "                    executions, team sizes, busy time, barrier waits, imbalance and\n"
+    "                    time lost to it, most waiting first; then per worker\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -108,7 +112,7 @@ int main(int argc, char **argv)
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
            OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES,
-           OPT_HTML };
+           OPT_HTML, OPT_REGIONS };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"html", no_argument, NULL, OPT_HTML},
@@ -119,6 +123,7 @@ int main(int argc, char **argv)
         {"dot", no_argument, NULL, OPT_DOT},
         {"paths", no_argument, NULL, OPT_PATHS},
         {"resources", no_argument, NULL, OPT_RESOURCES},
+        {"regions", no_argument, NULL, OPT_REGIONS},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"hatchet", no_argument, NULL, OPT_HATCHET},
         {"root", required_argument, NULL, OPT_ROOT},
@@ -136,7 +141,7 @@ int main(int argc, char **argv)
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
     bool json = false, html = false, diff = false, dot = false, paths = false, folded = false;
-    bool hatchet = false, resources = false;
+    bool hatchet = false, resources = false, regions = false;
     const char *csv_name = NULL, *root = NULL, *callers = NULL;
     int opt;
     opterr = 0;
@@ -160,6 +165,9 @@ int main(int argc, char **argv)
             break;
         case OPT_RESOURCES:
             resources = true;
+            break;
+        case OPT_REGIONS:
+            regions = true;
             break;
         case OPT_FOLDED:
             folded = true;
@@ -256,6 +264,10 @@ int main(int argc, char **argv)
     if (resources && (json || html || dot || diff || o.sort || paths || folded || hatchet || csv_name))
         return usage_error("--resources takes only -b, --threshold, --routine and --csv"
                            " resources, resource-routines or resource-paths");
+    if (regions && (json || html || dot || diff || o.sort || o.has_threshold || csv_name ||
+                    paths || folded || hatchet || resources))
+        return usage_error("--regions takes only -b and --routine (--csv regions,"
+                           " region-workers: its tables as CSV)");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
@@ -265,6 +277,7 @@ int main(int argc, char **argv)
     if ((folded || hatchet) && (o.brief || o.has_threshold))
         return usage_error("--folded and --hatchet take no -b or --threshold");
     int csv = -1;
+    o.csv = csv_name != NULL;
     if (csv_name && (csv = diff ? cprof_diff_section(csv_name)
                                 : cprof_report_section(csv_name)) < 0) {
         char msg[256];
@@ -349,6 +362,10 @@ int main(int argc, char **argv)
             cprof_sections_resources(&v[0], &t, &names, &n);
             text = cprof_tables_text(t, n, res_csv >= 0 ? res_csv : -1, o.brief);
             free(t);
+        } else if (regions) {
+            cprof_table *t[2] = {cprof_section_regions(&v[0]), cprof_section_region_workers(&v[0])};
+            text = t[0] ? cprof_tables_text(t, 2, -1, o.brief)
+                        : cprof_xstrdup("No OpenMP parallel region or task ran in the profiled program.\n");
         } else if (folded || hatchet) {
             text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
         } else

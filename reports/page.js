@@ -646,8 +646,11 @@ function draw() {
   about.resources = "CPU time, page faults, counters: each worker's exact totals (CPROF_RESOURCES)";
   about["resource-routines"] = "the samples of each resource charged to the routines, S/C split";
   about["resource-paths"] = "the samples of each resource charged to the call paths";
-  const present = ["ranks", "rank_imbalance", "cases", "arcs", "callgraph", "resources",
-                   "resource-routines", "resource-paths"].filter((name) => S[name]);
+  about.regions = "each OpenMP parallel region and task: busy time, waits, imbalance, time lost";
+  about["region-workers"] = "each parallel region and task on each worker: busy time and waits";
+  const present = ["ranks", "rank_imbalance", "cases", "arcs", "callgraph", "regions",
+                   "region-workers", "resources", "resource-routines",
+                   "resource-paths"].filter((name) => S[name]);
   for (const name of present) {
     const t = S[name];
     const names = t.columns.some((c) => c.key === "name") && t.columns.some((c) => c.key === "file");

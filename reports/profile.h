@@ -112,6 +112,33 @@ typedef struct {
     int64_t *samples;
 } cprof_prof_path;
 
+/* What one worker did in one parallel region or task construct (docs/semantics.md,
+ * "Parallel regions and tasks"; the format's "regions" rows): as a member of its teams
+ * (the runner of its tasks), and as the thread that opened its executions. */
+typedef struct {
+    int64_t executions;     /* executions of the body on this worker */
+    int64_t busy_t;         /* time in the body, less the waits at barriers inside it */
+    int64_t nested;         /* profiled calls made inside busy_t */
+    int64_t barriers;       /* barriers passed inside the body */
+    int64_t barrier_wait;   /* time waited in them */
+    int64_t end_wait;       /* time waited at the region's closing barrier */
+    int64_t team_min, team_max, team_sum;  /* team sizes of its executions (0: none) */
+    int64_t opened;         /* executions this worker opened */
+    int64_t max_busy;       /* over them: the slowest member's busy time, summed */
+    int64_t mean_busy;      /* and the team's mean busy time, summed */
+} cprof_prof_region_worker;
+
+/* A construct: an OpenMP parallel region (a combined parallel loop too) or task, keyed by
+ * its kind and place; the constructs cprof-cc did not compile are one per kind, with no
+ * place. */
+typedef struct {
+    int kind;               /* CPROF_REGION_PARALLEL or CPROF_REGION_TASK (schema.h) */
+    char *file;             /* where the pragma is; NULL for the unnamed ones */
+    int64_t line;
+    size_t routine;         /* the routine it is in; CPROF_OTHER_ROUTINE if unnamed */
+    cprof_prof_region_worker *worker;  /* [nworkers] */
+} cprof_prof_region;
+
 /* A resource beyond elapsed time (docs/resources.md), as every file summed declares it. */
 typedef struct {
     char *name, *unit, *event;
@@ -166,6 +193,8 @@ typedef struct {
     size_t npaths;
     cprof_prof_resource *resources;  /* [nresources], the order the files give */
     size_t nresources;
+    cprof_prof_region *regions;      /* by file, line, kind; the unnamed last */
+    size_t nregions;
     /* [w * nresources + r]: resource r's exact total on worker w, -1 if it had no
      * counter there; [(w * nresources + r) * 2 + side]: its samples outside any
      * profiled activation.  NULL with no resource. */

@@ -11,13 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A worker's "routines", "calls" and "paths" rows (format/schema.h) are all stored MAX_COLS
- * wide.  Rows of older writers lack the recursion columns: they read as 0.  A paths
+/* A worker's "routines", "calls", "paths" and "regions" rows (format/schema.h) are all
+ * stored MAX_COLS wide.  Rows of older writers lack the recursion columns: they read as 0.  A paths
  * row's samples of the file's resource r follow its schema columns, at SAMPLES_COL(r)
  * (entered sequentially) and the one after (concurrently). */
 #define CPROF_MAX2(a, b) ((int)(a) > (int)(b) ? (int)(a) : (int)(b))
 enum { MAX_COLS = CPROF_MAX2(CPROF_MAX2(CPROF_ROUTINE_NCOLUMNS, CPROF_CALL_NCOLUMNS),
-                             CPROF_PATH_NCOLUMNS + 2 * CPROF_RESOURCES_MAX) };
+                             CPROF_MAX2(CPROF_PATH_NCOLUMNS + 2 * CPROF_RESOURCES_MAX,
+                                        CPROF_REGION_NCOLUMNS)) };
 #define SAMPLES_COL(r) (CPROF_PATH_NCOLUMNS + 2 * (r))
 
 /* A resource the file declares (docs/resources.md). */
@@ -48,7 +49,8 @@ struct raw_worker {
      * profiled activation, entered sequentially and concurrently. */
     int64_t res_total[CPROF_RESOURCES_MAX], res_outside[CPROF_RESOURCES_MAX][2];
     int64_t (*routine_rows)[MAX_COLS], (*call_rows)[MAX_COLS], (*path_rows)[MAX_COLS];
-    size_t nroutine_rows, ncall_rows, npath_rows;
+    int64_t (*region_rows)[MAX_COLS];
+    size_t nroutine_rows, ncall_rows, npath_rows, nregion_rows;
 };
 
 struct raw_file {
@@ -76,8 +78,8 @@ struct loader {
     size_t errlen;
 };
 
-/* A worker's tables of rows, and their keys ("routines", "calls", "paths"). */
-enum { T_ROUTINES, T_CALLS, T_PATHS, NTABLES };
+/* A worker's tables of rows, and their keys ("routines", "calls", "paths", "regions"). */
+enum { T_ROUTINES, T_CALLS, T_PATHS, T_REGIONS, NTABLES };
 extern const char *const cprof_row_tables[NTABLES];
 
 /* rows.c: a file's tables of rows read from its text before jansson parses the rest.
@@ -151,6 +153,14 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
                     const cprof_profile *b, const struct sum_map *amap,
                     const struct sum_map *bmap);
+
+/* regions.c: the parallel regions and tasks of file rf into p (its routines merged
+ * already), of a and b into out (its workers made already, as the maps say); frees p's. */
+int cprof_regions_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+int cprof_regions_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                      const cprof_profile *b, const struct sum_map *amap,
+                      const struct sum_map *bmap);
+void cprof_regions_free(cprof_profile *p);
 
 /* resources.c: the resources of file rf into p (its workers made already), of a and
  * b into out (its workers made already, as the maps say); frees p's. */

@@ -213,11 +213,42 @@ static int check_paths(struct loader *l, const struct raw_file *rf, const struct
     return 0;
 }
 
-/* The layouts of the three tables of worker rows. */
-const char *const cprof_row_tables[NTABLES] = {"routines", "calls", "paths"};
+/* A regions row names a construct's site (+ 1; 0: unnamed) that is one of the kind
+ * it says, and its team sizes in order. */
+static int check_regions(struct loader *l, const struct raw_file *rf, const struct raw_worker *w,
+                         size_t wi)
+{
+    for (size_t i = 0; i < w->nregion_rows; i++) {
+        const int64_t *v = w->region_rows[i];
+        long long site = v[CPROF_G_CONSTRUCT], kind = v[CPROF_G_KIND];
+        const char *c = site && (uint64_t)site <= rf->nsites ? rf->sites[site - 1].construct : NULL;
+        const char *want = kind == CPROF_REGION_TASK ? "task" : "parallel";
+        char why[128] = "";
+        if ((uint64_t)site > rf->nsites)
+            snprintf(why, sizeof why, "construct %lld out of range (%zu sites)", site, rf->nsites);
+        else if (site && !c)
+            snprintf(why, sizeof why, "construct %lld: site %lld is no construct", site, site - 1);
+        else if (kind < CPROF_REGION_PARALLEL || kind > CPROF_REGION_TASK)
+            snprintf(why, sizeof why, "kind %lld out of range (1 parallel, 2 task)", kind);
+        else if (c && strcmp(c, want))
+            snprintf(why, sizeof why, "kind %lld (%s), but site %lld is a %s", kind, want,
+                     site - 1, c);
+        else if (v[CPROF_G_TEAM_MIN] > v[CPROF_G_TEAM_MAX])
+            snprintf(why, sizeof why, "team_min %lld above team_max %lld",
+                     (long long)v[CPROF_G_TEAM_MIN], (long long)v[CPROF_G_TEAM_MAX]);
+        if (*why)
+            return cprof_fail(l, "invalid profile: workers[%zu].regions[%zu]: %s", wi, i, why);
+    }
+    return 0;
+}
+
+/* The layouts of the tables of worker rows; "regions" is optional (declared: whether
+ * the header's "columns" names its columns). */
+const char *const cprof_row_tables[NTABLES] = {"routines", "calls", "paths", "regions"};
 struct layouts {
     struct layout t[NTABLES];
     int *map[NTABLES];
+    bool regions_declared;
 };
 
 /* Version 1: the schema's order.  Version 2: the order the file's "columns" names,
@@ -246,12 +277,14 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
         {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, CPROF_ROUTINE_NCOLUMNS_OLD},
         {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD},
         {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
+        {cprof_region_columns, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS},
     };
     for (int t = 0; t < NTABLES; t++) {
         ls->t[t] = (struct layout){schema[t].n, schema[t].nold, NULL};
-        if (!columns)
-            continue;
         json_t *names = json_object_get(columns, cprof_row_tables[t]);
+        if (!columns || (t == T_REGIONS && !names))
+            continue;
+        ls->regions_declared |= t == T_REGIONS;
         size_t n = json_array_size(names);
         if (!json_is_array(names))
             return cprof_fail(l, "invalid profile: \"columns\" has no array \"%s\"", cprof_row_tables[t]);
@@ -362,7 +395,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
     for (size_t i = 0; i < rf->nworkers && !rc; i++) {
         int64_t id;
         struct raw_worker tmp = {0};
-        json_t *routines, *calls, *paths = NULL, *resources = NULL;
+        json_t *routines, *calls, *paths = NULL, *resources = NULL, *regions = NULL;
         const struct field f[] = {
             {"id", JSON_INTEGER, &id, 0},
             {"tid", JSON_INTEGER, &tmp.tid, 0},
@@ -373,6 +406,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
             {"calls", JSON_ARRAY, &calls, 0},
             {"paths", JSON_ARRAY | OPTIONAL, &paths, 0},
             {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
+            {CPROF_SECTION_REGIONS, JSON_ARRAY | OPTIONAL, &regions, 0},
         };
         rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
         if (rc)
@@ -408,6 +442,14 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
                           &w->path_rows, &w->npath_rows);
         if (!rc)
             rc = check_paths(l, rf, w, i);
+        if (!rc && regions && !ls->regions_declared)
+            rc = cprof_fail(l, "invalid profile: workers[%zu] has \"regions\", but \"columns\""
+                            " has none", i);
+        if (!rc && regions)
+            rc = get_rows(l, regions, flat[T_REGIONS], i, T_REGIONS, &ls->t[T_REGIONS], NULL, 0,
+                          &w->region_rows, &w->nregion_rows);
+        if (!rc)
+            rc = check_regions(l, rf, w, i);
         if (!rc)
             rc = get_worker_resources(l, rf, w, resources, i);
     }
@@ -421,6 +463,7 @@ void cprof_raw_free(struct raw_file *rf)
         free(rf->workers[w].routine_rows);
         free(rf->workers[w].call_rows);
         free(rf->workers[w].path_rows);
+        free(rf->workers[w].region_rows);
     }
     free(rf->workers);
     free(rf->sites);
@@ -446,8 +489,9 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header) and "resources"; another optional one
- * is skipped (get_fields lets its key by), another required one refuses the file. */
+ * This reader knows "job" (read with the header), "resources" and "regions"; another
+ * optional one is skipped (get_fields lets its key by), another required one refuses the
+ * file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -458,7 +502,8 @@ static int check_sections(struct loader *l, json_t *sections)
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
         if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
-            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES))
+            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
+            strcmp(json_string_value(name), CPROF_SECTION_REGIONS))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -565,6 +610,9 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         if ((uint64_t)s->caller >= rf->nroutines)
             return cprof_fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
                         " (%zu routines)", i, (long long)s->caller, rf->nroutines);
+        if (s->construct && strcmp(s->construct, "parallel") && strcmp(s->construct, "task"))
+            return cprof_fail(l, "invalid profile: sites[%zu]: construct \"%s\" is neither"
+                              " \"parallel\" nor \"task\"", i, s->construct);
     }
 
     struct layouts ls = {0};

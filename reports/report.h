@@ -25,6 +25,10 @@ cprof_table *cprof_section_arcs(const cprof_view *v);       /* arcs.c */
 cprof_table *cprof_section_callgraph(const cprof_view *v);  /* callgraph.c */
 cprof_table *cprof_section_threads(const cprof_view *v);    /* threads.c: per worker */
 cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per region */
+/* The OpenMP parallel regions and tasks (NULL if none ran, but with csv): each with
+ * its figures over the workers, then each on each worker. */
+cprof_table *cprof_section_regions(const cprof_view *v);          /* regview.c */
+cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c */
 /* Two more that only the HTML page shows: per routine the calls it made in each case,
  * summed over workers; per routine and worker its concurrent entries. */
 cprof_table *cprof_section_by_case(const cprof_view *v);           /* cases.c */

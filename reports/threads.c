@@ -27,6 +27,13 @@ static const char workers_explain[] =
     "mean then compares threads of unequal lives, and the table below, per routine,\n"
     "is the one to read for the balance of a team.\n";
 
+/* With parallel regions in the profile (a runtime that follows them). */
+static const char regions_explain[] =
+    "region busy the worker's busy time in the parallel regions it ran (outermost on\n"
+    "            the worker: a nested one's time is in its enclosing one's), whether or\n"
+    "            not it called profiled routines, less the waits at barriers (ms)\n"
+    "%run        region busy as a share of the program's elapsed time\n";
+
 static const char spread_explain[] =
     "For each routine that made calls from inside its own parallel regions (S-C and\n"
     "C-C calls), the calls and the callees' elapsed time on each worker that made such\n"
@@ -49,6 +56,8 @@ static const cprof_column worker_cols[] = {
     {"c time", "c_ns", false},
     {"%elapsed", "pct_elapsed", false},
     {"vs mean", "pct_vs_mean", false},
+    {"region busy", "region_busy_ns", false},
+    {"%run", "pct_region_busy", false},
 };
 
 static const cprof_column spread_cols[] = {
@@ -81,10 +90,11 @@ static double deviation(int64_t x, int64_t sum, size_t n)
 cprof_table *cprof_section_threads(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
-    bool job = p->nranks > 0;
-    cprof_table *t = cprof_table_new("Per-thread concurrency", workers_explain,
-                                     worker_cols + !job,
-                                     sizeof worker_cols / sizeof *worker_cols - !job);
+    bool job = p->nranks > 0, regions = p->nregions > 0;
+    char *explain = cprof_xasprintf("%s%s", workers_explain, regions ? regions_explain : "");
+    cprof_table *t = cprof_table_new("Per-thread concurrency", explain, worker_cols + !job,
+                                     sizeof worker_cols / sizeof *worker_cols - !job - 2 * !regions);
+    free(explain);
     cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
     int64_t sum = 0;
     size_t busy = 0;  /* workers with concurrent entries: the mean is over them */
@@ -116,6 +126,11 @@ cprof_table *cprof_section_threads(const cprof_view *v)
             cprof_cell_pct(t, deviation(c[w].t, sum, busy));
         else
             cprof_cell_empty(t);
+        if (regions) {
+            int64_t b = cprof_view_region_busy(v, w);
+            cprof_cell_time(t, b);
+            cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)b / (double)p->elapsed_ns : 0.0);
+        }
     }
     free(c);
     return t;

@@ -19,7 +19,7 @@ int64_t cprof_outer(const cprof_tally *x)
 
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
 {
-    *v = (cprof_view){p, o, cprof_xcalloc(p->nroutines, sizeof *v->r), 0};
+    *v = (cprof_view){p, o, cprof_xcalloc(p->nroutines, sizeof *v->r), 0, NULL, NULL, 0};
     bool any = false;
     for (size_t i = 0; i < p->nroutines; i++) {
         const cprof_prof_routine *r = &p->routines[i];
@@ -49,6 +49,7 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         if (a->caller == a->callee)
             v->r[a->callee].self_calls = cprof_add(a->s.n, a->c.n);
     }
+    cprof_view_regions(v);
     /* Only a --routine that names nothing is an error: an empty profile is a report. */
     if (o->routine && !any) {
         cprof_view_free(v);
@@ -127,7 +128,11 @@ void cprof_view_free(cprof_view *v)
     for (size_t i = 0; v->r && i < v->p->nroutines; i++)
         free(v->r[i].label);
     free(v->r);
+    free(v->g);
+    free(v->g_order);
     v->r = NULL;
+    v->g = NULL;
+    v->g_order = NULL;
 }
 
 bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)

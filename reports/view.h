@@ -18,6 +18,7 @@ typedef struct {
     double threshold;      /* --threshold: hide flat and call graph entries below (%) */
     bool has_threshold;
     const char *routine;   /* --routine: only entries that involve routines of this name */
+    bool csv;              /* --csv: a section the profile has nothing for is its header */
 } cprof_opts;
 
 typedef struct {
@@ -35,11 +36,30 @@ typedef struct {
     bool match;           /* named by --routine (every routine if there is none) */
 } cprof_rview;
 
+/* A parallel region's or task's figures over the workers (regview.c, docs/report.md,
+ * "Parallel regions and tasks"). */
+typedef struct {
+    cprof_prof_region_worker sum;  /* summed over the workers; team sizes over them all */
+    int64_t executions;   /* a region's: the executions opened; a task's: the tasks run */
+    int64_t workers;      /* workers that ran its body */
+    int64_t busy_min, busy_max;    /* over those workers */
+    double imbalance;     /* sum.max_busy / sum.mean_busy; 0 for a task, or no time */
+    int64_t lost;         /* sum.max_busy - sum.mean_busy: what a balanced team saves */
+    size_t parent;        /* the construct it is nested in (SIZE_MAX: none), by the
+                             calling contexts: around its heaviest one */
+    int depth;            /* how many constructs it is nested in */
+    bool ran;             /* its body ran, or it was opened */
+} cprof_gview;
+
 typedef struct {
     const cprof_profile *p;
     const cprof_opts *o;
     cprof_rview *r;       /* [p->nroutines] */
     int64_t total_self;   /* sum of every routine's self: all time spent in routines */
+    cprof_gview *g;       /* [p->nregions] */
+    size_t *g_order;      /* the constructs that ran, each after the one it is nested in:
+                             the most waiting first, then the busiest (ng of them) */
+    size_t ng;
 } cprof_view;
 
 /* A routine's entries and worker times on some of the workers (all of them: its
@@ -75,6 +95,11 @@ typedef struct {
 cprof_rank_balance cprof_view_rank_balance(const cprof_view *v, size_t i);
 /* max / mean; 0 if there is no time to spread. */
 double cprof_rank_imbalance(const cprof_rank_spread *s);
+
+/* regview.c: v->g and v->g_order (cprof_view_init calls it). */
+void cprof_view_regions(cprof_view *v);
+/* Worker w's busy time in parallel regions: in the outermost constructs it ran. */
+int64_t cprof_view_region_busy(const cprof_view *v, size_t w);
 
 /* Fill v from p and o; -1 (and nothing to free) if o->routine names no routine of p. */
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);

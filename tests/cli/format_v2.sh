@@ -44,7 +44,7 @@ refused() {
         bash -c "[ $st = 1 ] && [ \$(wc -l < v.err) = 1 ] && grep -qF -- '$3' v.err && [ ! -s v.json ]"
 }
 same "columns in reverse order, rows to match" \
-    '.columns |= map_values(reverse) | .workers[] |= (.routines |= map(reverse) | .calls |= map(reverse) | .paths |= map(reverse))'
+    '.columns |= map_values(reverse) | .workers[] |= (.routines |= map(reverse) | .calls |= map(reverse) | .paths |= map(reverse) | .regions |= map(reverse))'
 same "a newer writer's metric and its column (ss_time@cpu)" \
     '.metrics += [{"name": "cpu", "unit": "ns"}] | .columns.calls += ["ss_time@cpu"] | .workers[].calls |= map(. + [5])'
 same "an optional section it does not know, at the top and in workers" \

@@ -16,7 +16,8 @@
  *   - a failed load leaves *p empty and says "PATH: problem" in err;
  *   - a successful load yields a report (the JSON writer does not return NULL);
  *   - summing a file with itself fails only if it overflows or the file is a rank of
- *     a job, and otherwise doubles every count and time and keeps everything else
+ *     a job, and otherwise doubles every count and time (of regions too, but their
+ *     team sizes) and keeps everything else
  *     (tests/report/run.sh checks the same on the fixtures);
  *   - a rank's profile is a job of one rank, which has all the workers;
  *   - a compensated load succeeds wherever the plain one does (and may where that
@@ -168,6 +169,21 @@ static void check_doubled(const cprof_profile *p1, const cprof_profile *p2)
                   y->s_self_t == 2 * x->s_self_t);
         }
     }
+    /* Regions: counts and times doubled, team sizes kept. */
+    CHECK(p2->nregions == p1->nregions);
+    for (size_t i = 0; i < p1->nregions; i++) {
+        const cprof_prof_region *a = &p1->regions[i], *b = &p2->regions[i];
+        CHECK(a->kind == b->kind && a->line == b->line && a->routine == b->routine);
+        CHECK(a->file ? b->file && !strcmp(a->file, b->file) : !b->file);
+        for (size_t w = 0; w < p1->nworkers; w++) {
+            const cprof_prof_region_worker *x = &a->worker[w], *y = &b->worker[w];
+            CHECK(y->executions == 2 * x->executions && y->busy_t == 2 * x->busy_t &&
+                  y->barrier_wait == 2 * x->barrier_wait && y->end_wait == 2 * x->end_wait &&
+                  y->opened == 2 * x->opened && y->max_busy == 2 * x->max_busy &&
+                  y->mean_busy == 2 * x->mean_busy);
+            CHECK(y->team_min == x->team_min && y->team_max == x->team_max);
+        }
+    }
     for (size_t i = 0; i < p1->narcs; i++) {
         const cprof_prof_arc *a = &p1->arcs[i], *b = &p2->arcs[i];
         CHECK(a->caller == b->caller && a->callee == b->callee && a->nsites == b->nsites);
@@ -208,6 +224,16 @@ static void check_compensated(const cprof_profile *p, const cprof_profile *c)
             CHECK(self_within(x->c_self_t, y->c_self_t) && y->c_direct == x->c_direct);
         }
     }
+    /* Regions: the busy time has the calls made in it taken out, nothing else changes. */
+    CHECK(c->nregions == p->nregions);
+    for (size_t i = 0; i < p->nregions; i++)
+        for (size_t w = 0; w < p->nworkers; w++) {
+            const cprof_prof_region_worker *x = &p->regions[i].worker[w];
+            const cprof_prof_region_worker *y = &c->regions[i].worker[w];
+            CHECK(self_within(x->busy_t, y->busy_t) && y->executions == x->executions &&
+                  y->barrier_wait == x->barrier_wait && y->end_wait == x->end_wait &&
+                  y->max_busy == x->max_busy);
+        }
     for (size_t i = 0; i < p->narcs; i++) {
         const cprof_prof_arc *a = &p->arcs[i], *b = &c->arcs[i];
         CHECK(a->caller == b->caller && a->callee == b->callee && a->nsites == b->nsites);
