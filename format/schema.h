@@ -103,8 +103,9 @@ enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION,
 /* A worker's "regions" rows (docs/semantics.md, "Parallel regions and tasks"), one per
  * construct it ran or opened: the construct's site + 1 (0: one cprof-cc did not
  * compile) and kind (1 parallel, 2 task); as a member of the team (or the task's
- * runner): executions, busy time (in the body, less the waits at barriers inside it)
- * and the profiled calls made in it, barriers passed inside and the time waited in
+ * runner): executions, busy time (in the body, less the waits at barriers inside it,
+ * and a task's less the other tasks run inside it; a region's with the tasks run at its
+ * closing barrier) and the profiled calls made in it, barriers passed inside and the time waited in
  * them, the time waited at the region's closing barrier, the team sizes (smallest,
  * largest, sum over executions); as the thread that opened the region (or created the
  * task): executions opened (tasks created), and over a region's the sum of the slowest

@@ -296,7 +296,7 @@ static json_t *region(const cprof_view *v, size_t i)
     const cprof_prof_region *r = &p->regions[i];
     const cprof_gview *g = &v->g[i];
     json_t *o = json_pack("{s:s, s:s?, s:o, s:s?, s:o, s:i, s:I}",
-                          "construct", r->kind == CPROF_REGION_TASK ? "task" : "parallel",
+                          "construct", cprof_region_kinds[r->kind],
                           "file", r->file, "line", r->file ? json_integer(r->line) : json_null(),
                           "routine", r->routine == CPROF_OTHER_ROUTINE ? NULL
                                                                        : p->routines[r->routine].name,

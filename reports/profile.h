@@ -128,13 +128,14 @@ typedef struct {
     int64_t mean_busy;      /* and the team's mean busy time, summed */
 } cprof_prof_region_worker;
 
-/* A construct: an OpenMP parallel region (a combined parallel loop too) or task, keyed by
- * its kind and place; the constructs cprof-cc did not compile are one per kind, with no
- * place. */
+/* A construct: an OpenMP parallel region (a combined parallel loop too), task, or a
+ * worksharing construct or barrier (a barrier's figures), keyed by its kind and place;
+ * the constructs cprof-cc did not compile are one per kind, with no place. */
 typedef struct {
-    int kind;               /* CPROF_REGION_PARALLEL or CPROF_REGION_TASK (schema.h) */
+    int kind;               /* CPROF_REGION_* (schema.h) */
     char *file;             /* where the pragma is; NULL for the unnamed ones */
     int64_t line;
+    int64_t d;              /* parallel constructs of its routine around it (its site's) */
     size_t routine;         /* the routine it is in; CPROF_OTHER_ROUTINE if unnamed */
     cprof_prof_region_worker *worker;  /* [nworkers] */
 } cprof_prof_region;

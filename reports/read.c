@@ -222,14 +222,15 @@ static int check_regions(struct loader *l, const struct raw_file *rf, const stru
         const int64_t *v = w->region_rows[i];
         long long site = v[CPROF_G_CONSTRUCT], kind = v[CPROF_G_KIND];
         const char *c = site && (uint64_t)site <= rf->nsites ? rf->sites[site - 1].construct : NULL;
-        const char *want = kind == CPROF_REGION_TASK ? "task" : "parallel";
+        bool known = kind >= CPROF_REGION_PARALLEL && kind < CPROF_REGION_NKINDS;
+        const char *want = known ? cprof_region_kinds[kind] : "";
         char why[128] = "";
         if ((uint64_t)site > rf->nsites)
             snprintf(why, sizeof why, "construct %lld out of range (%zu sites)", site, rf->nsites);
         else if (site && !c)
             snprintf(why, sizeof why, "construct %lld: site %lld is no construct", site, site - 1);
-        else if (kind < CPROF_REGION_PARALLEL || kind > CPROF_REGION_TASK)
-            snprintf(why, sizeof why, "kind %lld out of range (1 parallel, 2 task)", kind);
+        else if (!known)
+            snprintf(why, sizeof why, "kind %lld out of range (1 to %d)", kind, CPROF_REGION_NKINDS - 1);
         else if (c && strcmp(c, want))
             snprintf(why, sizeof why, "kind %lld (%s), but site %lld is a %s", kind, want,
                      site - 1, c);
@@ -610,9 +611,12 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         if ((uint64_t)s->caller >= rf->nroutines)
             return cprof_fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
                         " (%zu routines)", i, (long long)s->caller, rf->nroutines);
-        if (s->construct && strcmp(s->construct, "parallel") && strcmp(s->construct, "task"))
-            return cprof_fail(l, "invalid profile: sites[%zu]: construct \"%s\" is neither"
-                              " \"parallel\" nor \"task\"", i, s->construct);
+        int k = CPROF_REGION_PARALLEL;
+        while (s->construct && k < CPROF_REGION_NKINDS && strcmp(s->construct, cprof_region_kinds[k]))
+            k++;
+        if (k == CPROF_REGION_NKINDS)
+            return cprof_fail(l, "invalid profile: sites[%zu]: construct \"%s\" is no construct"
+                              " this reader knows", i, s->construct);
     }
 
     struct layouts ls = {0};

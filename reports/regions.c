@@ -64,7 +64,7 @@ int cprof_regions_of_file(struct loader *l, cprof_profile *p, const struct raw_f
             const struct raw_site *s = v[CPROF_G_CONSTRUCT] ? &rf->sites[v[CPROF_G_CONSTRUCT] - 1]
                                                             : NULL;
             refs[k] = (struct row_ref){
-                {(int)v[CPROF_G_KIND], (char *)(s ? s->file : NULL), s ? s->line : 0,
+                {(int)v[CPROF_G_KIND], (char *)(s ? s->file : NULL), s ? s->line : 0, s ? s->d : 0,
                  s ? rf->routines[s->caller].global : CPROF_OTHER_ROUTINE, NULL},
                 w, v};
         }

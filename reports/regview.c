@@ -58,6 +58,20 @@ static void parents(const cprof_view *v)
     free(around);
     free(of);
     free(heaviest);
+    /* A construct ending with a barrier is in the last parallel region of its routine
+     * before it, when its site says it is inside one; else (an orphaned one) in none. */
+    for (size_t i = 0; i < p->nregions; i++) {
+        const cprof_prof_region *r = &p->regions[i];
+        if (r->kind < CPROF_REGION_FOR || !r->file || r->d < 1)
+            continue;
+        for (size_t j = 0; j < p->nregions; j++) {
+            const cprof_prof_region *q = &p->regions[j];
+            if (q->kind == CPROF_REGION_PARALLEL && q->file && q->routine == r->routine &&
+                !strcmp(q->file, r->file) && q->line <= r->line &&
+                (v->g[i].parent == NONE || q->line > p->regions[v->g[i].parent].line))
+                v->g[i].parent = j;
+        }
+    }
     /* Constructs reached through each other (recursion) are nested in neither, nor is
      * one in a construct that did not run (listed under none). */
     for (size_t i = 0; i < p->nregions; i++) {
@@ -131,9 +145,20 @@ void cprof_view_regions(cprof_view *v)
             if (x->busy_t > g->busy_max)
                 g->busy_max = x->busy_t;
         }
-        g->executions = r->kind == CPROF_REGION_PARALLEL ? g->sum.opened : g->sum.executions;
-        g->imbalance = g->sum.mean_busy ? (double)g->sum.max_busy / (double)g->sum.mean_busy : 0;
-        g->lost = g->sum.max_busy > g->sum.mean_busy ? g->sum.max_busy - g->sum.mean_busy : 0;
+        if (r->kind >= CPROF_REGION_FOR) {
+            /* Each member passes its barrier once an execution; no opener sums the
+             * team's spread: the workers' busy totals give it. */
+            for (size_t w = 0; w < p->nworkers; w++)
+                if (r->worker[w].executions > g->executions)
+                    g->executions = r->worker[w].executions;
+            int64_t mean = g->workers ? g->sum.busy_t / (int64_t)g->workers : 0;
+            g->imbalance = mean ? (double)g->busy_max / (double)mean : 0;
+            g->lost = g->busy_max > mean ? g->busy_max - mean : 0;
+        } else {
+            g->executions = r->kind == CPROF_REGION_PARALLEL ? g->sum.opened : g->sum.executions;
+            g->imbalance = g->sum.mean_busy ? (double)g->sum.max_busy / (double)g->sum.mean_busy : 0;
+            g->lost = g->sum.max_busy > g->sum.mean_busy ? g->sum.max_busy - g->sum.mean_busy : 0;
+        }
         g->ran = g->sum.executions || g->sum.opened;
         if (g->ran)
             sorted[n++] = i;
@@ -164,9 +189,10 @@ int64_t cprof_view_region_busy(const cprof_view *v, size_t w)
 /* ---- the tables ---- */
 
 static const char regions_explain[] =
-    "Every OpenMP parallel region (a combined parallel loop too) and task construct\n"
-    "that ran, each under the one it is nested in (by the calling contexts), the most\n"
-    "waiting first, then the busiest (docs/report.md, \"Parallel regions and tasks\"):\n"
+    "Every OpenMP parallel region (a combined parallel loop too), task construct and\n"
+    "construct ending with a barrier that ran, each under the one it is nested in (by\n"
+    "the calling contexts), the most waiting first, then the busiest (docs/report.md,\n"
+    "\"Parallel regions and tasks\"):\n"
     "construct  parallel or task (<parallel>, <task>: one cprof-cc did not compile)\n"
     "where      the pragma's file:line; routine: the routine it is in\n"
     "execs      a region's executions (a task's: the tasks run)\n"
@@ -180,7 +206,12 @@ static const char regions_explain[] =
     "imbal      over the executions: the slowest member's busy time / the team's\n"
     "           mean busy time (1: balanced)\n"
     "lost       the slowest member's busy less the mean, summed over the executions:\n"
-    "           the elapsed time a perfectly balanced team would have saved\n";
+    "           the elapsed time a perfectly balanced team would have saved\n"
+    "A for, sections or single (without nowait) or a barrier is listed under the\n"
+    "region around it, with what happened at its barrier: execs, the times it ran;\n"
+    "busy, each worker's time from its last synchronization (the body's start or the\n"
+    "barrier before) to this barrier; barrier, the wait there; imbal and lost from\n"
+    "the workers' busy totals (max / mean, max - mean).\n";
 
 static const cprof_column region_cols[] = {
     {"construct", "construct", true},
@@ -215,7 +246,7 @@ static bool shown(const cprof_view *v, size_t i)
 static void construct_cells(cprof_table *t, const cprof_view *v, size_t i, bool first)
 {
     const cprof_prof_region *r = &v->p->regions[i];
-    const char *kind = r->kind == CPROF_REGION_TASK ? "task" : "parallel";
+    const char *kind = cprof_region_kinds[r->kind];
     char *text = cprof_xasprintf("%*s%s%s%s", 2 * v->g[i].depth, "", r->file ? "" : "<", kind,
                                  r->file ? "" : ">");
     char *where = r->file ? cprof_xasprintf("%s:%lld", r->file, (long long)r->line)

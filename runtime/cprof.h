@@ -163,9 +163,13 @@ extern struct cprof_facade cprof_facade;
  * call, keeps no frame. */
 void cprof_count(const struct cprof_site *site);
 /* A counted site's cache on one thread (the unit's thread-local slot): where its calls
- * count in calling context `context`, the one they are made in while it is current. */
+ * count in one calling context, the one they are made in while it is current.  The
+ * slot keeps the context's complement: a slot and a context both still zero (the
+ * thread-local storage of a thread the dynamic linker has not set up yet, which an
+ * ifunc resolver sees) never match.  (unsigned long holds a pointer on every Linux
+ * ABI: the header may use no type from <stdint.h>, nor a predefined macro.) */
 struct cprof_count_slot {
-    const void *context;
+    unsigned long not_context;
     unsigned long long *counts;
 };
 /* The same, where the case of the call is known (kase >= 0, from the caller's case0 or
@@ -177,7 +181,7 @@ int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slo
 static __inline__ __attribute__((always_inline, unused)) int
 cprof_count_cached(const struct cprof_site *site, struct cprof_count_slot *slot, int kase)
 {
-    if (__builtin_expect(slot->context == cprof_pending.context && kase >= 0, 1)) {
+    if (__builtin_expect(slot->not_context == ~(unsigned long)cprof_pending.context && kase >= 0, 1)) {
         slot->counts[kase]++;
         return kase;
     }
@@ -188,7 +192,7 @@ cprof_count_cached(const struct cprof_site *site, struct cprof_count_slot *slot,
 static __inline__ __attribute__((always_inline, unused)) void
 cprof_count_case0(const struct cprof_site *site, struct cprof_count_slot *slot, int case0)
 {
-    if (__builtin_expect(slot->context == cprof_pending.context, 1))
+    if (__builtin_expect(slot->not_context == ~(unsigned long)cprof_pending.context, 1))
         slot->counts[case0]++;
     else
         cprof_count_miss(site, slot);

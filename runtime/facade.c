@@ -369,7 +369,7 @@ int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slo
     counts[kase]++;
     /* Records and contexts never move. */
     slot->counts = counts;
-    slot->context = cprof_pending.context;
+    slot->not_context = ~(unsigned long)cprof_pending.context;
     cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
     return kase;
 }

@@ -207,6 +207,10 @@ struct cprof_construct_sums {
     uint64_t end_wait;              /* ticks; added by the opener of each execution,
                                        another thread: atomically */
     uint64_t opened, max_busy, mean_busy;
+    uint64_t tasks_inside;          /* ticks: other tasks run inside its task bodies,
+                                       which are theirs, not its busy time */
+    uint64_t end_tasks;             /* ticks: tasks its members ran at the closing
+                                       barrier, busy time; added as end_wait is */
 };
 struct cprof_construct_rec {
     struct cprof_call_rec key;

@@ -164,7 +164,7 @@ struct body {
     struct cprof_worker *w;
     struct cprof_frame *frame;
     struct cprof_execution e;
-    uint64_t t0;
+    uint64_t t0, tasks0;            /* its start, and the worker's task time then */
 };
 
 /* Opens the body of construct s (kind) met at context ctx of worker owner (this one or
@@ -192,6 +192,7 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
         if (!b->frame)
             c->key.count[kase]++;
     }
+    b->tasks0 = w->task_ticks;
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
@@ -280,11 +281,14 @@ static void team_end(struct team *t)
         struct member *m = &t->members[i];
         if (!m->rec)
             continue;
-        uint64_t tasks = tasks_of(m->w) - m->tasks;
+        /* The tasks a member ran at the closing barrier are the region's work, done
+         * there rather than in its body: busy, not waiting. */
+        uint64_t tasks = tasks_of(m->w) - m->tasks, busy = m->busy + tasks;
         __atomic_fetch_add(&m->rec->sum.end_wait, now - m->end - tasks, __ATOMIC_RELAXED);
-        if (m->busy > max)
-            max = m->busy;
-        sum += m->busy;
+        __atomic_fetch_add(&m->rec->sum.end_tasks, tasks, __ATOMIC_RELAXED);
+        if (busy > max)
+            max = busy;
+        sum += busy;
         n++;
     }
     struct cprof_worker *w = cprof_self;
@@ -481,11 +485,14 @@ static void run_task(void *arg)
         h->fn(data);
         return;
     }
-    uint64_t t0 = b.t0;
     h->fn(data);
     uint64_t now = cprof_ticks();
     body_end(&b, now);
-    __atomic_store_n(&b.w->task_ticks, b.w->task_ticks + (now - t0), __ATOMIC_RELAXED);
+    /* The worker's task time counts each task once: this one's less the tasks it ran
+     * inside (a taskwait, a barrier in it), which counted themselves. */
+    uint64_t inside = b.w->task_ticks - b.tasks0;
+    b.e.rec->sum.tasks_inside += inside;
+    __atomic_store_n(&b.w->task_ticks, b.w->task_ticks + (now - b.t0 - inside), __ATOMIC_RELAXED);
 }
 
 static void copy_task(void *to, void *from)

@@ -319,12 +319,15 @@ static void write_regions(struct cprof_json *j, struct cprof_construct_rec *c, d
     /* What a reset did not take out (end_wait is another thread's to add to). */
     struct cprof_construct_sums m = c->sum, b = c->base;
     m.end_wait = __atomic_load_n(&c->sum.end_wait, __ATOMIC_RELAXED);
+    m.end_tasks = __atomic_load_n(&c->sum.end_tasks, __ATOMIC_RELAXED);
+    time += m.end_tasks - b.end_tasks;
     uint64_t barrier_wait = m.barrier_wait - b.barrier_wait;
+    uint64_t off = barrier_wait + (m.tasks_inside - b.tasks_inside);
     uint64_t v[CPROF_REGION_NCOLUMNS] = {
         [CPROF_G_CONSTRUCT] = (uint64_t)(c->key.site + 1),
         [CPROF_G_KIND] = (uint64_t)c->kind,
         [CPROF_G_EXECUTIONS] = executions,
-        [CPROF_G_BUSY] = time > barrier_wait ? time - barrier_wait : 0,
+        [CPROF_G_BUSY] = time > off ? time - off : 0,
         [CPROF_G_NESTED] = nested,
         [CPROF_G_BARRIERS] = m.barriers - b.barriers,
         [CPROF_G_BARRIER_WAIT] = barrier_wait,

@@ -95,8 +95,9 @@ check "tri runs on 2 threads and its report lists the loop's busy time on 2 work
 expect_jq "the combined loop: 4 executions on each worker of teams of 2" tri.json \
     "[.regions[] | select(.line == $combined) | .construct, .runs, .worker_executions[0:2], .team_min, .team_max]" \
     '["parallel", 4, [4, 4], 2, 2]'
-expect_jq "the loops are main's, one at top level each" tri.json \
-    '[.regions[] | [.routine, .depth, .enclosing]]' '[["main", 0, null], ["main", 0, null]]'
+expect_jq "the loops are main's, one at top level each; the for inside the second, nested in it" tri.json \
+    '. as $d | [.regions[] | [.construct, .routine, .depth, (.enclosing | if . != null then $d.regions[.].construct else null end)]]' \
+    '[["parallel", "main", 0, null], ["parallel", "main", 0, null], ["for", "main", 1, "parallel"]]'
 own_ratio=$(ratio "${own[2]:-0}" "${own[0]:-0}")
 busy_ratio=$(ratio "${busy[1]:-0}" "${busy[0]:-0}")
 # The premise: the threads' CPU times follow the work (±15%: caches and cores shared).
@@ -144,7 +145,7 @@ check "the text report: the regions table after the per-thread table, the loop n
 sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' tri.html | sed '1d;$d' > sections.json
 "$bin/cprof-report" --csv region-workers tri.out | tr -d '\r' > rw.csv
 check "--html: the page carries both regions tables, a row per CSV row" "$(indent html.err)" -- \
-    test "$(jq -c '[.regions.rows, .["region-workers"].rows] | map(length)' sections.json)" = "[2,$(($(wc -l < rw.csv) - 1))]"
+    test "$(jq -c '[.regions.rows, .["region-workers"].rows] | map(length)' sections.json)" = "[3,$(($(wc -l < rw.csv) - 1))]"
 
 # The shapes: nested regions, a region inside a task, tasks, a team of 1.
 cat > shapes.c <<'C'

@@ -70,10 +70,10 @@ check "bad regions: construct out of range" bad "$(rvariant g-range '.workers[0]
     "invalid profile: workers[0].regions[0]: construct 5 out of range (4 sites)"
 check "bad regions: construct at a site that is no construct" bad "$(rvariant g-site '.workers[1].regions[1][0] = 2')" \
     "invalid profile: workers[1].regions[1]: construct 2: site 1 is no construct"
-check "bad regions: kind out of range" bad "$(rvariant g-kind '.workers[0].regions[3][1] = 3')" \
-    "invalid profile: workers[0].regions[3]: kind 3 out of range (1 parallel, 2 task)"
+check "bad regions: kind out of range" bad "$(rvariant g-kind '.workers[0].regions[3][1] = 7')" \
+    "invalid profile: workers[0].regions[3]: kind 7 out of range (1 to 6)"
 check "bad regions: kind 0" bad "$(rvariant g-kind0 '.workers[0].regions[3][1] = 0')" \
-    "invalid profile: workers[0].regions[3]: kind 0 out of range (1 parallel, 2 task)"
+    "invalid profile: workers[0].regions[3]: kind 0 out of range (1 to 6)"
 check "bad regions: a parallel row of a task's site" bad "$(rvariant g-mismatch '.workers[0].regions[2][1] = 1')" \
     "invalid profile: workers[0].regions[2]: kind 1 (parallel), but site 3 is a task"
 check "bad regions: team_min above team_max" bad "$(rvariant g-team '.workers[2].regions[1][8] = 3')" \
@@ -88,8 +88,8 @@ check "bad regions: rows but no \"columns\".regions" bad "$(rvariant g-cols 'del
     'invalid profile: workers[0] has "regions", but "columns" has none'
 check "bad regions: \"columns\".regions without busy_time" bad "$(rvariant g-nobusy '.columns.regions |= map(select(. != "busy_time"))')" \
     'invalid profile: "columns".regions has no "busy_time"'
-check "bad regions: a site's construct neither parallel nor task" bad "$(rvariant g-for '.sites[0].construct = "for"')" \
-    'invalid profile: sites[0]: construct "for" is neither "parallel" nor "task"'
+check "bad regions: a site's construct no construct of the format's" bad "$(rvariant g-loop '.sites[0].construct = "loop"')" \
+    'invalid profile: sites[0]: construct "loop" is no construct this reader knows'
 check "bad regions: the text report refuses too" badtext "$tmp/g-team.json"
 check "bad regions: --regions refuses too" badtext --regions "$tmp/g-team.json"
 # The columns in another order (a version 2 reader goes by name): the same report.
