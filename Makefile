@@ -49,7 +49,8 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp -DCPROF_BUILDING_RUNTIME
-$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/version.h
+$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/trace.h \
+                      format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@
 
@@ -98,7 +99,8 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
-$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/version.h
+$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/trace.h \
+                      format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 

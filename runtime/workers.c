@@ -146,6 +146,7 @@ void cprof_worker_destroy(struct cprof_worker *w)
     cprof_free(w->sites, (size_t)w->sites_cap * sizeof *w->sites);
     if (w->chained)
         cprof_free(w->chained, w->chained_cap * sizeof *w->chained);
+    cprof_trace_free(w);
     pthread_mutex_destroy(&w->lock);
     cprof_free(w, sizeof *w);
 }
