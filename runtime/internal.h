@@ -332,9 +332,10 @@ void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint6
 /* An unlisted worker's trace, at its release. */
 void cprof_trace_free(struct cprof_worker *w);
 /* Writes the trace file for the profile written to `profile` (a regular file or not),
- * its path into path: 0, or -1 after one line on stderr.  *bytes: its size. */
+ * its path into path, with the profile's ns per tick: 0, or -1 after one line on
+ * stderr.  *bytes: its size. */
 int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
-                      uint64_t *bytes);
+                      double npt, uint64_t *bytes);
 /* The profile's "trace" section (the file at path), and a worker's. */
 void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes);
 void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w);

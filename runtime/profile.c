@@ -291,10 +291,12 @@ static void write_worker_resources(struct cprof_json *j, struct cprof_worker *w)
     cprof_json_end(j, ']');
 }
 
-/* The trace file the profile refers to, or none (path null). */
+/* The trace file the profile refers to, or none (path null), and the one rate both
+ * convert ticks to ns with. */
 struct trace_file {
     const char *path;
     uint64_t bytes;
+    double npt;
 };
 
 static void write_worker(struct cprof_json *j, struct cprof_worker *w,
@@ -473,7 +475,7 @@ static void write_resources(struct cprof_json *j)
 static void write_document(struct cprof_json *j, const struct place *pl,
                            const struct trace_file *tf)
 {
-    double npt = cprof_ns_per_tick();
+    double npt = tf->npt;
     struct cprof_topology topo;
     cprof_topology_load(&topo);
 
@@ -572,9 +574,9 @@ static int write_profile(void)
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     /* The trace first: the profile refers to it only once it is written. */
     char trace_path[PATH_MAX + 8];
-    struct trace_file tf = { 0, 0 };
+    struct trace_file tf = { 0, 0, cprof_ns_per_tick() };
     if (__atomic_load_n(&final, __ATOMIC_SEQ_CST) && cprof_tracing() &&
-        cprof_trace_write(path, !stream, trace_path, sizeof trace_path, &tf.bytes) == 0)
+        cprof_trace_write(path, !stream, trace_path, sizeof trace_path, tf.npt, &tf.bytes) == 0)
         tf.path = trace_path;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     int rc = -1;

@@ -292,11 +292,10 @@ static void put_u64(uint8_t *p, uint64_t v)
 
 /* The file's header, and each worker's before its events: little-endian 64-bit words
  * (docs/tracing.md). */
-static int write_file(int fd, struct cprof_worker *workers)
+static int write_file(int fd, struct cprof_worker *workers, double npt)
 {
     uint8_t head[CPROF_TRACE_HEAD];
     memcpy(head, CPROF_TRACE_MAGIC, 8);
-    double npt = cprof_ns_per_tick();
     uint64_t bits;
     memcpy(&bits, &npt, sizeof bits);
     put_u64(head + 8, bits);
@@ -327,7 +326,7 @@ static int write_file(int fd, struct cprof_worker *workers)
 /* path + ".trace", or CPROF_TRACE_OUT; written as the profile is (a temporary file
  * renamed).  *bytes: the file's size. */
 int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
-                      uint64_t *bytes)
+                      double npt, uint64_t *bytes)
 {
     const char *out = getenv("CPROF_TRACE_OUT");
     if (out && *out)
@@ -342,7 +341,7 @@ int cprof_trace_write(const char *profile, int profile_is_file, char *path, size
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    int rc = fd < 0 ? -1 : write_file(fd, cprof_workers());
+    int rc = fd < 0 ? -1 : write_file(fd, cprof_workers(), npt);
     if (fd >= 0) {
         off_t end = lseek(fd, 0, SEEK_CUR);
         *bytes = end > 0 ? (uint64_t)end : 0;
