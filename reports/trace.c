@@ -413,10 +413,10 @@ static void chrome_busy(const struct trace *t, int64_t pid, FILE *out)
                 min = w;
         if (min == t->nw)
             break;
-        uint64_t now = g[min].t;
-        /* Every change at this tick, then one value. */
+        uint64_t now = ns_of(t, g[min].t);
+        /* Every change at this ns, then one value. */
         for (size_t w = 0; w < t->nw; w++)
-            while (!g[w].done && g[w].t == now) {
+            while (!g[w].done && ns_of(t, g[w].t) == now) {
                 busy += g[w].step;
                 next_edge(&g[w]);
             }
@@ -425,7 +425,7 @@ static void chrome_busy(const struct trace *t, int64_t pid, FILE *out)
         shown = busy;
         fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"workers busy\",\"pid\":%lld,\"tid\":0,\"ts\":",
                 (long long)pid);
-        put_us(out, ns_of(t, now));
+        put_us(out, now);
         fprintf(out, ",\"args\":{\"busy\":%ld}}", busy);
     }
     free(g);
