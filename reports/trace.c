@@ -307,10 +307,41 @@ static void put_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* A time in µs with its ns: "12.345". */
+/* The digits of v at p, returns their end. */
+static char *digits(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while (v /= 10);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* A time in µs with its ns, "12.345", at p. */
+static char *us(char *p, uint64_t ns)
+{
+    p = digits(p, ns / 1000);
+    *p++ = '.';
+    unsigned f = (unsigned)(ns % 1000);
+    *p++ = (char)('0' + f / 100);
+    *p++ = (char)('0' + f / 10 % 10);
+    *p++ = (char)('0' + f % 10);
+    return p;
+}
+
+static char *text(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    return (char *)memcpy(p, s, n) + n;
+}
+
 static void put_us(FILE *out, uint64_t ns)
 {
-    fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+    char buf[32];
+    fwrite(buf, 1, (size_t)(us(buf, ns) - buf), out);
 }
 
 /* The string each routine's and site's events repeat, escaped once. */
@@ -342,10 +373,13 @@ static void free_names(char **s, size_t n)
     free(s);
 }
 
-/* Worker w's activations as complete events, each written at its exit. */
+/* Worker w's activations as complete events, each written at its exit, formatted by
+ * hand (tens of millions of them: printf took most of the time). */
 static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, struct open *o,
                           char **routine, char **site, int64_t pid, FILE *out)
 {
+    char ids[64];
+    snprintf(ids, sizeof ids, ",\"pid\":%lld,\"tid\":%zu,\"ts\":", (long long)pid, w);
     char label[128];
     worker_label(t, w, label, sizeof label);
     fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%zu,\"args\":{\"name\":",
@@ -364,13 +398,27 @@ static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, str
         }
         const struct event *in = &o->e[--o->n];
         uint64_t t0 = ns_of(t, in->t), t1 = ns_of(t, e.t);
-        fprintf(out, ",\n{\"ph\":\"X\",\"name\":%s,\"cat\":\"%s\",\"pid\":%lld,\"tid\":%zu,\"ts\":",
-                routine[in->routine], case_name[in->kase], (long long)pid, w);
-        put_us(out, t0);
-        fputs(",\"dur\":", out);
-        put_us(out, t1 - t0);
-        fprintf(out, ",\"args\":{\"site\":%s,\"case\":\"%s\"}}",
-                in->external ? "\"<external>\"" : site[in->site], case_name[in->kase]);
+        const char *name = routine[in->routine];
+        const char *where = in->external ? "\"<external>\"" : site[in->site];
+        char small[256], *line = small;
+        size_t need = strlen(name) + strlen(where) + sizeof ids + 128;
+        if (need > sizeof small)
+            line = cprof_xcalloc(1, need);
+        char *p = text(line, ",\n{\"ph\":\"X\",\"name\":");
+        p = text(p, name);
+        p = text(p, ",\"cat\":\"");
+        p = text(p, case_name[in->kase]);
+        p = text(p, "\"");
+        p = text(p, ids);
+        p = us(p, t0);
+        p = text(p, ",\"dur\":");
+        p = us(p, t1 - t0);
+        p = text(p, ",\"args\":{\"site\":");
+        p = text(p, where);
+        p = text(p, "}}");
+        fwrite(line, 1, (size_t)(p - line), out);
+        if (line != small)
+            free(line);
     }
 }
 

@@ -83,7 +83,7 @@ check "the checker refuses overlapping events, a complete event without dur, a w
 # which thread runs a task is libgomp's choice.
 tl=$(grep -n 'int v = leaf(i);' prog.c | cut -d: -f1)
 seqs='[.traceEvents[] | select(.ph == "X" and .args.site != "prog.c:'$tl'")] | group_by(.tid)
-      | map(sort_by(.ts, -.dur) | map("\(.name) \(.args.case)"))'
+      | map(sort_by(.ts, -.dur) | map("\(.name) \(.cat)"))'
 expect_jq "workers 0 and 1: the exact entries of the sequential part, the loop, the nested regions" \
     t.json "$seqs | .[0:2]" \
     '[["main S-S","seq S-S","leaf S-S","leaf S-S","loop S-S","leaf S-C","leaf S-C","nested S-S","inner S-C","leaf C-C","tasks S-S"],
@@ -91,7 +91,7 @@ expect_jq "workers 0 and 1: the exact entries of the sequential part, the loop, 
 expect_jq "the nested regions' other two threads: one leaf each, C-C" t.json "$seqs | .[2:]" \
     '[["leaf C-C"],["leaf C-C"]]'
 expect_jq "the tasks: four calls of leaf from the task's site, S-C, on the team's two workers" t.json \
-    '[.traceEvents[] | select(.ph == "X" and .args.site == "prog.c:'$tl'") | [.name, .args.case, (.tid < 2)]]
+    '[.traceEvents[] | select(.ph == "X" and .args.site == "prog.c:'$tl'") | [.name, .cat, (.tid < 2)]]
      | [length, unique]' '[4, [["leaf", "S-C", true]]]'
 n=$(jq '[.traceEvents[] | select(.ph == "X")] | 2 * length' t.json)
 expect_jq "the profile counts each worker's events, none dropped" p.out \
