@@ -235,7 +235,7 @@ struct cprof_worker {
     int nregions;                           /* may exceed CPROF_REGIONS_MAX: not kept */
     int jmp_next;
     struct cprof_worker *next;
-    struct cprof_trace *trace;              /* trace.c: its events, null until the first */
+    struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
 
 /* This thread's shard, null until it runs instrumented code. */
@@ -329,7 +329,8 @@ struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof
                                       struct cprof_frame *f, const struct cprof_call_rec *c,
                                       int kase);
 void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now);
-/* An unlisted worker's trace, at its release. */
+/* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
+void cprof_trace_new(struct cprof_worker *w);
 void cprof_trace_free(struct cprof_worker *w);
 /* Writes the trace file for the profile written to `profile` (a regular file or not),
  * its path into path, with the profile's ns per tick: 0, or -1 after one line on

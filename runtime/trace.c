@@ -18,6 +18,11 @@
  * it contained was shorter still and was taken back before, so its entry is the last
  * event of the buffer, and the buffer is cut there.
  *
+ * A signal handler that runs profiled code may interrupt the recording of an event: while
+ * one is being recorded (busy), the handler's events are dropped and counted apart, so
+ * the buffer is never written by both.  One that interrupts elsewhere records its
+ * activations whole, between two events of the code it interrupted.
+ *
  * The trace is written once, with the profile at the end of the run, to a file beside
  * it (cprof.out.trace): a run of millions of events does not go through JSON.
  */
@@ -37,13 +42,17 @@
 enum { VARINT64_MAX = 10, VARINT32_MAX = 5 };
 enum { EXIT_MAX = 1 + VARINT64_MAX, ENTER_MAX = 1 + VARINT64_MAX + 2 * VARINT32_MAX };
 
-/* What a frame's entry left (marks[] by frame index): 0 not traced (excluded by the
- * globs), 1 dropped (buffer full), else the entry's offset + 2 and the time of the event
- * before it, which a take-back restores. */
+/* What a frame's entry left (marks[] by frame index): at 0 not recorded (excluded by the
+ * globs, or dropped), else the entry's offset + 1; the activation's number on its worker
+ * (its frame's calls0 then), and that of the recorded entry open around it; the time and
+ * the count of events before it, which a take-back restores.  A mark may be stale: a
+ * signal handler's entry can take a frame that is being filled for one left by a
+ * longjmp and close it, with the mark of the slot's previous activation.  An exit
+ * writes an event only if its mark is the innermost recorded entry open. */
 struct mark {
-    uint64_t at, before;
+    uint64_t at, activation, outer, before, events;
 };
-enum { MARK_UNTRACED, MARK_DROPPED, MARK_AT };
+enum { MARK_NONE, MARK_AT };
 
 struct cprof_trace {
     uint8_t *buf, *pos;
@@ -51,6 +60,9 @@ struct cprof_trace {
                                recorded entries still open */
     uint64_t last;          /* ticks of the last event recorded */
     uint64_t events, dropped;
+    uint64_t interrupting;  /* dropped: a signal handler's, while busy */
+    uint64_t innermost;     /* the activation of the innermost recorded entry open, 0: none */
+    int busy;               /* recording an event */
     int stopped;            /* an entry did not fit: nothing more is recorded */
     struct mark *marks;     /* [stack frames], reserved, touched as deep as frames go */
     size_t buf_size, marks_size;
@@ -151,7 +163,7 @@ static void *reserve(size_t size)
     return p;
 }
 
-static __attribute__((noinline)) struct cprof_trace *trace_new(struct cprof_worker *w)
+void cprof_trace_new(struct cprof_worker *w)
 {
     struct cprof_trace *t = cprof_alloc(sizeof *t);
     t->buf_size = buffer_size;
@@ -161,7 +173,6 @@ static __attribute__((noinline)) struct cprof_trace *trace_new(struct cprof_work
     t->marks = reserve(t->marks_size);
     t->last = origin;
     w->trace = t;
-    return t;
 }
 
 void cprof_trace_free(struct cprof_worker *w)
@@ -200,29 +211,38 @@ static __attribute__((noinline)) int traced(const struct cprof_routine *r)
            ? 1 : -1;
 }
 
+#define signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Events are counted dropped at the entry, two each: its exit is never recorded. */
 struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof_routine *r,
                                       struct cprof_frame *f, const struct cprof_call_rec *c,
                                       int kase)
 {
     struct cprof_trace *t = w->trace;
-    if (__builtin_expect(!t, 0))
-        t = trace_new(w);
+    struct mark *m = &t->marks[f - w->stack];
+    if (__builtin_expect(t->busy, 0)) {
+        /* A signal handler's, while the code it interrupted records an event. */
+        m->at = MARK_NONE;
+        t->interrupting += 2;
+        return f;
+    }
+    t->busy = 1;
+    signal_fence();
+    m->at = MARK_NONE;
     struct cprof_routine_rec *rec = c->rec;
     if (__builtin_expect(!rec->traced, 0))
         rec->traced = (signed char)traced(r);
-    struct mark *m = &t->marks[f - w->stack];
-    if (rec->traced < 0) {
-        m->at = MARK_UNTRACED;
-        return f;
-    }
+    /* Not the top frame: a signal handler closed it while it was being opened. */
+    if (rec->traced < 0 || __builtin_expect(f != w->top - 1, 0))
+        goto out;
     if (__builtin_expect(t->stopped || t->pos + ENTER_MAX > t->room - EXIT_MAX, 0)) {
         t->stopped = 1;
-        t->dropped++;
-        m->at = MARK_DROPPED;
-        return f;
+        t->dropped += 2;
+        goto out;
     }
-    m->at = (uint64_t)(t->pos - t->buf) + MARK_AT;
-    m->before = t->last;
+    *m = (struct mark){ (uint64_t)(t->pos - t->buf) + MARK_AT, f->calls0, t->innermost, t->last,
+                        t->events };
+    t->innermost = f->calls0;
     int external = c == &rec->ext;
     uint8_t *p = t->pos;
     *p++ = (uint8_t)(CPROF_TRACE_ENTER | kase << 2 | (external ? CPROF_TRACE_EXTERNAL : 0));
@@ -233,6 +253,9 @@ struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof
     t->pos = p;
     t->room -= EXIT_MAX;
     t->events++;
+out:
+    signal_fence();
+    t->busy = 0;
     return f;
 }
 
@@ -251,21 +274,29 @@ void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint6
 {
     struct cprof_trace *t = w->trace;
     struct mark *m = &t->marks[f - w->stack];
-    if (m->at < MARK_AT) {
-        t->dropped += m->at == MARK_DROPPED;
+    /* Busy: a signal handler's exit, whose entry was not recorded (busy stays as it is
+     * while the handler runs). */
+    if (__builtin_expect(t->busy, 0))
         return;
+    t->busy = 1;
+    signal_fence();
+    if (m->at >= MARK_AT && m->activation == t->innermost) {
+        t->innermost = m->outer;
+        t->room += EXIT_MAX;    /* kept since its entry */
+        if (min_ns && now - f->t0 < min_ticks()) {
+            /* Too short: its entry and what followed (all shorter) are taken back. */
+            t->pos = t->buf + (m->at - MARK_AT);
+            t->last = m->before;
+            t->events = m->events;
+        } else {
+            uint8_t *p = t->pos;
+            *p++ = CPROF_TRACE_EXIT;
+            t->pos = put(p, delta(t, now));
+            t->events++;
+        }
     }
-    t->room += EXIT_MAX;
-    if (min_ns && now - f->t0 < min_ticks()) {
-        t->pos = t->buf + (m->at - MARK_AT);
-        t->last = m->before;
-        t->events--;
-        return;
-    }
-    uint8_t *p = t->pos;
-    *p++ = CPROF_TRACE_EXIT;
-    t->pos = put(p, delta(t, now));
-    t->events++;
+    signal_fence();
+    t->busy = 0;
 }
 
 /* ---- the trace file and its description in the profile ---- */
@@ -315,7 +346,7 @@ static int write_file(int fd, struct cprof_worker *workers, double npt)
         put_u64(wh, (uint64_t)w->id);
         put_u64(wh + 8, origin);
         put_u64(wh + 16, t ? t->events : 0);
-        put_u64(wh + 24, t ? t->dropped : 0);
+        put_u64(wh + 24, t ? t->dropped + t->interrupting : 0);
         put_u64(wh + 32, t ? (uint64_t)(t->pos - t->buf) : 0);
         if (write_all(fd, wh, sizeof wh) || (t && write_all(fd, t->buf, (size_t)(t->pos - t->buf))))
             return -1;
@@ -363,7 +394,7 @@ void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
         if (w->trace) {
             events += w->trace->events;
-            dropped += w->trace->dropped;
+            dropped += w->trace->dropped + w->trace->interrupting;
         }
     const char *base = strrchr(path, '/');
     cprof_json_key(j, CPROF_SECTION_TRACE);
@@ -386,6 +417,6 @@ void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w)
     cprof_json_key(j, CPROF_SECTION_TRACE);
     cprof_json_begin(j, '[');
     cprof_json_uint(j, w->trace ? w->trace->events : 0);
-    cprof_json_uint(j, w->trace ? w->trace->dropped : 0);
+    cprof_json_uint(j, w->trace ? w->trace->dropped + w->trace->interrupting : 0);
     cprof_json_end(j, ']');
 }

@@ -121,6 +121,8 @@ struct cprof_worker *cprof_worker_create(int listed)
     pthread_mutex_unlock(&w->lock);
     for (int i = 0; i < CPROF_RESOURCES_MAX; i++)
         w->res_fd[i] = -1;
+    if (cprof_tracing())
+        cprof_trace_new(w);
 
     if (listed) {
         pthread_mutex_lock(&list_lock);
