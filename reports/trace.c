@@ -140,19 +140,19 @@ static uint64_t get_u64(const uint8_t *p)
     return v;
 }
 
-/* The trace file the profile names, beside it. */
+/* The trace file the profile names: a name alone is beside it, a path is as the run
+ * was given it (CPROF_TRACE_OUT). */
 static int find_file(struct trace *t)
 {
     json_t *sec = json_object_get(t->rf.root, CPROF_SECTION_TRACE);
     json_t *file = json_object_get(sec, "file");
     if (!sec)
         return fail(t, "no trace: the run was not traced (CPROF_TRACE=1 records one)");
-    if (!json_is_string(file) || strchr(json_string_value(file), '/') ||
-        !*json_string_value(file))
+    if (!json_is_string(file) || !*json_string_value(file))
         return fail(t, "invalid profile: \"trace\" has no \"file\" name");
-    const char *slash = strrchr(t->path, '/');
-    int dir = slash ? (int)(slash - t->path + 1) : 0;
-    t->file = cprof_xasprintf("%.*s%s", dir, t->path, json_string_value(file));
+    const char *name = json_string_value(file), *slash = strrchr(t->path, '/');
+    int dir = slash && !strchr(name, '/') ? (int)(slash - t->path + 1) : 0;
+    t->file = cprof_xasprintf("%.*s%s", dir, t->path, name);
     return 0;
 }
 

@@ -4,15 +4,15 @@
  * The traced facade (facade.c) calls cprof_trace_enter once a frame is open and
  * cprof_trace_exit as it closes, with the same tick reads the profile's times come
  * from: the trace's durations are the profile's.  Each worker appends to a buffer of its
- * own (no lock, no shared cache line), allocated at its first event and never grown:
+ * own (no lock, no shared cache line), reserved with the worker and never grown:
  * CPROF_TRACE_BUFFER bytes.  Events are encoded as they come: a kind byte, the ticks
  * since the worker's previous event and, for an entry, the routine and the site, each a
  * LEB128 varint (docs/tracing.md gives the layout and the bytes per event).
  *
  * Full buffer ("stop"): an entry recorded reserves the room of its exit, so every
  * recorded entry gets its exit and the trace stays well nested; the first entry that
- * does not fit stops the worker's trace, and every event after it is counted as dropped
- * (the profile's "trace" per worker, the report).
+ * does not fit stops the worker's trace, and every event after it is counted as dropped,
+ * at the entry, two per activation (the profile's "trace" per worker, the report).
  *
  * An activation shorter than CPROF_TRACE_MIN_NS is taken back at its exit: everything
  * it contained was shorter still and was taken back before, so its entry is the last
@@ -24,7 +24,8 @@
  * activations whole, between two events of the code it interrupted.
  *
  * The trace is written once, with the profile at the end of the run, to a file beside
- * it (cprof.out.trace): a run of millions of events does not go through JSON.
+ * it (cprof.out.trace, or CPROF_TRACE_OUT): a run of millions of events does not go
+ * through JSON.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -119,7 +120,7 @@ int cprof_trace_start(void)
     char *end;
     if (min && *min) {
         min_ns = strtoull(min, &end, 10);
-        if (*end) {
+        if (*end || *min < '0' || *min > '9') {
             fprintf(stderr, "cprof: CPROF_TRACE_MIN_NS=%s is not a number of ns: 0\n", min);
             min_ns = 0;
         }
@@ -386,8 +387,8 @@ int cprof_trace_write(const char *profile, int profile_is_file, char *path, size
     return -1;
 }
 
-/* The profile's "trace" section: the file (its name as the profile's directory sees it)
- * and how it was recorded. */
+/* The profile's "trace" section: the file (its name alone beside the profile, else the
+ * CPROF_TRACE_OUT it was written to) and how it was recorded. */
 void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes)
 {
     uint64_t events = 0, dropped = 0;
@@ -397,9 +398,10 @@ void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes
             dropped += w->trace->dropped + w->trace->interrupting;
         }
     const char *base = strrchr(path, '/');
+    const char *out = getenv("CPROF_TRACE_OUT");
     cprof_json_key(j, CPROF_SECTION_TRACE);
     cprof_json_begin(j, '{');
-    cprof_json_field_string(j, "file", base ? base + 1 : path);
+    cprof_json_field_string(j, "file", out && *out ? path : base ? base + 1 : path);
     cprof_json_field_uint(j, "bytes", bytes);
     cprof_json_field_uint(j, "events", events);
     cprof_json_field_uint(j, "dropped", dropped);

@@ -194,6 +194,26 @@ expect_jq "CPROF_TRACE_MIN_NS=1000000: only the activations of 1 ms or more (mai
 check "a minimum duration: the export is well formed" "$(python3 "$checker" --cprof s.json | indent)" -- \
     python3 "$checker" --cprof s.json
 
+# Elsewhere, and the variables misused: one line each, the run as without them.
+mkdir -p sub
+CPROF_TRACE=1 CPROF_TRACE_OUT=$tmp/sub/elsewhere.trace CPROF_OUT=e.out ./many > /dev/null
+check "CPROF_TRACE_OUT: the trace there, the profile names its path, the report finds it" -- \
+    bash -c "[ -s sub/elsewhere.trace ] && [ ! -e e.out.trace ] &&
+             [ \"\$(jq -r .trace.file e.out)\" = '$tmp/sub/elsewhere.trace' ] &&
+             '$bin/cprof-report' --timeline e.out | grep -q '^worker 0 '"
+CPROF_TRACE=1 CPROF_TRACE_BUFFER=12Q CPROF_TRACE_MIN_NS=-3 CPROF_OUT=v.out ./many > v.txt 2> v.err
+check "a bad CPROF_TRACE_BUFFER and CPROF_TRACE_MIN_NS: one line each, their defaults" "$(indent v.err)" -- \
+    bash -c "[ \$(wc -l < v.err) = 2 ] && grep -q '^cprof: CPROF_TRACE_BUFFER=12Q is not a size' v.err &&
+             grep -q '^cprof: CPROF_TRACE_MIN_NS=-3 is not a number' v.err &&
+             jq -e '.trace.buffer == 33554432 and .trace.min_ns == 0 and .trace.dropped == 0' v.out > /dev/null"
+CPROF_TRACE=1 CPROF_MODE=count CPROF_OUT=c.out ./many > /dev/null 2> c.err
+check "CPROF_MODE=count: no trace, in one line" "$(indent c.err)" -- \
+    bash -c "[ \$(wc -l < c.err) = 1 ] && grep -q 'no trace with CPROF_MODE=count' c.err && [ ! -e c.out.trace ] &&
+             jq -e '.trace == null' c.out > /dev/null"
+CPROF_TRACE=1 CPROF_OUT=/dev/null ./many > /dev/null 2> n.err
+check "a profile to /dev/null without CPROF_TRACE_OUT: the trace not written, in one line" "$(indent n.err)" -- \
+    bash -c "[ \$(wc -l < n.err) = 1 ] && grep -q 'set CPROF_TRACE_OUT' n.err"
+
 # Bad trace files: one line, exit 1, nothing on stdout.
 bad() {  # bad NAME GREP: the trace of p.out doctored by the caller
     "$bin/cprof-report" --trace b.out > b.json 2> b.err; local st=$?
