@@ -48,13 +48,15 @@ same "columns in reverse order, rows to match" \
 same "a newer writer's metric and its column (ss_time@cpu)" \
     '.metrics += [{"name": "cpu", "unit": "ns"}] | .columns.calls += ["ss_time@cpu"] | .workers[].calls |= map(. + [5])'
 same "an optional section it does not know, at the top and in workers" \
-    '.sections = [{"name": "trace", "required": false}] | .trace = {"events": []} | .workers[].trace = [1, 2]'
+    '.sections = [{"name": "future", "required": false}] | .future = {"events": []} | .workers[].future = [1, 2]'
 refused "a required section it does not know" \
-    '.sections = [{"name": "trace", "required": true}] | .trace = {}' 'needs section "trace"'
-refused "a key no section declares" '.trace = {}' 'unexpected key "trace"'
+    '.sections = [{"name": "future", "required": true}] | .future = {}' 'needs section "future"'
+refused "a key no section declares" '.future = {}' 'unexpected key "future"'
 # An absent optional key must not make room for an unknown one (keys were once counted).
-refused "a key no section declares, an optional key absent" 'del(.cprof_version) | .trace = {}' \
-    'unexpected key "trace"'
+refused "a key no section declares, an optional key absent" 'del(.cprof_version) | .future = {}' \
+    'unexpected key "future"'
+refused "the trace section without its fields" \
+    '.sections = [{"name": "trace", "required": false}] | .trace = {"file": "x.trace"}' '"trace" has no "bytes"'
 refused "a column missing" \
     '(.columns.calls | index("ss_time")) as $i | .columns.calls |= del(.[$i]) | .workers[].calls |= map(del(.[$i]))' \
     'has no "ss_time"'

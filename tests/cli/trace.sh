@@ -149,6 +149,10 @@ C
 "$bin/cprof-cc" -O2 many.c -o many
 CPROF_TRACE=1 CPROF_TRACE_BUFFER=4K CPROF_OUT=m.out ./many > /dev/null
 "$bin/cprof-report" --trace m.out > m.json
+"$bin/cprof-report" --csv summary m.out | tr -d '\r' > ms.csv
+check "a full buffer: the summary counts the events recorded and dropped" "$(grep trace ms.csv)" -- \
+    bash -c "grep -qx 'trace_events,$(jq .trace.events m.out)' ms.csv && grep -qx 'trace_dropped,$(jq .trace.dropped m.out)' ms.csv &&
+             [ \$(jq .trace.dropped m.out) -gt 0 ]"
 expect_jq "a full buffer: events recorded and dropped add up to every entry and exit" m.out \
     '.workers[0].trace | [.[0] + .[1] == 20002, .[1] > 0, .[0] < 4096 / 2]' '[true, true, true]'
 check "a full buffer: the export is well formed, its exits all there" "$(python3 "$checker" --cprof m.json | indent)" -- \
