@@ -211,6 +211,15 @@ static void push(struct open *o, const struct event *e)
     o->e[o->n++] = *e;
 }
 
+/* Whether event e names a routine and a site of the profile, and, at `open` entries
+ * open, closes one if it is an exit. */
+static bool fits(const struct trace *t, const struct event *e, size_t open)
+{
+    if (e->kind == CPROF_TRACE_EXIT)
+        return open > 0;
+    return e->routine < t->rf.nroutines && (e->external || e->site < t->rf.nsites);
+}
+
 /* Every worker's events decoded once: each entry of a routine and a site of the
  * profile, and closed by an exit, as many events as its header says. */
 static int check(struct trace *t)
@@ -226,16 +235,11 @@ static int check(struct trace *t)
         depth = 0;
         while ((got = next_event(c, &e)) == 1) {
             n++;
-            if (e.kind == CPROF_TRACE_ENTER) {
-                if (e.routine >= t->rf.nroutines || (!e.external && e.site >= t->rf.nsites)) {
-                    got = -1;
-                    break;
-                }
-                depth++;
-            } else if (depth-- == 0) {
+            if (!fits(t, &e, depth)) {
                 got = -1;
                 break;
             }
+            depth += e.kind == CPROF_TRACE_ENTER ? 1 : -1;
         }
         if (got < 0 || n != t->w[w].events || depth)
             rc = fail(t, "%s: worker %zu's events are broken (event %llu)", t->file, w,
@@ -391,7 +395,8 @@ static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, str
     cursor_open(c, t, w);
     o->n = 0;
     struct event e;
-    while (next_event(c, &e) == 1) {
+    /* fits(): the file checked may have changed since. */
+    while (next_event(c, &e) == 1 && fits(t, &e, o->n)) {
         if (e.kind == CPROF_TRACE_ENTER) {
             push(o, &e);
             continue;
@@ -545,7 +550,7 @@ static void walk(const struct trace *t, size_t w, struct cursor *c, struct open 
     o->n = 0;
     uint64_t prev = t->origin, span = t->end - t->origin ? t->end - t->origin : 1;
     struct event e;
-    while (next_event(c, &e) == 1) {
+    while (next_event(c, &e) == 1 && fits(t, &e, o->n)) {
         if (o->n && self)
             self[o->e[o->n - 1].routine] += e.t - prev;
         if (col)
