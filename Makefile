@@ -43,7 +43,7 @@ RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
-all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h
+all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
@@ -61,9 +61,18 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 # Shared libraries built by cprof-cc link this one: one runtime per process, whether
 # the program is profiled (its static copy, exported, wins) or not.  Never unloaded
 # (nodelete): a dlclosed library leaves its counts in it until the profile is written.
-$(B)/lib/libcprof.so: $(RT_OBJ)
+$(B)/lib/libcprof.so: $(RT_OBJ) $(B)/lib/cprof-link.opt
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,nodelete $^ -fopenmp -o $@
+	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(RT_OBJ) -fopenmp -o $@
+
+# The linker's options every profiled program and library gets (cprof-cc passes them
+# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps, and those wrappers
+# exported, so that a profiled library's regions reach the program's runtime.  The
+# list is what omp.o defines.
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o
+	@mkdir -p $(@D)
+	{ nm $< | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
+	  echo '--export-dynamic-symbol=__wrap_GOMP_*'; } > $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -163,6 +172,7 @@ bench: all
 	@echo; echo "== call-heavy programs: slowdown with default settings, counts against count-only"; bench/callheavy.sh
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
+	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
@@ -170,7 +180,7 @@ bench: all
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
 INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
-             lib/libcprof.so include/cprof.h lib/pkgconfig/cprof.pc \
+             lib/libcprof.so lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc \
              share/man/man1/cprof-cc.1 share/man/man1/cprof-report.1 share/man/man7/cprof.7
 
 install: all
@@ -180,6 +190,7 @@ install: all
 	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(DESTDIR)$(PREFIX)/libexec/cprof/
 	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/lib/cprof-link.opt $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	sed 's|@PREFIX@|$(PREFIX)|; s|@VERSION@|$(CPROF_VERSION)|' runtime/cprof.pc.in \

@@ -11,11 +11,13 @@
  * document that the writer declares optional in "sections" (older readers of version 2
  * skip it): "job", the launcher's id of the MPI job the process is a rank of; and
  * "resources" (docs/resources.md), also a key of each worker, with a paths row's
- * samples columns (CPROF_SAMPLES_COLUMN); "trace" (docs/tracing.md), the trace file
- * written beside the profile and how it was recorded, also a key of each worker: its
- * events recorded and dropped. */
+ * samples columns (CPROF_SAMPLES_COLUMN); "regions", a key of each worker: its rows of
+ * parallel regions and tasks (CPROF_REGION_COLUMNS), written when the program ran any;
+ * "trace" (docs/tracing.md), the trace file written beside the profile and how it was
+ * recorded, also a key of each worker: its events recorded and dropped. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
+#define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
 
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
@@ -85,10 +87,12 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
 
 /* A worker's "paths" rows, one per calling context (docs/semantics.md), parents before
  * children: its kind (0 a call from a site, 1 an entry from outside, 2 <other>: calls
- * past the runtime's limit, how many in ss_calls), its parent's row + 1 (0: a root),
- * the row + 1 of the context its calls hang from (0: itself; else an ancestor of the
- * same routine: recursion folded), the site and routine (0 where the kind has none),
- * then a calls row's columns from ss_calls on. */
+ * past the runtime's limit, how many in ss_calls, 3 a parallel region, 4 a task: its
+ * executions on the worker), its parent's row + 1 (0: a root), the row + 1 of the
+ * context its calls hang from (0: itself; else an ancestor of the same routine:
+ * recursion folded), the site and routine (0 where the kind has none; a region's or
+ * task's site is its construct's + 1, 0 for one cprof-cc did not compile), then a calls
+ * row's columns from ss_calls on. */
 #define CPROF_PATH_COLUMNS(X) \
     X(P_KIND,             "kind",                      CPROF_COL_COUNT,     -1) \
     X(P_PARENT,           "parent",                    CPROF_COL_COUNT,     -1) \
@@ -97,7 +101,35 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
     X(P_CALLEE,           "callee",                    CPROF_COL_COUNT,     -1) \
     CPROF_FIGURE_COLUMNS(X, P)
 
-enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER };
+enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION, CPROF_PATH_TASK };
+
+/* A worker's "regions" rows (docs/semantics.md, "Parallel regions and tasks"), one per
+ * construct it ran or opened: the construct's site + 1 (0: one cprof-cc did not
+ * compile) and kind (1 parallel, 2 task); as a member of the team (or the task's
+ * runner): executions, busy time (in the body, less the waits at barriers inside it)
+ * and the profiled calls made in it, barriers passed inside and the time waited in
+ * them, the time waited at the region's closing barrier, the team sizes (smallest,
+ * largest, sum over executions); as the thread that opened the region (or created the
+ * task): executions opened (tasks created), and over a region's the sum of the slowest
+ * member's busy time and of the team's mean busy time.  A worker has a row for each
+ * construct it ran or opened. */
+#define CPROF_REGION_COLUMNS(X) \
+    X(G_CONSTRUCT,        "construct",                 CPROF_COL_COUNT,     -1) \
+    X(G_KIND,             "kind",                      CPROF_COL_COUNT,     -1) \
+    X(G_EXECUTIONS,       "executions",                CPROF_COL_COUNT,     -1) \
+    X(G_BUSY,             "busy_time",                 CPROF_COL_TIME,      CPROF_G_NESTED) \
+    X(G_NESTED,           "nested",                    CPROF_COL_COUNT,     -1) \
+    X(G_BARRIERS,         "barriers",                  CPROF_COL_COUNT,     -1) \
+    X(G_BARRIER_WAIT,     "barrier_wait",              CPROF_COL_TIME,      -1) \
+    X(G_END_WAIT,         "end_wait",                  CPROF_COL_TIME,      -1) \
+    X(G_TEAM_MIN,         "team_min",                  CPROF_COL_COUNT,     -1) \
+    X(G_TEAM_MAX,         "team_max",                  CPROF_COL_COUNT,     -1) \
+    X(G_TEAM_SUM,         "team_sum",                  CPROF_COL_COUNT,     -1) \
+    X(G_OPENED,           "opened",                    CPROF_COL_COUNT,     -1) \
+    X(G_MAX_BUSY,         "max_busy",                  CPROF_COL_TIME,      -1) \
+    X(G_MEAN_BUSY,        "mean_busy",                 CPROF_COL_TIME,      -1)
+
+enum { CPROF_REGION_PARALLEL = 1, CPROF_REGION_TASK = 2 };
 
 /* Resources beyond time (docs/resources.md): at most this many in a file.  With some,
  * a paths row ends with two columns per resource, its samples taken while the context
@@ -110,6 +142,7 @@ enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER };
 enum cprof_routine_column { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ID) CPROF_ROUTINE_NCOLUMNS };
 enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS };
 enum cprof_path_column { CPROF_PATH_COLUMNS(CPROF_COLUMN_ID) CPROF_PATH_NCOLUMNS };
+enum cprof_region_column { CPROF_REGION_COLUMNS(CPROF_COLUMN_ID) CPROF_REGION_NCOLUMNS };
 #undef CPROF_COLUMN_ID
 
 /* Case k's columns of a calls row (k: 0 S-S, 1 S-C, 2 C-S, 3 C-C). */
@@ -148,6 +181,8 @@ __attribute__((unused))
 static const struct cprof_column cprof_call_columns[] = { CPROF_CALL_COLUMNS(CPROF_COLUMN_ENTRY) };
 __attribute__((unused))
 static const struct cprof_column cprof_path_columns[] = { CPROF_PATH_COLUMNS(CPROF_COLUMN_ENTRY) };
+__attribute__((unused))
+static const struct cprof_column cprof_region_columns[] = { CPROF_REGION_COLUMNS(CPROF_COLUMN_ENTRY) };
 #undef CPROF_COLUMN_ENTRY
 
 #endif

@@ -117,7 +117,7 @@ void number_sites(struct unit *u)
     struct site *sorted = cprof_xcalloc((size_t)u->nsites + 1, sizeof *sorted);
     int next = 0;
     for (int i = 0; i < u->nnodes; i++)
-        if (u->nodes[i].kind == N_CALL) {
+        if (u->nodes[i].kind == N_CALL || u->nodes[i].kind == N_CONSTRUCT) {
             sorted[next] = u->sites[u->nodes[i].index];
             u->nodes[i].index = next++;
         }
@@ -187,7 +187,7 @@ static void place_range(struct unit *u, unsigned from, unsigned to, const int *k
 static void place_node(struct unit *u, struct node *n)
 {
     if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK
-        || n->kind == N_CLOSE)
+        || n->kind == N_CLOSE || n->kind == N_CONSTRUCT)
         return;
     if (n->kind == N_REDUCTION) {
         place_range(u, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);

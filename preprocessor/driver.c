@@ -58,6 +58,8 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
         cprof_push(out, cprof_fmt("%s/libcprof.a", lib));
         cprof_push(out, "-Wl,--export-dynamic-symbol=cprof_*");
     }
+    /* runtime/omp.c's wrappers of libgomp: parallel regions, tasks and barriers. */
+    cprof_push(out, cprof_fmt("-Wl,@%s/cprof-link.opt", lib));
     cprof_push(out, "-lgomp");
     cprof_push(out, "-lpthread");
 }

@@ -21,27 +21,32 @@ struct option {
     size_t field;           /* in struct cprof_rewrite_options: a const char * or an int */
     int fallback;           /* COUNT and SWITCH: the value when neither flag nor variable says */
     const char *help;       /* after the flag and the variable; \n continues the line */
+    const char *const *on_under;    /* SWITCH: variables whose presence turns it on by default */
 };
 
 #define FIELD(f) offsetof(struct cprof_rewrite_options, f)
 
 static const struct option options[] = {
     { "include-function", "CPROF_INCLUDE_FUNCTIONS", LIST, FIELD(include_functions), 0,
-      "only these functions" },
+      "only these functions", 0 },
     { "include-file", "CPROF_INCLUDE_FILES", LIST, FIELD(include_files), 0,
-      "only functions defined in\nthese files" },
+      "only functions defined in\nthese files", 0 },
     { "exclude-function", "CPROF_EXCLUDE_FUNCTIONS", LIST, FIELD(exclude_functions), 0,
-      "not these functions" },
+      "not these functions", 0 },
     { "exclude-file", "CPROF_EXCLUDE_FILES", LIST, FIELD(exclude_files), 0,
-      "not functions defined in\nthese files" },
+      "not functions defined in\nthese files", 0 },
     { "libcalls", "CPROF_LIBCALLS", SWITCH, FIELD(libcalls), 0,
-      "profile calls to library\nfunctions as leaf routines" },
+      "profile calls to library\nfunctions as leaf routines", 0 },
+    /* mpicc runs cprof-cc with OMPI_CC (Open MPI) or MPICH_CC (MPICH) naming it. */
+    { "mpicalls", "CPROF_MPICALLS", SWITCH, FIELD(mpicalls), 0,
+      "profile calls to MPI (MPI_*)\nas leaf routines; on under\nmpicc (OMPI_CC, MPICH_CC set)",
+      (const char *const[]){ "OMPI_CC", "MPICH_CC", NULL } },
     { "small", "CPROF_SMALL", COUNT, FIELD(small_tokens), 64,
-      "a body of at most N tokens\nis small: counted at its call\nsites (default 64)" },
+      "a body of at most N tokens\nis small: counted at its call\nsites (default 64)", 0 },
     { "count-only", "CPROF_COUNT_ONLY", LIST, FIELD(count_only_functions), 0,
-      "count these at their call\nsites even if not small" },
+      "count these at their call\nsites even if not small", 0 },
     { "timed", "CPROF_TIMED", LIST, FIELD(timed_functions), 0,
-      "always time these" },
+      "always time these", 0 },
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 
@@ -90,6 +95,9 @@ int cprof_options_from_env(struct cprof_rewrite_options *o, char *err, size_t er
             *list_of(o, op) = NULL;
         else
             *int_of(o, op) = op->fallback;
+        for (const char *const *v = op->on_under; v && *v; v++)
+            if (getenv(*v))
+                *int_of(o, op) = 1;
         const char *e = getenv(op->env);
         if (e && *e && set(o, op, e, op->env, err, err_size) != 0)
             return -1;

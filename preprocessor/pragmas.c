@@ -179,10 +179,13 @@ void find_parallel_pragmas(struct unit *u)
                 (unsigned)(line - t), (unsigned)(eol - t), (unsigned)(id - t), (unsigned)(id_end - t) };
         }
         if (directive) {
+            const char *w, *e = next_word(directive, eol, &w);
             GROW(u->blocks, u->nblocks, cap);
             u->blocks[u->nblocks++] = (struct block){
                 .pragma_end = (unsigned)(eol - t),
+                .pragma_start = (unsigned)(line - t),
                 .parallel = directive_is_parallel(directive, eol),
+                .task = word_is(w, e, "task") || word_is(w, e, "taskloop"),
                 .cacheable = directive_is_cacheable(directive, eol) };
         }
         const char *cprof = pragma_of(line, eol, "cprof");

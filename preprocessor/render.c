@@ -92,6 +92,12 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_add(out, " }", 2);
         return;
     }
+    if (n->kind == N_CONSTRUCT) {
+        /* On a line of its own before the pragma's, which the marker puts back. */
+        str_printf(out, "{ __cprof_construct(%d);\n", n->index);
+        add_line_marker(u, out, n->start);
+        return;
+    }
     if (n->kind == N_CLAUSE) {
         str_printf(out, " firstprivate(__cprof_k%d)", n->index);
         return;
@@ -152,6 +158,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_add(out, "); ", 3);
     }
     if (n->leaf >= 0) {
+        /* MPI_Abort ends the job from outside: this rank's profile is written first
+         * (docs/mpi.md).  The other ranks are killed before their exit path runs. */
+        if (!strcmp(n->target, "MPI_Abort"))
+            str_add(out, "cprof_write(); ", 15);
         /* No hook in a library function: the call site opens and closes its activation. */
         str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused))"
                         " = (__cprof_call(%d, (void (*)(void))%s), cprof_facade.enter(&__cprof_r[%d])); ",

@@ -13,6 +13,7 @@ struct cprof_rewrite_options {
     const char *exclude_functions;
     const char *exclude_files;
     int libcalls;                   /* calls to library functions profiled as leaves */
+    int mpicalls;                   /* calls to MPI's (MPI_*) profiled as leaves */
     /* Static functions whose address the unit never takes are counted at their call
      * sites, with no entry hook (so gcc still inlines them), when they match
      * count_only_functions or are small: a body of at most small_tokens tokens, no

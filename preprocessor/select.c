@@ -81,6 +81,11 @@ int is_external_inline(CXCursor fn)
 
 /* A function cprof may profile: declared or defined outside system headers, and
  * selected if this unit defines it. */
+int is_mpi_function(const char *name)
+{
+    return !strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5);
+}
+
 int may_be_routine(const struct unit *u, CXCursor fn, const char *name)
 {
     if (!strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7))
@@ -91,6 +96,8 @@ int may_be_routine(const struct unit *u, CXCursor fn, const char *name)
             || (!clang_Location_isInSystemHeader(clang_getCursorLocation(def)) && !selected(u, def)))
             return 0;
         fn = def;
+    } else if (is_mpi_function(name)) {
+        return 0;           /* the MPI library's, not a routine of the program */
     }
     CXSourceLocation loc = clang_getCursorLocation(fn);
     CXFile file;

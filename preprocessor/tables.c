@@ -29,7 +29,7 @@ void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v4", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v5", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -45,6 +45,9 @@ void add_prelude(struct unit *u, struct str *out)
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
+    /* A function, as the handshake: default(none) would want the table listed. */
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                    "__cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n");
     if (u->nslots)
         str_printf(out, "static __thread unsigned long long *__cprof_n[%d];\n", u->nslots);
     for (int b = 0; b < u->nblocks; b++)
@@ -104,7 +107,11 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
             str_printf(out, ".callee = &__cprof_r[%d], ", s->callee);
         str_add(out, ".file = ", 8);
         str_literal(out, s->file);
-        str_printf(out, ", .line = %u, .d = %d, .id = -1 },", s->line, s->d);
+        str_printf(out, ", .line = %u, .d = %d, .id = -1", s->line, s->d);
+        if (s->construct)
+            str_printf(out, ", .construct = %s", s->construct == CONSTRUCT_PARALLEL
+                                                     ? "CPROF_CONSTRUCT_PARALLEL" : "CPROF_CONSTRUCT_TASK");
+        str_add(out, " },", 3);
     }
     /* The destructor runs after the object's other destructors (units.c: the profile
      * is written when the last unit unregisters at exit). */
@@ -112,8 +119,8 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
     str_literal(out, unit_file);
     str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s };\n"
                     "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
-                    "{ cprof_register_unit_v4(&__cprof_unit); }\n"
+                    "{ cprof_register_unit_v5(&__cprof_unit); }\n"
                     "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
-                    "{ cprof_unregister_unit_v4(&__cprof_unit); }\n",
+                    "{ cprof_unregister_unit_v5(&__cprof_unit); }\n",
                u->nroutines, u->nsites);
 }

@@ -17,7 +17,8 @@ struct str {
 
 /* ---- what the walk and the analysis find ---- */
 
-enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE };
+enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE,
+                 N_CONSTRUCT };
 
 struct node {
     enum node_kind kind;
@@ -34,8 +35,8 @@ struct node {
                                        line of a #pragma cprof region("NAME") */
     int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
     int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
-    int index;                      /* N_CALL: site; N_HOOK: routine; N_REDUCTION: its copy;
-                                       N_CLAUSE: block */
+    int index;                      /* N_CALL, N_CONSTRUCT: site; N_HOOK: routine;
+                                       N_REDUCTION: its copy; N_CLAUSE: block */
     int copy;                       /* a call in that copy of a declare reduction, else 0 */
     int *kids, nkids;               /* nodes directly inside this one, by position */
     int placed;                     /* rendered where it is (not a second visit of the
@@ -72,6 +73,8 @@ struct site {
     enum { CACHE_NONE, CACHE_CASE0, CACHE_BLOCK } cache;
     int block;
     int slot;                       /* its thread-local pointer to the counts, __cprof_n[slot] */
+    enum { CONSTRUCT_NONE, CONSTRUCT_PARALLEL, CONSTRUCT_TASK } construct;  /* an OpenMP
+                                       construct's site, not a call's */
 };
 
 /* The structured block of an OpenMP construct (of any directive: a standalone one gets
@@ -83,9 +86,10 @@ struct block {
      * tasks in the combined construct); another one that a cache may be used through
      * (worksharing, synchronization: no data environment of its own to list it in). */
     int cacheable;
+    int task;                       /* creates tasks (task, taskloop) */
     int clause;                     /* gets firstprivate(__cprof_k<index>) */
-    char *region;                   /* #pragma cprof region("NAME"): NAME, and where its */
-    unsigned pragma_start;          /* line starts; else NULL */
+    char *region;                   /* #pragma cprof region("NAME"): NAME, else NULL */
+    unsigned pragma_start;          /* where its line starts */
 };
 
 struct reduction {                  /* a "declare reduction" line */
@@ -173,6 +177,10 @@ void find_parallel_pragmas(struct unit *u);
 int selected(const struct unit *u, CXCursor fn);
 int is_external_inline(CXCursor fn);
 int may_be_routine(const struct unit *u, CXCursor fn, const char *name);
+/* MPI's functions, by the standard's prefixes (MPI_, PMPI_), wherever mpi.h is: mpicc
+ * gives its directory with -I, which makes it no system header.  Not defined in the
+ * unit, they are the library's. */
+int is_mpi_function(const char *name);
 int is_small(const struct unit *u, CXCursor body);
 int has_attribute(const struct unit *u, CXCursor fn, const char *const *words);
 void choose_counted(struct unit *u);

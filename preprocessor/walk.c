@@ -37,19 +37,23 @@ struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int
     s->callee = -1;
     s->file = presumed(clang_getLocationForOffset(tu, u->file, offset), &s->line);
     s->d = 0;
+    s->construct = 0;
     s->cache = CACHE_NONE;
     *index = u->nsites++;
     return s;
 }
 
-/* With libcalls: the routine standing for a library function, one per name in the
- * unit, named as called and filed under <library>.  Declared in a system header,
- * never glibc's internals (__...).  An extern inline wrapper in a system header
- * (printf under _FORTIFY_SOURCE) counts too: the library has the symbol. */
+/* With libcalls (or mpicalls, for MPI's): the routine standing for a library function,
+ * one per name in the unit, named as called and filed under <library>.  Declared in a
+ * system header, or MPI's, never glibc's internals (__...).  An extern inline wrapper
+ * in a system header (printf under _FORTIFY_SOURCE) counts too: the library has the
+ * symbol. */
 static int leaf_routine(struct unit *u, CXCursor fn, const char *name)
 {
     CXSourceLocation loc = clang_getCursorLocation(fn);
-    if (!clang_Location_isInSystemHeader(loc) || !strncmp(name, "__", 2))
+    if (!(u->options->libcalls && clang_Location_isInSystemHeader(loc)) && !is_mpi_function(name))
+        return -1;
+    if (!strncmp(name, "__", 2))
         return -1;
     for (int i = 0; i < u->nroutines; i++)
         if (u->routines[i].line == 0 && !strcmp(u->routines[i].name, name))
@@ -138,7 +142,7 @@ static void add_call(struct unit *u, CXCursor call)
             if (!strcmp(name, longjmps[i]))
                 kind = N_LONGJMP;
         if (kind == N_CALL && !may_be_routine(u, fn, name)) {
-            leaf = u->options->libcalls ? leaf_routine(u, fn, name) : -1;
+            leaf = u->options->libcalls || u->options->mpicalls ? leaf_routine(u, fn, name) : -1;
             if (leaf < 0) {
                 free(name);
                 return;
@@ -264,6 +268,34 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
+/* Where the statement after a pragma ends: an expression statement's cursor ends
+ * before its semicolon. */
+static unsigned statement_end(const struct unit *u, const struct block *k)
+{
+    unsigned end = k->end, p = end;
+    while (p < u->size && (u->text[p] == ' ' || u->text[p] == '\t' || u->text[p] == '\n'))
+        p++;
+    return p < u->size && u->text[p] == ';' ? p + 1 : end;
+}
+
+/* Each parallel or task construct of this body (docs/semantics.md, "Parallel regions
+ * and tasks"): a site of its own, which the line before its pragma leaves for the
+ * runtime (cprof_pending.construct) in a brace the statement's end closes.  Not in a
+ * unit with target regions, whose device code may not touch thread-local storage. */
+static void add_constructs(struct unit *u, int first, unsigned bend)
+{
+    for (int b = first; b < u->block_next && !u->offload; b++) {
+        struct block *k = &u->blocks[b];
+        if ((!k->parallel && !k->task) || k->region || k->start >= bend)
+            continue;
+        struct node *n = new_node(u, N_CONSTRUCT, k->pragma_start, k->pragma_start);
+        new_site(u, u->tu, k->pragma_start, &n->index)->construct =
+            k->parallel ? CONSTRUCT_PARALLEL : CONSTRUCT_TASK;
+        unsigned end = statement_end(u, k);
+        new_node(u, N_CLOSE, end, end);
+    }
+}
+
 /* Each "#pragma cprof region("NAME")" of this body: its line becomes the region's
  * begin, a call site (with a cleanup variable that ends it however the statement is
  * left), and the end of the statement after it closes the brace the line opens. */
@@ -280,12 +312,7 @@ static void add_region_pragmas(struct unit *u, int first, unsigned bend)
         n->leaf = named_region(u, cprof_xstrdup(k->region), file, line);
         n->region = 2;
         new_site(u, u->tu, k->pragma_start, &n->index);
-        /* An expression statement's cursor ends before its semicolon. */
-        unsigned end = k->end, p = end;
-        while (p < u->size && (u->text[p] == ' ' || u->text[p] == '\t' || u->text[p] == '\n'))
-            p++;
-        if (p < u->size && u->text[p] == ';')
-            end = p + 1;
+        unsigned end = statement_end(u, k);
         new_node(u, N_CLOSE, end, end);
         GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
         u->region_ends[u->nregion_ends++] = end;
@@ -400,10 +427,11 @@ static void add_function(struct unit *u, CXCursor fn)
     clang_visitChildren(body, visit_body, u);
     add_clause_calls(u, u->tu, bstart, bend);
     add_region_pragmas(u, first, bend);
-    /* d: parallel blocks of this body around the call. */
+    add_constructs(u, first, bend);
+    /* d: parallel blocks of this body around the call (or construct). */
     for (int i = 0; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
-        if (n->kind != N_CALL || n->index < first_site)
+        if ((n->kind != N_CALL && n->kind != N_CONSTRUCT) || n->index < first_site)
             continue;
         for (int b = first; b < u->block_next; b++)
             if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)

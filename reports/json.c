@@ -163,7 +163,7 @@ static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)
 static json_t *path(const cprof_profile *p, size_t i)
 {
     const cprof_prof_path *x = &p->paths[i];
-    const cprof_prof_routine *r = x->routine == CPROF_OTHER_ROUTINE ? NULL : &p->routines[x->routine];
+    const cprof_prof_routine *r = CPROF_IS_ROUTINE(x->routine) ? &p->routines[x->routine] : NULL;
     json_t *calls = json_array(), *time = json_array(), *outer = json_array(),
            *nested = json_array(), *wcalls = json_array(), *wtime = json_array();
     for (int k = 0; k < 4; k++) {
@@ -191,7 +191,7 @@ static json_t *path(const cprof_profile *p, size_t i)
         }
     return json_pack("{s:I, s:o, s:s, s:s?, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o*}",
                      "id", (json_int_t)i, "parent", parent,
-                     "routine", r ? r->name : "<other>", "file", r ? r->file : NULL,
+                     "routine", r ? r->name : cprof_path_special_name(x->routine), "file", r ? r->file : NULL,
                      "site", site, "folds_into", (json_int_t)x->folds_into,
                      "calls", calls, "time", time, "outer_time", outer, "nested", nested,
                      "worker_calls", wcalls, "worker_outer_time", wtime, "samples", samples);

@@ -101,10 +101,15 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
         for (size_t i = 0; i < wk->npath_rows && !rc; i++) {
             const int64_t *v = wk->path_rows[i];
             int64_t kind = v[CPROF_P_KIND];
-            const struct raw_site *s = kind == CPROF_PATH_CALL ? &rf->sites[v[CPROF_P_SITE]] : NULL;
+            bool construct = kind == CPROF_PATH_REGION || kind == CPROF_PATH_TASK;
+            const struct raw_site *s = kind == CPROF_PATH_CALL ? &rf->sites[v[CPROF_P_SITE]]
+                                     : construct && v[CPROF_P_SITE] ? &rf->sites[v[CPROF_P_SITE] - 1]
+                                     : NULL;
             size_t parent = v[CPROF_P_PARENT] ? row_to[v[CPROF_P_PARENT] - 1] : CPROF_NO_PATH;
             size_t routine = kind == CPROF_PATH_OTHER ? CPROF_OTHER_ROUTINE
-                                                      : rf->routines[v[CPROF_P_CALLEE]].global;
+                           : kind == CPROF_PATH_REGION ? CPROF_REGION_ROUTINE
+                           : kind == CPROF_PATH_TASK ? CPROF_TASK_ROUTINE
+                           : rf->routines[v[CPROF_P_CALLEE]].global;
             size_t c = context(p, &ix, &cap, parent, routine, s ? s->file : NULL, s ? s->line : 0);
             row_to[i] = c;
             cprof_prof_path *x = &p->paths[c];
@@ -128,6 +133,12 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
     return rc;
 }
 
+const char *cprof_path_special_name(size_t routine)
+{
+    return routine == CPROF_REGION_ROUTINE ? "<parallel>"
+         : routine == CPROF_TASK_ROUTINE ? "<task>" : "<other>";
+}
+
 /* The contexts of a and b into out, their routines and workers renumbered by the maps. */
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
                     const cprof_profile *b, const struct sum_map *amap,
@@ -143,8 +154,7 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
         for (size_t i = 0; i < q->npaths && !rc; i++) {
             const cprof_prof_path *y = &q->paths[i];
             size_t parent = y->parent == CPROF_NO_PATH ? CPROF_NO_PATH : to[y->parent];
-            size_t routine = y->routine == CPROF_OTHER_ROUTINE ? CPROF_OTHER_ROUTINE
-                                                               : map->routine[y->routine];
+            size_t routine = CPROF_IS_ROUTINE(y->routine) ? map->routine[y->routine] : y->routine;
             size_t c = context(out, &ix, &cap, parent, routine, y->site_file, y->site_line);
             to[i] = c;
             cprof_prof_path *x = &out->paths[c];
@@ -185,7 +195,7 @@ void cprof_paths_free(cprof_profile *p)
 static bool named(const cprof_profile *p, size_t i, const char *name)
 {
     size_t r = p->paths[i].routine;
-    return r != CPROF_OTHER_ROUTINE && !strcmp(p->routines[r].name, name);
+    return CPROF_IS_ROUTINE(r) && !strcmp(p->routines[r].name, name);
 }
 
 /* Whether context i of a routine named name has an ancestor of that name. */

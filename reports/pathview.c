@@ -91,7 +91,7 @@ static void tree_free(struct tree *t)
 static const char *step_name(const cprof_view *v, size_t i)
 {
     const cprof_prof_path *x = &v->p->paths[i];
-    return x->routine == CPROF_OTHER_ROUTINE ? "<other>" : v->r[x->routine].label;
+    return CPROF_IS_ROUTINE(x->routine) ? v->r[x->routine].label : cprof_path_special_name(x->routine);
 }
 
 /* The first step of a path from root i: its routine, and for a root that a call site
@@ -101,7 +101,7 @@ static char *root_name(const cprof_view *v, size_t i, const char *sep)
 {
     const cprof_profile *p = v->p;
     const cprof_prof_path *x = &p->paths[i];
-    if (!x->site_file || x->routine == CPROF_OTHER_ROUTINE)
+    if (!x->site_file || !CPROF_IS_ROUTINE(x->routine))
         return cprof_xstrdup(step_name(v, i));
     const char *caller = "?";
     for (size_t a = 0; a < p->narcs; a++)

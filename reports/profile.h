@@ -84,6 +84,13 @@ typedef struct {
 
 #define CPROF_NO_PATH SIZE_MAX        /* the parent of a root context */
 #define CPROF_OTHER_ROUTINE SIZE_MAX  /* the routine of an <other> context */
+/* The "routine" of a parallel region's and of a task's context (its site: the
+ * construct's, NULL for one cprof-cc did not compile): no routine of the profile. */
+#define CPROF_REGION_ROUTINE (SIZE_MAX - 1)
+#define CPROF_TASK_ROUTINE (SIZE_MAX - 2)
+#define CPROF_IS_ROUTINE(r) ((r) < CPROF_TASK_ROUTINE)
+/* What such a context is called where a routine's name would be. */
+const char *cprof_path_special_name(size_t routine);
 
 /* A calling context (docs/semantics.md, "Calling contexts"): a call from a site, or an
  * entry from outside, that reached a routine, under its parent context.  The contexts
@@ -92,7 +99,7 @@ typedef struct {
  * many, and their figures are in their arcs only. */
 typedef struct {
     size_t parent;          /* an earlier context, or CPROF_NO_PATH for a root */
-    size_t routine;         /* index into routines, or CPROF_OTHER_ROUTINE */
+    size_t routine;         /* index into routines, or CPROF_OTHER_ROUTINE, _REGION_, _TASK_ */
     char *site_file;        /* where the call is spelled; NULL for an entry from outside */
     int64_t site_line;
     size_t folds_into;      /* the context its activations' calls hang from: itself, or

@@ -39,6 +39,7 @@ struct raw_site {
     int64_t caller;
     const char *file;
     int64_t line, d;  /* d is checked but plays no part in the report */
+    const char *construct;  /* "parallel", "task": an OpenMP construct's; else NULL */
 };
 
 struct raw_worker {

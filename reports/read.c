@@ -197,11 +197,13 @@ static int check_paths(struct loader *l, const struct raw_file *rf, const struct
     for (size_t i = 0; i < w->npath_rows; i++) {
         const int64_t *v = w->path_rows[i];
         int64_t kind = v[CPROF_P_KIND];
-        int bad = kind > CPROF_PATH_OTHER ? CPROF_P_KIND
+        bool construct = kind == CPROF_PATH_REGION || kind == CPROF_PATH_TASK;
+        int bad = kind > CPROF_PATH_TASK ? CPROF_P_KIND
                   : (uint64_t)v[CPROF_P_PARENT] > i ? CPROF_P_PARENT
                   : (uint64_t)v[CPROF_P_FOLDS] > i ? CPROF_P_FOLDS
                   : kind == CPROF_PATH_CALL && (uint64_t)v[CPROF_P_SITE] >= rf->nsites ? CPROF_P_SITE
-                  : kind != CPROF_PATH_OTHER && (uint64_t)v[CPROF_P_CALLEE] >= rf->nroutines
+                  : construct && (uint64_t)v[CPROF_P_SITE] > rf->nsites ? CPROF_P_SITE
+                  : kind != CPROF_PATH_OTHER && !construct && (uint64_t)v[CPROF_P_CALLEE] >= rf->nroutines
                       ? CPROF_P_CALLEE
                       : -1;
         if (bad >= 0)
@@ -580,6 +582,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"file", JSON_STRING, &s->file, 0},
             {"line", JSON_INTEGER, &s->line, 0},
             {"d", JSON_INTEGER, &s->d, 0},
+            {"construct", JSON_STRING | OPTIONAL, &s->construct, 0},
         };
         if (get_fields(l, json_array_get(sites, i), f, NELEM(f), "sites[%zu]", i))
             return -1;

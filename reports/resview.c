@@ -28,7 +28,7 @@ void cprof_resource_sums(const cprof_profile *p, size_t r, int64_t (*self)[2], i
             path_incl[p->paths[i].parent] = cprof_add(path_incl[p->paths[i].parent], path_incl[i]);
     for (size_t i = 0; i < p->npaths; i++) {
         const cprof_prof_path *x = &p->paths[i];
-        if (x->routine == CPROF_OTHER_ROUTINE)
+        if (!CPROF_IS_ROUTINE(x->routine))
             continue;
         for (int k = 0; k < 2; k++)
             self[x->routine][k] = cprof_add(self[x->routine][k], x->samples[2 * r + k]);

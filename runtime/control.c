@@ -57,6 +57,8 @@ static void each_record(void (*fn)(struct cprof_worker *, struct figures))
                 fn(w, of_record(&w->routines[i]->ext));
         for (struct cprof_node *n = w->nodes; n; n = n->made_next)
             fn(w, of_node(n));
+        for (struct cprof_construct_rec *c = w->construct_list; c; c = c->next)
+            fn(w, of_record(&c->key));
         pthread_mutex_unlock(&w->lock);
     }
 }
@@ -166,6 +168,12 @@ void cprof_reset(void)
                 r->side_base = cprof_worker_alloc(w, sizeof r->side);
             memcpy(r->side_base, r->side, sizeof r->side);
             r->max_depth = r->depth;
+        }
+        for (struct cprof_construct_rec *c = w->construct_list; c; c = c->next) {
+            const uint64_t *from = (const uint64_t *)&c->sum;
+            uint64_t *to = (uint64_t *)&c->base;
+            for (size_t i = 0; i < sizeof c->sum / sizeof *from; i++)
+                to[i] = load(&from[i]);
         }
         pthread_mutex_unlock(&w->lock);
     }

@@ -56,8 +56,8 @@ static __inline__ void cprof_region_end(void) {}
 
 /* The layout of the descriptors below, which the code cprof-cc generates fills in by
  * name: an object compiled against another layout fails to link (the entry points
- * carry the version, cprof_register_unit_v4). */
-#define CPROF_API_VERSION 4
+ * carry the version, cprof_register_unit_v5). */
+#define CPROF_API_VERSION 5
 
 /* One per instrumented function definition; static in its translation unit. */
 struct cprof_routine {
@@ -92,7 +92,13 @@ struct cprof_site {
     int line;
     int d;                 /* parallel constructs of the caller's own body enclosing the site */
     int id;                /* global id, assigned when its unit registers */
+    int construct;         /* 0: a call site; else the OpenMP construct at file:line, a
+                              CPROF_CONSTRUCT_*, which names the parallel region or task
+                              it opens (docs/semantics.md) */
 };
+
+/* The constructs a site may stand for. */
+enum { CPROF_CONSTRUCT_PARALLEL = 1, CPROF_CONSTRUCT_TASK = 2 };
 
 /* One per translation unit, registered by a constructor before main and unregistered
  * by a destructor after the program's own (priority 101: after every destructor of its
@@ -120,6 +126,9 @@ struct cprof_pending {
      * that routine's calls made outside any parallel construct of its own, C-S if it is
      * entered concurrently, else S-S.  The routine copies it into a local at entry. */
     int case0;
+    /* Set just before a parallel or task construct (its site): the region or task
+     * libgomp is asked for next on this thread is that one (runtime/omp.c). */
+    const struct cprof_site *construct;
 };
 extern __thread struct cprof_pending cprof_pending;
 /* The same, as a call: for units with OpenMP target regions, whose device functions
@@ -128,11 +137,11 @@ void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures and of the protocol: an object
- * compiled by a cprof-cc with another layout, or that does not unregister its units
- * (v3), fails to link instead of being misread.  The profile is written at exit when
+ * compiled by a cprof-cc with another layout (v4: no constructs), or that does not
+ * unregister its units (v3), fails to link instead of being misread.  The profile is written at exit when
  * the last registered unit unregisters. */
-void cprof_register_unit_v4(struct cprof_unit *unit);
-void cprof_unregister_unit_v4(struct cprof_unit *unit);
+void cprof_register_unit_v5(struct cprof_unit *unit);
+void cprof_unregister_unit_v5(struct cprof_unit *unit);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the

@@ -30,7 +30,7 @@
 static const struct cprof_site no_site = { .id = -1 };
 __thread struct cprof_pending cprof_pending = { .site = &no_site };
 
-static __attribute__((noinline)) int active_levels_within(int d)
+__attribute__((noinline)) int cprof_active_levels_within(int d)
 {
     int level = omp_get_level(), k = 0;
     for (int l = level - d + 1; l <= level; l++)
@@ -110,7 +110,7 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
            int trace);
 
 /* CPROF_PATHS=0: no calling contexts (chosen at start-up with the facade). */
-static int paths_on = 1;
+int cprof_paths_on = 1;
 
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
@@ -260,7 +260,7 @@ call_rec(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_sit
 static inline __attribute__((always_inline)) int case_of(const struct cprof_site *site, int al)
 {
     int k = !site->d || !al ? 0 : site->d == 1 ? omp_get_num_threads() > 1
-                                                : active_levels_within(site->d);
+                                                : cprof_active_levels_within(site->d);
     return (al - k > 0) * 2 + (k > 0);
 }
 
@@ -282,7 +282,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site, int al,
             c->count[kase]++;
             return 0;
         }
-        return open_frame(w, r, c, kase, al > 0, clock, sp, 0, paths_on, trace);
+        return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on, trace);
     }
     /* From outside: the handshake it found was not for it.  Left for the call it may
      * belong to, and given back at this entry's exit (its own calls consume theirs). */
@@ -293,7 +293,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site, int al,
         c->count[kase]++;
         return 0;
     }
-    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1, paths_on, trace);
+    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1, cprof_paths_on, trace);
     if (f && site != &no_site) {
         f->saved_site = site;
         f->saved_target = target;
@@ -332,7 +332,7 @@ in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
         c->count[kase]++;
         return 0;
     }
-    return open_frame(w, r, c, kase, al > 0, clock, sp, 0, paths_on, trace);
+    return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on, trace);
 }
 
 static __attribute__((noinline)) struct cprof_frame *
@@ -516,7 +516,7 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
 
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
-    struct cprof_frame *f = enter(r, cprof_clock, paths_on, trace_on);
+    struct cprof_frame *f = enter(r, cprof_clock, cprof_paths_on, trace_on);
     struct cprof_worker *w = cprof_self;
     CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
     if (!w)
@@ -575,13 +575,13 @@ void cprof_facade_select(void)
                                     { enter_monotonic_traced, leave_monotonic_traced } },
     };
     const char *paths = getenv("CPROF_PATHS");
-    paths_on = !(paths && !strcmp(paths, "0"));
+    cprof_paths_on = !(paths && !strcmp(paths, "0"));
     trace_on = cprof_trace_start();
     const char *debug = getenv("CPROF_DEBUG");
     if (debug && *debug && strcmp(debug, "0"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
-        cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][paths_on];
+        cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][cprof_paths_on];
     running_enter = cprof_facade.enter;
 }
 
@@ -622,6 +622,47 @@ void *cprof_longjmp_unwind(void *env)
         if (w->jmp[i].env == env && w->jmp[i].top <= w->top)
             unwind_to(w, w->jmp[i].top, cprof_ticks());
     return env;
+}
+
+struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
+                                    struct cprof_node *n, int kase, const void *sp)
+{
+    struct cprof_frame *f = w->top;
+    if (f == w->stack_end)
+        return 0;
+    if (n)
+        n->count[kase]++;
+    else
+        c->key.count[kase]++;
+    w->top = f + 1;
+    cprof_signal_fence();
+    f->slot = n ? &n->time[kase] : &c->key.time[kase];
+    f->ctx = n ? n->canon : w->root;
+    f->side = &c->own.side[kase >= CPROF_CS];
+    f->depth = &c->own.depth;
+    ++c->own.depth;
+    f->sp = sp;
+    f->outermost = 1;
+    f->children = 0;
+    f->direct = 0;
+    f->saved_site = 0;
+    f->calls0 = w->calls;       /* not a call: the calls nested around it are unchanged */
+    f->t0 = cprof_ticks();
+    return f;
+}
+
+void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
+{
+    uint64_t now = cprof_ticks();
+    if (f < w->stack + 1 || f >= w->top)
+        return;
+    unwind_to(w, f + 1, now);
+    /* What nested in the body nested in the frame below, as without the body's frame. */
+    uint64_t children = f[-1].children;
+    uint32_t direct = f[-1].direct;
+    close_frame(w, f, now, trace_on);
+    f[-1].children = children + f->children;
+    f[-1].direct = direct + f->direct;
 }
 
 void cprof_close_open_frames(void)

@@ -197,6 +197,29 @@ struct cprof_frame {
     void (*saved_target)(void);
 };
 
+/* Per worker, a parallel region or task construct (omp.c): its figures on the worker
+ * (docs/semantics.md, "Parallel regions and tasks").  Its key stands for the construct
+ * in calling contexts: a call record whose callee is no routine (-2 - site: recursion
+ * folds on it as on a routine), whose count and time per case are the executions and
+ * the time in the body, entered from the opener's (or creator's) side and run
+ * sequentially or concurrently; own is the side and depth its frames use. */
+struct cprof_construct_sums {
+    uint64_t team_sum;
+    uint64_t barriers, barrier_wait;    /* ticks */
+    uint64_t end_wait;              /* ticks; added by the opener of each execution,
+                                       another thread: atomically */
+    uint64_t opened, max_busy, mean_busy;
+};
+struct cprof_construct_rec {
+    struct cprof_call_rec key;
+    struct cprof_routine_rec own;
+    int kind;                       /* CPROF_REGION_PARALLEL or _TASK */
+    int team_min, team_max;         /* since the start, whatever a reset took out */
+    struct cprof_construct_sums sum;
+    struct cprof_construct_sums base;   /* sum at the last reset (control.c) */
+    struct cprof_construct_rec *next;   /* the worker's, newest first */
+};
+
 #define CPROF_JMP_MARKS 16
 #define CPROF_REGIONS_MAX 32        /* regions.c: user regions nested on a thread */
 
@@ -234,6 +257,15 @@ struct cprof_worker {
     struct { struct cprof_frame *frame; uint64_t calls0; } regions[CPROF_REGIONS_MAX];
     int nregions;                           /* may exceed CPROF_REGIONS_MAX: not kept */
     int jmp_next;
+    /* omp.c: its construct records, by construct site id (unnamed ones chained only),
+     * the execution of the innermost region or task it runs (barriers inside it are
+     * its waits), the time it spent running tasks (a barrier's wait is less that), and
+     * contexts of other workers already found in its own tree. */
+    struct cprof_construct_rec **constructs, *construct_list;
+    int constructs_cap;
+    struct cprof_execution *running;
+    uint64_t task_ticks;
+    struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
     struct cprof_worker *next;
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
@@ -264,6 +296,10 @@ struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *pa
                                    struct cprof_call_rec *c);
 /* Where a lookup that must fail looks first: no call record is its key. */
 extern struct cprof_node cprof_no_node;
+
+/* Worker w's record of construct site (or of an unnamed construct of kind, site null). */
+struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
+                                                     const struct cprof_site *site, int kind);
 
 /* Carves zeroed memory from w's arena (w->lock held): it lives as long as w. */
 void *cprof_worker_alloc(struct cprof_worker *w, size_t size);
@@ -351,6 +387,8 @@ void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
+/* Site id's descriptor (or its copy), taking the tables' lock. */
+const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */
 int cprof_units_loaded(void);
 
@@ -362,6 +400,19 @@ void cprof_facade_select(void);
  * for the activations open at the stop. */
 void cprof_facade_stop(int stopped);
 extern int cprof_stopped;
+
+/* A parallel region's or a task's body on this worker (omp.c): a frame that times it in
+ * context n (null: no context, counted in the record), case kase, so that the calls
+ * made in the body hang from n.  It is not an activation: what nests in it counts for
+ * the frame below, as if it were not there, and its time is the body's.  Null if the
+ * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
+ * it. */
+struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
+                                    struct cprof_node *n, int kase, const void *sp);
+void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f);
+extern int cprof_paths_on;
+/* Of the d innermost nesting levels, how many are active (more than one thread). */
+int cprof_active_levels_within(int d);
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);

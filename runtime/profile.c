@@ -237,14 +237,18 @@ static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt
         struct cprof_node scratch;
         const struct cprof_node *n = cprof_node_now(by_id[id], &scratch);
         const struct cprof_call_rec *key = n->key;
-        int kind = !key ? CPROF_PATH_OTHER : key == &key->rec->ext ? CPROF_PATH_OUTSIDE
-                                                                   : CPROF_PATH_CALL;
+        int construct = key && key->callee < 0;
+        int kind = !key ? CPROF_PATH_OTHER
+                 : construct ? (((const struct cprof_construct_rec *)key)->kind == CPROF_REGION_TASK
+                                    ? CPROF_PATH_TASK : CPROF_PATH_REGION)
+                 : key == &key->rec->ext ? CPROF_PATH_OUTSIDE : CPROF_PATH_CALL;
         uint64_t v[CPROF_PATH_NCOLUMNS] = {
             [CPROF_P_KIND] = (uint64_t)kind,
             [CPROF_P_PARENT] = (uint64_t)n->parent->id,
             [CPROF_P_FOLDS] = n->canon == by_id[id] ? 0 : (uint64_t)n->canon->id,
-            [CPROF_P_SITE] = kind == CPROF_PATH_CALL ? (uint64_t)key->site : 0,
-            [CPROF_P_CALLEE] = key ? (uint64_t)key->callee : 0,
+            [CPROF_P_SITE] = construct ? (uint64_t)(key->site + 1)
+                           : kind == CPROF_PATH_CALL ? (uint64_t)key->site : 0,
+            [CPROF_P_CALLEE] = key && !construct ? (uint64_t)key->callee : 0,
         };
         for (int k = 0; k < CPROF_NCASES; k++) {
             v[CPROF_P_OF(CPROF_C_CALLS(k))] = n->count[k];
@@ -288,6 +292,64 @@ static void write_worker_resources(struct cprof_json *j, struct cprof_worker *w)
         cprof_json_uint(j, cprof_node_samples(w->root, 2 * i + 1));
         cprof_json_end(j, ']');
     }
+    cprof_json_end(j, ']');
+}
+
+/* Whether any worker ran or opened a parallel region or a task. */
+static int any_regions(void)
+{
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
+        if (w->construct_list)
+            return 1;
+    return 0;
+}
+
+/* The "regions" section of a worker: its figures of each construct, oldest first. */
+static void write_regions(struct cprof_json *j, struct cprof_construct_rec *c, double npt)
+{
+    if (!c)
+        return;
+    write_regions(j, c->next, npt);
+    struct cprof_call_rec scratch;
+    const struct cprof_call_rec *k = cprof_call_now(&c->key, &scratch);
+    uint64_t executions = 0, time = 0, nested = 0;
+    for (int i = 0; i < CPROF_NCASES; i++) {
+        executions += k->count[i];
+        time += k->time[i];
+        nested += k->nested[i];
+    }
+    if (!executions && c->sum.opened == c->base.opened)
+        return;     /* a step of another worker's path, made here (or all reset) */
+    /* What a reset did not take out (end_wait is another thread's to add to). */
+    struct cprof_construct_sums m = c->sum, b = c->base;
+    m.end_wait = __atomic_load_n(&c->sum.end_wait, __ATOMIC_RELAXED);
+    uint64_t barrier_wait = m.barrier_wait - b.barrier_wait;
+    uint64_t v[CPROF_REGION_NCOLUMNS] = {
+        [CPROF_G_CONSTRUCT] = (uint64_t)(c->key.site + 1),
+        [CPROF_G_KIND] = (uint64_t)c->kind,
+        [CPROF_G_EXECUTIONS] = executions,
+        [CPROF_G_BUSY] = time > barrier_wait ? time - barrier_wait : 0,
+        [CPROF_G_NESTED] = nested,
+        [CPROF_G_BARRIERS] = m.barriers - b.barriers,
+        [CPROF_G_BARRIER_WAIT] = barrier_wait,
+        [CPROF_G_END_WAIT] = m.end_wait - b.end_wait,
+        [CPROF_G_TEAM_MIN] = c->team_max ? (uint64_t)c->team_min : 0,
+        [CPROF_G_TEAM_MAX] = (uint64_t)c->team_max,
+        [CPROF_G_TEAM_SUM] = m.team_sum - b.team_sum,
+        [CPROF_G_OPENED] = m.opened - b.opened,
+        [CPROF_G_MAX_BUSY] = m.max_busy - b.max_busy,
+        [CPROF_G_MEAN_BUSY] = m.mean_busy - b.mean_busy,
+    };
+    write_row(j, v, cprof_region_columns, CPROF_REGION_NCOLUMNS, npt);
+}
+
+static void write_worker_regions(struct cprof_json *j, struct cprof_worker *w, double npt)
+{
+    if (!any_regions())
+        return;
+    cprof_json_key(j, CPROF_SECTION_REGIONS);
+    cprof_json_begin(j, '[');
+    write_regions(j, w->construct_list, npt);
     cprof_json_end(j, ']');
 }
 
@@ -364,6 +426,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_end(j, ']');
     write_paths(j, w, npt);
     write_worker_resources(j, w);
+    write_worker_regions(j, w, npt);
     if (tf->path)
         cprof_trace_worker(j, w);
     cprof_json_end(j, '}');
@@ -418,6 +481,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
     cprof_json_begin(j, '{');
     write_names(j, "routines", cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS);
     write_names(j, "calls", cprof_call_columns, CPROF_CALL_NCOLUMNS);
+    if (any_regions())
+        write_names(j, CPROF_SECTION_REGIONS, cprof_region_columns, CPROF_REGION_NCOLUMNS);
     cprof_json_key(j, "paths");
     cprof_json_begin(j, '[');
     for (int c = 0; c < CPROF_PATH_NCOLUMNS; c++)
@@ -440,6 +505,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
     write_section(j, CPROF_SECTION_JOB);
+    if (any_regions())
+        write_section(j, CPROF_SECTION_REGIONS);
     if (nres)
         write_section(j, CPROF_SECTION_RESOURCES);
     if (tf->path)
@@ -538,6 +605,9 @@ static void write_document(struct cprof_json *j, const struct place *pl,
         cprof_json_field_string(j, "file", sites[i]->file);
         cprof_json_field_int(j, "line", sites[i]->line);
         cprof_json_field_int(j, "d", sites[i]->d);
+        if (sites[i]->construct)
+            cprof_json_field_string(j, "construct", sites[i]->construct == CPROF_CONSTRUCT_TASK
+                                                        ? "task" : "parallel");
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');

@@ -111,7 +111,8 @@ static int same_unit(const struct gone *g, const struct cprof_unit *unit)
     for (int i = 0; i < unit->nsites; i++) {
         const struct cprof_site *c = sites[g->ids[unit->nroutines + i]], *s = &unit->sites[i];
         int caller = index_of(s->caller, unit), callee = s->callee ? index_of(s->callee, unit) : -1;
-        if (strcmp(c->file, s->file) || c->line != s->line || c->d != s->d || caller < 0 ||
+        if (strcmp(c->file, s->file) || c->line != s->line || c->d != s->d ||
+            c->construct != s->construct || caller < 0 ||
             c->caller->id != g->ids[caller] || !c->callee != !s->callee ||
             (s->callee && (callee < 0 || c->callee->id != g->ids[callee])))
             return 0;
@@ -131,11 +132,11 @@ static void take_ids(struct gone *g, struct cprof_unit *unit)
             __atomic_store_n(&unit->sites[i].id, g->ids[unit->nroutines + i], __ATOMIC_RELEASE);
 }
 
-void cprof_register_unit_v4(struct cprof_unit *unit)
+void cprof_register_unit_v5(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
-    loaded++;
+    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
     for (struct gone *g = gone; g; g = g->next)
         if (same_unit(g, unit)) {
             take_ids(g, unit);
@@ -179,6 +180,7 @@ static struct cprof_site *copy_site(const struct cprof_site *s)
     c->file = copy_string(&to, s->file);
     c->line = s->line;
     c->d = s->d;
+    c->construct = s->construct;
     c->id = s->id;
     return c;
 }
@@ -198,7 +200,7 @@ static struct gone *remember(const struct cprof_unit *unit)
     return gone = g;
 }
 
-void cprof_unregister_unit_v4(struct cprof_unit *unit)
+void cprof_unregister_unit_v5(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     struct gone *g = gone;
@@ -225,18 +227,17 @@ void cprof_unregister_unit_v4(struct cprof_unit *unit)
     uintptr_t p = (uintptr_t)cprof_pending.site, lo = (uintptr_t)unit->sites;
     if (p >= lo && (p - lo) / sizeof *unit->sites < (size_t)unit->nsites)
         cprof_pending.site = sites[cprof_pending.site->id];
-    int last = --loaded == 0;
+    __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
+    int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
     if (last)
         cprof_last_unit_gone();
 }
 
+/* Changed under the tables' lock; read without it by every parallel region (omp.c). */
 int cprof_units_loaded(void)
 {
-    pthread_mutex_lock(&tables_lock);
-    int n = loaded;
-    pthread_mutex_unlock(&tables_lock);
-    return n;
+    return __atomic_load_n(&loaded, __ATOMIC_RELAXED);
 }
 
 void cprof_routine_id_slow(struct cprof_routine *r)
@@ -264,4 +265,12 @@ void cprof_tables(struct cprof_routine ***r, int *nr, struct cprof_site ***s, in
     *nr = nroutines;
     *s = sites;
     *ns = nsites;
+}
+
+const struct cprof_site *cprof_site_by_id(int id)
+{
+    pthread_mutex_lock(&tables_lock);
+    const struct cprof_site *s = id < nsites ? sites[id] : 0;
+    pthread_mutex_unlock(&tables_lock);
+    return s;
 }

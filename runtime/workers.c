@@ -252,6 +252,40 @@ struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int
     return c;
 }
 
+struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
+                                                     const struct cprof_site *site, int kind)
+{
+    if (site && site->id < 0)
+        cprof_site_id_slow((struct cprof_site *)site);
+    int id = site ? site->id : -1;
+    pthread_mutex_lock(&w->lock);
+    struct cprof_construct_rec *c = 0;
+    if (id >= 0) {
+        w->constructs = grow_index(w->constructs, &w->constructs_cap, id);
+        c = w->constructs[id];
+    } else {
+        for (c = w->construct_list; c && (c->key.site >= 0 || c->kind != kind); c = c->next)
+            ;
+    }
+    if (!c) {
+        c = arena_alloc(w, sizeof *c);
+        c->kind = kind;
+        c->key.site = id;
+        /* Never a routine id, and distinct per construct: recursion folds on it. */
+        c->key.callee = id >= 0 ? -2 - id : INT_MIN + kind;
+        c->key.rec = &c->own;
+        c->own.ext.rec = &c->own;
+        c->own.ext.callee = c->key.callee;
+        c->team_min = INT_MAX;
+        c->next = w->construct_list;
+        w->construct_list = c;
+        if (id >= 0)
+            w->constructs[id] = c;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return c;
+}
+
 /* Contexts per worker before new ones go to <other> (CPROF_PATHS_MAX). */
 static int paths_max(void)
 {

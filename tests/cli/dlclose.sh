@@ -85,7 +85,7 @@ expect_jq "twice: entries of the library's routines" twice.json \
     '[.routines[] | select(.file == "lib.c") | [.name, .s_caller, (.c_caller | add)]]' '[["inner",0,8],["libf",2,0]]'
 expect_jq "twice: the library loaded again has the same routines and sites in the profile" twice.out \
     '[([.routines[] | .name] | sort), ([.sites[] | [.file, .line]] | sort)]' \
-    '[["cmp","inner","libf","main","once"],[["app.c",14],["app.c",24],["lib.c",9],["lib.c",10]]]'
+    '[["cmp","inner","libf","main","once"],[["app.c",14],["app.c",24],["lib.c",7],["lib.c",9],["lib.c",10]]]'
 
 # A program gcc compiled: the runtime is the library's libcprof.so, which must stay
 # loaded with the counts when the library goes.

@@ -11,7 +11,8 @@ cd "$tmp"
 names=("builds with OMPI_CC=cprof-cc mpicc" "runs under mpirun, 4 ranks x 2 threads"
        "one profile per rank" "the ranks' headers" "the job's report" "counts per rank"
        "the slow rank named" "refusals" "%r and %h under mpirun"
-       "CMake with find_package(MPI) and CMAKE_C_COMPILER=cprof-cc")
+       "CMake with find_package(MPI) and CMAKE_C_COMPILER=cprof-cc"
+       "a rank's wait is in MPI_Allreduce, not its caller")
 if ! command -v mpirun > /dev/null 2>&1 || ! command -v mpicc > /dev/null 2>&1; then
     for n in "${names[@]}"; do skip "$n" "mpirun or mpicc not installed (make deps: openmpi-bin, libopenmpi-dev)"; done
     finish
@@ -56,17 +57,21 @@ expect_jq "${names[4]}: elapsed is the longest rank's" job.json \
 # whose loop calls update_cell once per cell of the rank, CELLS = 8192 on ranks 0..2 and
 # twice that on rank 3 (the deliberate imbalance): 409600 and 819200 calls, concurrent
 # (S-C).  largest_change every 10 steps: 5; extremes before and after: 2; init_cells
-# and main once.  Sequential entries per rank: 1 + 1 + 2 + 50 + 50 + 5 = 109.
+# and main once: 1 + 1 + 2 + 50 + 50 + 5 = 109.  Under mpicc, MPI's calls are leaf
+# routines (docs/mpi.md): MPI_Sendrecv twice per exchange (100), MPI_Allreduce in
+# largest_change and extremes (7), MPI_Init_thread, MPI_Comm_rank, MPI_Comm_size and
+# MPI_Finalize once: 111 more.  Sequential entries per rank: 220.
 per_rank() { echo "r(\"$1\").ranks | map([.s_calls, .c_calls])"; }
 expect_jq "${names[5]}: update_cell 409600 concurrent calls on ranks 0..2, 819200 on rank 3" job.json \
     "$(per_rank update_cell)" '[[0,409600],[0,409600],[0,409600],[0,819200]]'
-for rc in "relax 50" "exchange_halo 50" "largest_change 5" "extremes 2" "init_cells 1" "main 1"; do
+for rc in "relax 50" "exchange_halo 50" "largest_change 5" "extremes 2" "init_cells 1" "main 1" \
+          "MPI_Sendrecv 100" "MPI_Allreduce 7" "MPI_Init_thread 1" "MPI_Finalize 1"; do
     set -- $rc
     expect_jq "${names[5]}: $1 $2 sequential calls on each rank" job.json "$(per_rank "$1")" \
         "[[$2,0],[$2,0],[$2,0],[$2,0]]"
 done
-expect_jq "${names[5]}: the job's ranks, 109 sequential calls each, concurrent as update_cell's" job.json \
-    '.job.ranks | map([.s_calls, .c_calls])' '[[109,409600],[109,409600],[109,409600],[109,819200]]'
+expect_jq "${names[5]}: the job's ranks, 220 sequential calls each, concurrent as update_cell's" job.json \
+    '.job.ranks | map([.s_calls, .c_calls])' '[[220,409600],[220,409600],[220,409600],[220,819200]]'
 expect_jq "${names[5]}: the arc relax -> update_cell, all ranks" job.json \
     '[arc("relax"; "update_cell") | .s_callarc, .c_callarc]' '[0, 2048000]'
 
@@ -87,7 +92,7 @@ check "${names[6]}: the summary: a job of 4 ranks on 1 host" "$(indent job.txt 8
     grep -qE '^MPI job +4 ranks on 1 host$' job.txt
 "$bin/cprof-report" --csv ranks cprof.*.out | tr -d '\r' | cut -d, -f1,6,7 > ranks.csv
 check "${names[6]}: --csv ranks: one row per rank, its calls" "$(indent ranks.csv)" -- \
-    [ "$(tr '\n' ' ' < ranks.csv)" = "rank,s_calls,c_calls 0,109,409600 1,109,409600 2,109,409600 3,109,819200 " ]
+    [ "$(tr '\n' ' ' < ranks.csv)" = "rank,s_calls,c_calls 0,220,409600 1,220,409600 2,220,409600 3,220,819200 " ]
 
 # refused NAME WANT FILE...: exit 1, stderr the one line WANT, nothing on stdout.
 refused() {
@@ -163,4 +168,52 @@ if command -v cmake > /dev/null; then
 else
     nok "${names[9]}" "cmake is not installed (make deps)"
 fi
+# Rank 0 computes 300 ms before the reduction, rank 1 goes straight to it: rank 1's
+# wait is MPI_Allreduce's time (a leaf routine under mpicc), not step's own.
+cd "$tmp" && mkdir wait && cat > wait/wait.c <<'EOF2'
+#include <mpi.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+void compute(double seconds)
+{
+    double t0 = now();
+    while (now() - t0 < seconds)
+        ;
+}
+
+void step(int rank)
+{
+    if (rank == 0)
+        compute(0.3);
+    double x = rank, y;
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    step(rank);
+    MPI_Finalize();
+    return 0;
+}
+EOF2
+(cd wait && OMPI_CC="$bin/cprof-cc" mpicc -O2 wait.c -o wait > cc.log 2>&1 &&
+    OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
+        -np 2 ./wait > run.log 2>&1)
+"$bin/cprof-report" --json wait/cprof.1.out > w1.json 2> w1.err
+# step's inclusive time on rank 1 is its wait; MPI_Allreduce holds at least 95% of it.
+share=$(jqv w1.json 'r("MPI_Allreduce").s_caller_t * 100 / r("step").s_caller_t | floor')
+calls=$(jqv w1.json '[arc("step"; "MPI_Allreduce") | .s_callarc]')
+check "${names[10]}: rank 1: MPI_Allreduce called once from step, with >= 95% of step's time (got ${share}%)" \
+    "$(indent wait/cc.log)" "$(indent wait/run.log)" "$(indent w1.err)" -- \
+    bash -c "[ '$calls' = '[1]' ] && [ '${share:-0}' -ge 95 ]"
 finish

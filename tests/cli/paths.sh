@@ -34,10 +34,13 @@ tu=$(time_under uniquify); ts=$(time_under salary_stats)
 check "paths: key_before takes more than twice the time under uniquify ($tu ns) as under salary_stats ($ts ns)" -- \
     test "$tu" -gt $((2 * ts))
 "$bin/cprof-report" --paths pdb.out > paths.txt 2> paths.err
-check "--paths: the context main > uniquify > sort_keys > key_before" "$(indent paths.err)" -- \
-    grep -q 'main > uniquify > sort_keys > key_before$' paths.txt
-check "--paths: the other thread's contexts start at (region of main)" -- \
-    grep -q '(region of main) > salary_stats > sort_keys > key_before$' paths.txt
+check "--paths: the context main > <parallel> > uniquify > sort_keys > key_before" "$(indent paths.err)" -- \
+    grep -q 'main > <parallel> > uniquify > sort_keys > key_before$' paths.txt
+# Every thread of the team has main's path, through the region's context: one
+# execution of the region's body on each worker, S-C.
+expect_jq "--json: main > <parallel> (process_db.c:144) ran once on each of the 2 workers, S-C" pdb.json \
+    '[.paths as $p | $p[] | select(.routine == "<parallel>" and $p[.parent].routine == "main") | [.site.line, .calls, .worker_calls]]' \
+    '[[144, [0, 2, 0, 0], [1, 1]]]'
 "$bin/cprof-report" --csv paths pdb.out > paths.csv
 check "--csv paths: a header and one row per context" -- \
     test "$(($(wc -l < paths.csv) - 1))" = "$(jq '.paths | length' pdb.json)"
@@ -60,10 +63,15 @@ check "--callers of no routine: one line, exit 1" "status $st" "$(indent none.er
 "$bin/cprof-report" --folded pdb.out > folded.txt
 check "--folded: every line 'frame;frame... N', N > 0" "$(grep -vE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt | head -3)" -- \
     bash -c "[ -s folded.txt ] && ! grep -qvE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt"
-# Self times add up to the roots' time (each ns of a context is in one line).
-sum=$(awk '{ s += $NF } END { print s }' folded.txt)
-roots=$(jq '[.paths[] | select(.parent == null) | .outer_time | add] | add' pdb.json)
-check "--folded: the self times add up to the roots' time ($roots ns)" "sum $sum" -- test "$sum" = "$roots"
+# Each context's self time (its time less its children's, when positive) is one line:
+# a region's context sums the team's worker time, which can pass the opener's wall
+# time, and the opener's path on the other threads counts no time of its own.
+sum=$(awk '{ s += $NF } END { printf "%.0f", s }' folded.txt)
+selves=$(jq '[.paths as $p | ($p | map(.outer_time | add)) as $t | $p[] | .id as $i |
+    ($t[$i] - ([$p[] | select(.parent == $i) | $t[.id]] | add // 0))] |
+    map(select(. > 0)) | add' pdb.json)
+check "--folded: the lines' times are the contexts' positive self times ($selves ns)" "sum $sum" -- \
+    test "$sum" = "$selves"
 "$bin/cprof-report" --hatchet pdb.out > hatchet.json
 expect_jq "--hatchet: a list of trees, each node frame/metrics/children" hatchet.json \
     '[.. | objects | select(has("frame")) | (.frame | keys) == ["name", "type"] and (.metrics | has("time") and has("time (inc)")) and (.children | type) == "array"] | all' true

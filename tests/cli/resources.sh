@@ -71,7 +71,7 @@ check "cprof-report reads it" "$(indent rep.err)" -- test -s r.json -a ! -s rep.
 
 expect_jq "the header declares the resources, in order, as an optional section" r.out \
     '[[.resources[] | [.name, .unit, .event, .period]], .sections]' \
-    '[[["cpu","ns","task-clock",1000000],["faults","faults","page-faults",1],["csw","switches","context-switches",0],["cycles","cycles","cycles",'"$(jq 'if .resources[3].available then 10000000 else 0 end' r.out)"']], [{"name":"job","required":false},{"name":"resources","required":false}]]'
+    '[[["cpu","ns","task-clock",1000000],["faults","faults","page-faults",1],["csw","switches","context-switches",0],["cycles","cycles","cycles",'"$(jq 'if .resources[3].available then 10000000 else 0 end' r.out)"']], [{"name":"job","required":false},{"name":"regions","required":false},{"name":"resources","required":false}]]'
 expect_jq "paths rows carry samples columns for the sampled resources only" r.out \
     '.columns.paths[-4:]' '["s_samples@cpu","c_samples@cpu","s_samples@faults","c_samples@faults"]'
 
@@ -100,8 +100,8 @@ seq_cpu=$(jqv r.json '[.paths[] | select(.routine == "spin") | .samples.cpu[0]] 
 check_near "spin, entered sequentially: cpu samples = its own CPU ms" "$seq_cpu" $((spun / 1000000)) 5
 conc=$(jqv r.json '[.paths[] | select(.routine == "spin") | .samples.cpu[1]] | add')
 check_near "spin in the region, both threads: concurrent cpu samples" "$conc" $(((t0 + t1) / 1000000)) 5
-expect_jq "the team thread's spin is under (region of main), concurrent only" r.json \
-    '[.paths[] | select(.routine == "spin" and .parent == null) | .samples.cpu[0]]' '[0]'
+expect_jq "spin in the region: under main's <parallel> context, concurrent only" r.json \
+    '[.paths as $p | $p[] | select(.routine == "spin" and .parent != null and $p[.parent].routine == "<parallel>") | .samples.cpu[0]]' '[0]'
 nap_cpu=$(jqv r.json '[.paths[] | select(.routine == "nap") | .samples.cpu | add] | add')
 check "nap sleeps 200 ms: at most 5 ms of CPU sampled (got $nap_cpu)" -- test "$nap_cpu" -le 5
 nap_wall=$(jqv r.json '.routines[] | select(.name == "nap") | .s_caller_t')

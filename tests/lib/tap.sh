@@ -44,6 +44,8 @@ def between(lo; hi): . >= lo and . <= hi;
 def near(a; b; tol): ((a - b) | absv) <= tol;
 def callers(b): [.arcs[] | select(.callee == b) | .caller] | sort;
 def callees(a): [.arcs[] | select(.caller == a) | .callee] | sort;
+def pathname($p; i): if $p[i].parent == null then [$p[i].routine] else pathname($p; $p[i].parent) + [$p[i].routine] end;
+def ctx(names): .paths as $p | $p[] | select(pathname($p; .id) == names);
 '
 # jqv FILE FILTER: compact jq output on one line (empty on error)
 jqv() { jq -c "$JQ_DEFS $2" "$1" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }

@@ -55,7 +55,7 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
     if .caller == "<external>" then {k: key("outside"; .callee; .callee_file), s: .s_callarc, c: .c_callarc, st: .s_callarc_t, ct: .c_callarc_t, rows: $nw}
     else (.sites[] | {k: key("\(.file):\(.line)"; $a.callee; $a.callee_file), s: .s_callarc, c: .c_callarc, st: .s_callarc_t, ct: .c_callarc_t, rows: $nw}) end]
    | group_by(.k) | map({k: .[0].k, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $arcs |
-  ([.paths[] | select(.routine != "<other>") |
+  ([.paths[] | select(.routine | IN("<other>", "<parallel>", "<task>") | not) |
     {k: key(if .site then "\(.site.file):\(.site.line)" else "outside" end; .routine; .file),
      s: .calls[0], c: (.calls[1] + .calls[2] + .calls[3]), st: .time[0], ct: (.time[1] + .time[2] + .time[3])}]
    | group_by(.k) | map({k: .[0].k, n: length, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $paths |

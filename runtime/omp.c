@@ -1,0 +1,530 @@
+/* omp.c: parallel regions and tasks, seen where the program asks libgomp for them.
+ *
+ * libgomp has no OMPT, and a parallel loop that calls no routine runs no hook of
+ * ours.  So cprof-cc links profiled programs with `ld --wrap` for libgomp's entry
+ * points that start a team (GOMP_parallel and the combined constructs' forms), create
+ * a task (GOMP_task, GOMP_taskloop) and wait at a barrier (the list is the __wrap_
+ * functions below: the Makefile derives the linker's options from this object).  Each
+ * __wrap_ function hands libgomp a body of ours that runs the program's on every
+ * thread that runs it (docs/semantics.md, "Parallel regions and tasks"):
+ *  - the body is timed on each worker, and the calls made in it hang from a context
+ *    for the construct under the opener's (or the task's creator's) context, found or
+ *    made in the running worker's own tree from the other worker's, so every thread of
+ *    a team sees the opener's whole path;
+ *  - the waits at barriers inside the body, the wait at the region's closing barrier
+ *    (from the member's end to the opener's return from libgomp) and, for the
+ *    opener, the slowest and the mean member's busy time of each execution.
+ * The construct is named by its site, which the rewritten code leaves in
+ * cprof_pending.construct just before it; a construct cprof-cc did not compile (or one
+ * whose clauses opened another region first) is unnamed.
+ *
+ * Only the owner writes a worker's records, but for end_wait, which the opener of an
+ * execution adds to each member's record atomically (and reads its task time).  Nothing here runs per loop
+ * iteration: per region execution and member, per task, per barrier.
+ */
+#include <omp.h>
+#include <stdbool.h>
+#include <string.h>
+#include "internal.h"
+
+/* One execution of a region's body on one worker, or of a task: the innermost one a
+ * worker runs takes the waits at the barriers it meets. */
+struct cprof_execution {
+    struct cprof_construct_rec *rec;
+    uint64_t barrier_wait;
+    struct cprof_execution *outer;
+};
+
+/* What a member tells the opener of its execution: its time then, and the time it
+ * had spent in tasks, which it runs while it waits at the closing barrier. */
+struct member {
+    struct cprof_construct_rec *rec;    /* null: no such member, or not counted */
+    const struct cprof_worker *w;
+    uint64_t busy, end, tasks;
+};
+
+/* One execution of a parallel region, on the opener's stack. */
+struct team {
+    void (*fn)(void *);
+    void *data;
+    const struct cprof_site *construct;
+    const struct cprof_node *ctx;       /* the opener's context, in its worker's tree */
+    const struct cprof_worker *opener;
+    int side;                           /* the opener entered concurrently: C-S (2), else 0 */
+    int cap;
+    struct member *members;             /* by thread number, cap of them */
+};
+
+/* Profiled units are loaded (the profile is not written yet), the program has not
+ * stopped profiling, and this thread may count. */
+static int counting(void)
+{
+    return cprof_may_count() && !__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)
+           && cprof_units_loaded();
+}
+
+static struct cprof_construct_rec *rec_of(struct cprof_worker *w, const struct cprof_site *s,
+                                          int kind)
+{
+    struct cprof_construct_rec *c;
+    if (s && s->id >= 0 && s->id < w->constructs_cap && (c = w->constructs[s->id]))
+        return c;
+    return cprof_construct_rec_slow(w, s, kind);
+}
+
+/* The construct left for the next request of kind, taken. */
+static const struct cprof_site *take_construct(int kind)
+{
+    const struct cprof_site *s = cprof_pending.construct;
+    if (!s || s->construct != kind)
+        return 0;
+    cprof_pending.construct = 0;
+    return s;
+}
+
+/* The case of construct s met now, as a call from its site would have: whether the
+ * routine around it was entered concurrently (its active levels but those of its own
+ * constructs around s), then whether one of those is active. */
+static int case_here(const struct cprof_site *s)
+{
+    int al = omp_get_active_level();
+    int k = s && s->d && al ? cprof_active_levels_within(s->d) : 0;
+    return (al - k > 0) * 2 + (k > 0);
+}
+
+/* The context of the top activation, where a construct met now belongs. */
+static const struct cprof_node *context_here(struct cprof_worker *w)
+{
+    return w->top[-1].ctx;
+}
+
+/* ---- another worker's context, in this worker's tree ---- */
+
+#define MAPPED 256
+
+static struct cprof_node *child(struct cprof_worker *w, struct cprof_node *parent,
+                                struct cprof_call_rec *key)
+{
+    struct cprof_node *n = parent->last;
+    return n->key == key ? n : cprof_node_slow(w, parent, key);
+}
+
+/* This worker's record standing for key, a record of another worker's. */
+static struct cprof_call_rec *same_key(struct cprof_worker *w, const struct cprof_call_rec *key)
+{
+    if (key->callee < 0) {
+        struct cprof_construct_rec *theirs = (struct cprof_construct_rec *)key;
+        const struct cprof_site *s = key->site >= 0 ? cprof_site_by_id(key->site) : 0;
+        return &rec_of(w, s, theirs->kind)->key;
+    }
+    struct cprof_routine_rec *rec = key->callee < w->routines_cap && w->routines[key->callee]
+                                        ? w->routines[key->callee]
+                                        : cprof_routine_rec_slow(w, key->callee);
+    if (key == &key->rec->ext)
+        return &rec->ext;
+    struct cprof_call_rec *c = cprof_call_rec_slow(w, key->site, key->callee);
+    c->rec = rec;
+    return c;
+}
+
+/* n's path made in w's tree (a canonical context for n's canonical one).  Another
+ * worker's contexts never change their key or parent once made, and the one handed
+ * here was made before libgomp passed it on. */
+static struct cprof_node *map(struct cprof_worker *w, const struct cprof_node *n)
+{
+    if (!n || !n->parent)
+        return w->root;
+    if (!w->mapped) {
+        pthread_mutex_lock(&w->lock);
+        w->mapped = cprof_worker_alloc(w, MAPPED * sizeof *w->mapped);
+        pthread_mutex_unlock(&w->lock);
+    }
+    size_t slot = ((uintptr_t)n >> 6) % MAPPED;
+    if (w->mapped[slot].theirs == n)
+        return w->mapped[slot].mine;
+    struct cprof_node *parent = map(w, n->parent), *mine;
+    if (!n->key)
+        mine = parent;              /* past the other worker's limit: its <other> */
+    else
+        mine = child(w, parent, same_key(w, n->key))->canon;
+    w->mapped[slot].theirs = n;
+    w->mapped[slot].mine = mine;
+    return mine;
+}
+
+/* ---- a body: a region's on one member, or a task's ---- */
+
+struct body {
+    struct cprof_worker *w;
+    struct cprof_frame *frame;
+    struct cprof_execution e;
+    uint64_t t0;
+};
+
+/* Opens the body of construct s (kind) met at context ctx of worker owner (this one or
+ * another), case kase. */
+static int body_begin(struct body *b, const struct cprof_site *s, int kind,
+                      const struct cprof_node *ctx, const struct cprof_worker *owner, int kase,
+                      const void *sp)
+{
+    struct cprof_worker *w = cprof_self;
+    if (!w && !(w = cprof_self_slow()))
+        return 0;
+    struct cprof_construct_rec *c = rec_of(w, s, kind);
+    b->w = w;
+    b->frame = 0;
+    if (cprof_clock == CPROF_CLOCK_NONE) {
+        c->key.count[kase]++;
+    } else {
+        struct cprof_node *n = 0;
+        if (cprof_paths_on) {
+            n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
+            if (!n->key)
+                n = 0;      /* <other> */
+        }
+        b->frame = cprof_body_open(w, c, n, kase, sp);
+        if (!b->frame)
+            c->key.count[kase]++;
+    }
+    b->e = (struct cprof_execution){ c, 0, w->running };
+    w->running = &b->e;
+    b->t0 = cprof_ticks();
+    return 1;
+}
+
+/* Closes it: returns the busy time (the body's, less its barriers' waits). */
+static uint64_t body_end(struct body *b, uint64_t now)
+{
+    struct cprof_worker *w = b->w;
+    w->running = b->e.outer;
+    if (b->frame)
+        cprof_body_close(w, b->frame);
+    return now - b->t0 - b->e.barrier_wait;
+}
+
+/* ---- parallel regions ---- */
+
+/* Its owner adds to it, the opener of a region reads it when the team has joined. */
+static uint64_t tasks_of(const struct cprof_worker *w)
+{
+    return __atomic_load_n(&w->task_ticks, __ATOMIC_RELAXED);
+}
+
+static void run_member(void *arg)
+{
+    struct team *t = arg;
+    struct body b;
+    /* The body runs concurrently if the region or a construct of the opener's around it
+     * is active: only known in the team. */
+    int d = t->construct ? t->construct->d : 0;
+    int kase = t->side + (cprof_active_levels_within(d + 1) > 0);
+    if (!counting() || !body_begin(&b, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener,
+                                   kase, __builtin_dwarf_cfa())) {
+        t->fn(t->data);
+        return;
+    }
+    int size = omp_get_num_threads();
+    struct cprof_construct_rec *c = b.e.rec;
+    c->sum.team_sum += (uint64_t)size;
+    if (size < c->team_min)
+        c->team_min = size;
+    if (size > c->team_max)
+        c->team_max = size;
+    t->fn(t->data);
+    uint64_t now = cprof_ticks();
+    uint64_t busy = body_end(&b, now);
+    int me = omp_get_thread_num();
+    if (me < t->cap)
+        t->members[me] = (struct member){ c, b.w, busy, now, tasks_of(b.w) };
+}
+
+/* An upper bound of the team's size: what it asks for, or the default. */
+static int team_cap(unsigned num_threads)
+{
+    int n = num_threads ? (int)num_threads : omp_get_max_threads();
+    return n < 1 ? 1 : n > 1024 ? 1024 : n;
+}
+
+static int team_begin(struct team *t, void (*fn)(void *), void *data, struct member *m, int cap)
+{
+    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_PARALLEL);
+    struct cprof_worker *w;
+    if (!counting() || !(w = cprof_self ? cprof_self : cprof_self_slow()))
+        return 0;
+    memset(m, 0, (size_t)cap * sizeof *m);
+    *t = (struct team){ fn, data, s, context_here(w), w, case_here(s) & CPROF_CS, cap, m };
+    return 1;
+}
+
+/* After the team joined: each member's wait at the closing barrier, and the
+ * execution's imbalance for the opener. */
+static void team_end(struct team *t)
+{
+    uint64_t now = cprof_ticks(), max = 0, sum = 0;
+    int n = 0;
+    for (int i = 0; i < t->cap; i++) {
+        struct member *m = &t->members[i];
+        if (!m->rec)
+            continue;
+        uint64_t tasks = tasks_of(m->w) - m->tasks;
+        __atomic_fetch_add(&m->rec->sum.end_wait, now - m->end - tasks, __ATOMIC_RELAXED);
+        if (m->busy > max)
+            max = m->busy;
+        sum += m->busy;
+        n++;
+    }
+    struct cprof_worker *w = cprof_self;
+    if (!n || !w)
+        return;
+    struct cprof_construct_rec *c = rec_of(w, t->construct, CPROF_REGION_PARALLEL);
+    c->sum.opened++;
+    c->sum.max_busy += max;
+    c->sum.mean_busy += sum / (uint64_t)n;
+}
+
+void __real_GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+void __wrap_GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+{
+    int cap = team_cap(num_threads);
+    struct member m[cap];
+    struct team t;
+    if (!team_begin(&t, fn, data, m, cap))
+        return __real_GOMP_parallel(fn, data, num_threads, flags);
+    __real_GOMP_parallel(run_member, &t, num_threads, flags);
+    team_end(&t);
+}
+
+unsigned __real_GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
+                                         unsigned flags);
+unsigned __wrap_GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
+                                         unsigned flags)
+{
+    int cap = team_cap(num_threads);
+    struct member m[cap];
+    struct team t;
+    if (!team_begin(&t, fn, data, m, cap))
+        return __real_GOMP_parallel_reductions(fn, data, num_threads, flags);
+    unsigned r = __real_GOMP_parallel_reductions(run_member, &t, num_threads, flags);
+    team_end(&t);
+    return r;
+}
+
+void __real_GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
+                                   unsigned count, unsigned flags);
+void __wrap_GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
+                                   unsigned count, unsigned flags)
+{
+    int cap = team_cap(num_threads);
+    struct member m[cap];
+    struct team t;
+    if (!team_begin(&t, fn, data, m, cap))
+        return __real_GOMP_parallel_sections(fn, data, num_threads, count, flags);
+    __real_GOMP_parallel_sections(run_member, &t, num_threads, count, flags);
+    team_end(&t);
+}
+
+/* The combined parallel loops: with a chunk size (static, dynamic, guided) or without
+ * (runtime schedules). */
+#define PARALLEL_LOOP(name, ...) \
+    void __real_GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned num_threads, \
+                                          long start, long end, long incr, __VA_ARGS__); \
+    void __wrap_GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned num_threads, \
+                                          long start, long end, long incr, __VA_ARGS__)
+#define PARALLEL_LOOP_BODY(name, ...) \
+    { \
+        int cap = team_cap(num_threads); \
+        struct member m[cap]; \
+        struct team t; \
+        if (!team_begin(&t, fn, data, m, cap)) \
+            return __real_GOMP_parallel_loop_##name(fn, data, num_threads, start, end, incr, \
+                                                    __VA_ARGS__); \
+        __real_GOMP_parallel_loop_##name(run_member, &t, num_threads, start, end, incr, \
+                                         __VA_ARGS__); \
+        team_end(&t); \
+    }
+#define CHUNKED(name) \
+    PARALLEL_LOOP(name, long chunk, unsigned flags) PARALLEL_LOOP_BODY(name, chunk, flags)
+#define UNCHUNKED(name) PARALLEL_LOOP(name, unsigned flags) PARALLEL_LOOP_BODY(name, flags)
+CHUNKED(static)
+CHUNKED(dynamic)
+CHUNKED(guided)
+CHUNKED(nonmonotonic_dynamic)
+CHUNKED(nonmonotonic_guided)
+UNCHUNKED(runtime)
+UNCHUNKED(nonmonotonic_runtime)
+UNCHUNKED(maybe_nonmonotonic_runtime)
+
+/* ---- barriers: a wait of the innermost execution on this worker ---- */
+
+struct wait {
+    struct cprof_worker *w;
+    uint64_t t0, tasks0;
+};
+
+static void wait_begin(struct wait *x)
+{
+    x->w = cprof_self;
+    if (x->w && x->w->running) {
+        x->tasks0 = x->w->task_ticks;
+        x->t0 = cprof_ticks();
+    }
+}
+
+/* Less the tasks the thread ran meanwhile: a barrier runs the team's pending tasks. */
+static void wait_end(struct wait *x)
+{
+    struct cprof_worker *w = x->w;
+    if (!w || !w->running)
+        return;
+    uint64_t dt = cprof_ticks() - x->t0 - (w->task_ticks - x->tasks0);
+    struct cprof_execution *e = w->running;
+    e->barrier_wait += dt;
+    e->rec->sum.barriers++;
+    e->rec->sum.barrier_wait += dt;
+}
+
+#define BARRIER(type, name) \
+    type __real_GOMP_##name(void); \
+    type __wrap_GOMP_##name(void) \
+    { \
+        struct wait x; \
+        wait_begin(&x); \
+        type r = (type)__real_GOMP_##name(); \
+        wait_end(&x); \
+        return r; \
+    }
+BARRIER(bool, barrier_cancel)
+BARRIER(bool, loop_end_cancel)
+BARRIER(bool, sections_end_cancel)
+#undef BARRIER
+#define BARRIER(name) \
+    void __real_GOMP_##name(void); \
+    void __wrap_GOMP_##name(void) \
+    { \
+        struct wait x; \
+        wait_begin(&x); \
+        __real_GOMP_##name(); \
+        wait_end(&x); \
+    }
+BARRIER(barrier)
+BARRIER(loop_end)
+BARRIER(sections_end)
+
+/* ---- tasks ---- */
+
+/* Put before the program's data in the task's argument block, which libgomp copies
+ * (or the program's copy function fills, then taskloop writes each task's bounds at
+ * its start: they are moved to the program's data before its body runs). */
+struct task_head {
+    long bounds[2];
+    void (*fn)(void *);
+    void (*cpyfn)(void *, void *);
+    const void *orig;                   /* the program's data, for its cpyfn */
+    const struct cprof_site *construct;
+    const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
+    const struct cprof_worker *creator;
+    int kase;                           /* of the body: as a call at the construct, not a
+                                           parallel construct of the creator's */
+    int taskloop;
+    long off;                           /* where the program's data starts */
+};
+
+static void run_task(void *arg)
+{
+    struct task_head *h = arg;
+    void *data = (char *)arg + h->off;
+    if (h->taskloop)
+        memcpy(data, h->bounds, sizeof h->bounds);
+    struct body b;
+    if (!counting() || !body_begin(&b, h->construct, CPROF_REGION_TASK, h->ctx, h->creator,
+                                   h->kase, __builtin_dwarf_cfa())) {
+        h->fn(data);
+        return;
+    }
+    uint64_t t0 = b.t0;
+    h->fn(data);
+    uint64_t now = cprof_ticks();
+    body_end(&b, now);
+    __atomic_store_n(&b.w->task_ticks, b.w->task_ticks + (now - t0), __ATOMIC_RELAXED);
+}
+
+static void copy_task(void *to, void *from)
+{
+    const struct task_head *h = from;
+    memcpy(to, h, sizeof *h);
+    h->cpyfn((char *)to + h->off, (void *)h->orig);
+}
+
+/* Beyond this, the program's data is not copied onto the stack: the task is unnamed
+ * and has no context. */
+#define TASK_DATA_MAX (64 << 10)
+
+/* The head for a task of the program's (fn, data): its block at buf, aligned to
+ * *align, *size bytes.  0 if the task is not followed. */
+static int task_begin(struct task_head *h, void (*fn)(void *), void *data,
+                      void (*cpyfn)(void *, void *), long arg_size, long *align, int taskloop)
+{
+    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
+    struct cprof_worker *w;
+    if (arg_size > TASK_DATA_MAX || !counting() || !(w = cprof_self ? cprof_self : cprof_self_slow()))
+        return 0;
+    if (*align < (long)_Alignof(struct task_head))
+        *align = (long)_Alignof(struct task_head);
+    long off = ((long)sizeof *h + *align - 1) / *align * *align;
+    rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
+    *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
+                             .ctx = context_here(w), .creator = w, .kase = case_here(s),
+                             .taskloop = taskloop,
+                             .off = off };
+    return 1;
+}
+
+static void *task_block(char *buf, long align, const struct task_head *h, const void *data,
+                        long arg_size)
+{
+    char *p = (char *)(((uintptr_t)buf + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
+    memcpy(p, h, sizeof *h);
+    if (!h->cpyfn && arg_size)
+        memcpy(p + h->off, data, (size_t)arg_size);
+    return p;
+}
+
+void __real_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                      void *detach);
+void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                      void *detach)
+{
+    struct task_head h;
+    long align = arg_align;
+    if (!task_begin(&h, fn, data, cpyfn, arg_size, &align, 0))
+        return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                                priority, detach);
+    char buf[h.off + arg_size + align];
+    void *p = task_block(buf, align, &h, data, arg_size);
+    __real_GOMP_task(run_task, p, cpyfn ? copy_task : 0, h.off + arg_size, align, if_clause, flags,
+                     depend, priority, detach);
+}
+
+#define TASKLOOP(name, type) \
+    void __real_GOMP_##name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), \
+                            long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, \
+                            int priority, type start, type end, type step); \
+    void __wrap_GOMP_##name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), \
+                            long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, \
+                            int priority, type start, type end, type step) \
+    { \
+        _Static_assert(sizeof(type) == sizeof(long), "taskloop bounds fit the head"); \
+        struct task_head h; \
+        long align = arg_align; \
+        if (!task_begin(&h, fn, data, cpyfn, arg_size, &align, 1)) \
+            return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
+                                      priority, start, end, step); \
+        char buf[h.off + arg_size + align]; \
+        void *p = task_block(buf, align, &h, data, arg_size); \
+        __real_GOMP_##name(run_task, p, cpyfn ? copy_task : 0, h.off + arg_size, align, flags, \
+                           num_tasks, priority, start, end, step); \
+    }
+TASKLOOP(taskloop, long)
+TASKLOOP(taskloop_ull, unsigned long long)
