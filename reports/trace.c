@@ -32,8 +32,9 @@ struct cursor {
     uint64_t t;                 /* ticks of the last event */
 };
 
+/* routine: an ENTER's; site: an ENTER's call site, a BODY's construct, unless no_site. */
 struct event {
-    int kind, kase, external;
+    int kind, kase, no_site, task;
     uint64_t t;
     uint64_t routine, site;
 };
@@ -110,17 +111,21 @@ static int next_event(struct cursor *c, struct event *e)
     uint64_t d;
     e->kind = kind & 3;
     e->kase = kind >> 2 & 3;
-    e->external = !!(kind & CPROF_TRACE_EXTERNAL);
-    if ((kind & ~(CPROF_TRACE_EXTERNAL | 0xf)) || get_varint(c, &d) || d > UINT64_MAX - c->t)
+    e->no_site = !!(kind & CPROF_TRACE_NO_SITE);
+    e->task = !!(kind & CPROF_TRACE_TASK);
+    /* The bits each kind has. */
+    unsigned bits = e->kind == CPROF_TRACE_EXIT ? 0x3 : e->kind == CPROF_TRACE_ENTER ? 0x1f
+                  : e->kind == CPROF_TRACE_BODY ? 0x3f : 0;
+    if ((kind & ~bits) || get_varint(c, &d) || d > UINT64_MAX - c->t)
         return -1;
     c->t += d;
     e->t = c->t;
+    e->routine = e->site = 0;
     if (e->kind == CPROF_TRACE_EXIT)
         return kind == CPROF_TRACE_EXIT ? 1 : -1;
-    if (e->kind != CPROF_TRACE_ENTER || get_varint(c, &e->routine))
+    if (e->kind == CPROF_TRACE_ENTER && get_varint(c, &e->routine))
         return -1;
-    e->site = 0;
-    return e->external || !get_varint(c, &e->site) ? 1 : -1;
+    return e->no_site || !get_varint(c, &e->site) ? 1 : -1;
 }
 
 static void cursor_open(struct cursor *c, const struct trace *t, size_t w)
@@ -212,12 +217,12 @@ static void push(struct open *o, const struct event *e)
 }
 
 /* Whether event e names a routine and a site of the profile, and, at `open` entries
- * open, closes one if it is an exit. */
+ * (and bodies) open, closes one if it is an exit. */
 static bool fits(const struct trace *t, const struct event *e, size_t open)
 {
     if (e->kind == CPROF_TRACE_EXIT)
         return open > 0;
-    return e->routine < t->rf.nroutines && (e->external || e->site < t->rf.nsites);
+    return e->routine < t->rf.nroutines && (e->no_site || e->site < t->rf.nsites);
 }
 
 /* Every worker's events decoded once: each entry of a routine and a site of the
@@ -239,7 +244,7 @@ static int check(struct trace *t)
                 got = -1;
                 break;
             }
-            depth += e.kind == CPROF_TRACE_ENTER ? 1 : -1;
+            depth += e.kind == CPROF_TRACE_EXIT ? -1 : 1;
         }
         if (got < 0 || n != t->w[w].events || depth)
             rc = fail(t, "%s: worker %zu's events are broken (event %llu)", t->file, w,
@@ -397,30 +402,46 @@ static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, str
     struct event e;
     /* fits(): the file checked may have changed since. */
     while (next_event(c, &e) == 1 && fits(t, &e, o->n)) {
-        if (e.kind == CPROF_TRACE_ENTER) {
+        if (e.kind != CPROF_TRACE_EXIT) {
             push(o, &e);
             continue;
         }
         const struct event *in = &o->e[--o->n];
         uint64_t t0 = ns_of(t, in->t), t1 = ns_of(t, e.t);
-        const char *name = routine[in->routine];
-        const char *where = in->external ? "\"<external>\"" : site[in->site];
+        int body = in->kind == CPROF_TRACE_BODY;
+        /* An activation: its routine, its case, its call site.  A body: "parallel" or
+         * "task" and its construct's place, its case. */
+        const char *name = body ? "" : routine[in->routine];
+        const char *where = in->no_site ? (body ? "\"(unnamed)\"" : "\"<external>\"")
+                                        : site[in->site];
         char small[256], *line = small;
-        size_t need = strlen(name) + strlen(where) + sizeof ids + 128;
+        size_t need = strlen(name) + strlen(where) + sizeof ids + 160;
         if (need > sizeof small)
             line = cprof_xcalloc(1, need);
         char *p = text(line, ",\n{\"ph\":\"X\",\"name\":");
-        p = text(p, name);
-        p = text(p, ",\"cat\":\"");
-        p = text(p, case_name[in->kase]);
-        p = text(p, "\"");
+        if (body) {
+            p = text(p, in->task ? "\"task " : "\"parallel ");
+            p = text(p, where + 1);     /* past its opening quote */
+            p = text(p, in->task ? ",\"cat\":\"task\"" : ",\"cat\":\"parallel region\"");
+        } else {
+            p = text(p, name);
+            p = text(p, ",\"cat\":\"");
+            p = text(p, case_name[in->kase]);
+            p = text(p, "\"");
+        }
         p = text(p, ids);
         p = us(p, t0);
         p = text(p, ",\"dur\":");
         p = us(p, t1 - t0);
-        p = text(p, ",\"args\":{\"site\":");
-        p = text(p, where);
-        p = text(p, "}}");
+        if (body) {
+            p = text(p, ",\"args\":{\"case\":\"");
+            p = text(p, case_name[in->kase]);
+            p = text(p, "\"}}");
+        } else {
+            p = text(p, ",\"args\":{\"site\":");
+            p = text(p, where);
+            p = text(p, "}}");
+        }
         fwrite(line, 1, (size_t)(p - line), out);
         if (line != small)
             free(line);
@@ -440,9 +461,9 @@ static void next_edge(struct edges *g)
 {
     struct event e;
     while (next_event(&g->c, &e) == 1) {
-        if (e.kind == CPROF_TRACE_ENTER ? g->depth++ == 0 : --g->depth == 0) {
+        if (e.kind != CPROF_TRACE_EXIT ? g->depth++ == 0 : --g->depth == 0) {
             g->t = e.t;
-            g->step = e.kind == CPROF_TRACE_ENTER ? 1 : -1;
+            g->step = e.kind != CPROF_TRACE_EXIT ? 1 : -1;
             return;
         }
     }
@@ -541,7 +562,20 @@ static void spread(uint64_t (*col)[NSLOTS], int width, uint64_t span, uint64_t a
     }
 }
 
-/* Self time (ticks) per routine over all workers, and each worker's columns: what runs
+/* What the timeline shows: each routine, then the code of parallel regions' bodies and
+ * of tasks' own (outside the routines they call). */
+static size_t item_of(const struct trace *t, const struct event *e)
+{
+    return e->kind == CPROF_TRACE_ENTER ? e->routine : t->rf.nroutines + (size_t)e->task;
+}
+
+static const char *item_name(const struct trace *t, size_t i)
+{
+    return i < t->rf.nroutines ? t->rf.routines[i].name
+           : i == t->rf.nroutines ? "(a parallel region's own code)" : "(a task's own code)";
+}
+
+/* Self time (ticks) per item over all workers, and each worker's columns: what runs
  * on top of its stack, or idle.  self may be null (the columns only). */
 static void walk(const struct trace *t, size_t w, struct cursor *c, struct open *o,
                  uint64_t *self, const int *sym, uint64_t (*col)[NSLOTS], int width)
@@ -552,12 +586,12 @@ static void walk(const struct trace *t, size_t w, struct cursor *c, struct open 
     struct event e;
     while (next_event(c, &e) == 1 && fits(t, &e, o->n)) {
         if (o->n && self)
-            self[o->e[o->n - 1].routine] += e.t - prev;
+            self[item_of(t, &o->e[o->n - 1])] += e.t - prev;
         if (col)
             spread(col, width, span, prev - t->origin, e.t - t->origin,
-                   o->n ? sym[o->e[o->n - 1].routine] : IDLE);
+                   o->n ? sym[item_of(t, &o->e[o->n - 1])] : IDLE);
         prev = e.t;
-        if (e.kind == CPROF_TRACE_ENTER)
+        if (e.kind != CPROF_TRACE_EXIT)
             push(o, &e);
         else
             o->n--;
@@ -592,7 +626,7 @@ int cprof_report_timeline(const char *path, int width, FILE *out, char *err, siz
         trace_close(&t);
         return -1;
     }
-    size_t nr = t.rf.nroutines;
+    size_t nr = t.rf.nroutines + 2;
     uint64_t *self = cprof_xcalloc(nr ? nr : 1, sizeof *self);
     size_t *order = cprof_xcalloc(nr ? nr : 1, sizeof *order);
     int *sym = cprof_xcalloc(nr ? nr : 1, sizeof *sym);
@@ -653,7 +687,7 @@ int cprof_report_timeline(const char *path, int width, FILE *out, char *err, siz
     fputs("|\n\nLegend (routines by self time in the trace; each column shows what ran most"
           " of it):\n", out);
     for (size_t i = 0; i < nr && i < NSYM && self[order[i]]; i++) {
-        fprintf(out, "  %c  %s  ", symbols[sym[order[i]]], t.rf.routines[order[i]].name);
+        fprintf(out, "  %c  %s  ", symbols[sym[order[i]]], item_name(&t, order[i]));
         put_ns(out, ns_of(&t, t.origin + self[order[i]]));
         fputc('\n', out);
     }

@@ -648,6 +648,8 @@ struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_constru
     f->saved_site = 0;
     f->calls0 = w->calls;       /* not a call: the calls nested around it are unchanged */
     f->t0 = cprof_ticks();
+    if (trace_on)
+        cprof_trace_body(w, f, c, kase);
     return f;
 }
 

@@ -172,8 +172,9 @@ struct cprof_routine_rec {
                                        thread's sequential ones (cprof_routine.seq_depth) */
     int max_depth;
     struct cprof_side *side_base;   /* control.c: side[] at the last reset, or null */
-    signed char traced;             /* trace.c: 1 its activations are traced, -1 not
-                                       (CPROF_TRACE_INCLUDE, _EXCLUDE), 0 not known yet */
+    signed char traced;             /* trace.c: 1 its activations (or a construct's
+                                       bodies) are traced, -1 not (CPROF_TRACE_INCLUDE,
+                                       _EXCLUDE), 0 not known yet */
 };
 
 /* One open activation, on its worker's shadow stack.  The stack's first frame is a
@@ -365,6 +366,10 @@ struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof
                                       struct cprof_frame *f, const struct cprof_call_rec *c,
                                       int kase);
 void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now);
+/* Frame f just opened for the body of construct c (a parallel region's on one member
+ * of its team, or a task's), case kase. */
+void cprof_trace_body(struct cprof_worker *w, const struct cprof_frame *f,
+                      struct cprof_construct_rec *c, int kase);
 /* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
 void cprof_trace_new(struct cprof_worker *w);
 void cprof_trace_free(struct cprof_worker *w);

@@ -43,15 +43,15 @@
 enum { VARINT64_MAX = 10, VARINT32_MAX = 5 };
 enum { EXIT_MAX = 1 + VARINT64_MAX, ENTER_MAX = 1 + VARINT64_MAX + 2 * VARINT32_MAX };
 
-/* What a frame's entry left (marks[] by frame index): at 0 not recorded (excluded by the
- * globs, or dropped), else the entry's offset + 1; the activation's number on its worker
- * (its frame's calls0 then), and that of the recorded entry open around it; the time and
- * the count of events before it, which a take-back restores.  A mark may be stale: a
+/* What a frame's opening left (marks[] by frame index): at 0 not recorded (excluded by
+ * the globs, or dropped), else the event's offset + 1; its number among the worker's
+ * opening events, and that of the one open around it; the time and the count of events
+ * before it, which a take-back restores.  A mark may be stale: a
  * signal handler's entry can take a frame that is being filled for one left by a
  * longjmp and close it, with the mark of the slot's previous activation.  An exit
  * writes an event only if its mark is the innermost recorded entry open. */
 struct mark {
-    uint64_t at, activation, outer, before, events;
+    uint64_t at, number, outer, before, events;
 };
 enum { MARK_NONE, MARK_AT };
 
@@ -62,7 +62,8 @@ struct cprof_trace {
     uint64_t last;          /* ticks of the last event recorded */
     uint64_t events, dropped;
     uint64_t interrupting;  /* dropped: a signal handler's, while busy */
-    uint64_t innermost;     /* the activation of the innermost recorded entry open, 0: none */
+    uint64_t opened;        /* events that opened a frame so far: their numbers */
+    uint64_t innermost;     /* the number of the innermost one still open, 0: none */
     int busy;               /* recording an event */
     int stopped;            /* an entry did not fit: nothing more is recorded */
     struct mark *marks;     /* [stack frames], reserved, touched as deep as frames go */
@@ -206,58 +207,110 @@ static inline uint64_t delta(struct cprof_trace *t, uint64_t now)
     return d;
 }
 
-static __attribute__((noinline)) int traced(const struct cprof_routine *r)
+/* Whether what is named name is traced: 1, or -1. */
+static __attribute__((noinline)) int traced(const char *name)
 {
-    return (!include || matches(include, r->name)) && !(exclude && matches(exclude, r->name))
-           ? 1 : -1;
+    return (!include || matches(include, name)) && !(exclude && matches(exclude, name)) ? 1 : -1;
+}
+
+/* A construct's body is named as the export names it: "parallel FILE:LINE", "task
+ * FILE:LINE", or "parallel (unnamed)". */
+static __attribute__((noinline)) int body_traced(const struct cprof_construct_rec *c)
+{
+    char name[512];
+    const struct cprof_site *s = c->key.site >= 0 ? cprof_site_by_id(c->key.site) : 0;
+    const char *kind = c->kind == CPROF_REGION_TASK ? "task" : "parallel";
+    if (s)
+        snprintf(name, sizeof name, "%s %s:%d", kind, s->file, s->line);
+    else
+        snprintf(name, sizeof name, "%s (unnamed)", kind);
+    return traced(name);
 }
 
 #define signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-/* Events are counted dropped at the entry, two each: its exit is never recorded. */
+/* An event that opens frame f (an activation, a construct's body) begins: busy from
+ * here, unless a signal handler interrupted the recording of another (0).  Events are
+ * counted dropped at the opening, two each: the closing is never recorded. */
+static inline int begin(struct cprof_trace *t, struct mark *m)
+{
+    m->at = MARK_NONE;
+    if (__builtin_expect(t->busy, 0)) {
+        t->interrupting += 2;
+        return 0;
+    }
+    t->busy = 1;
+    signal_fence();
+    return 1;
+}
+
+static inline void end(struct cprof_trace *t)
+{
+    signal_fence();
+    t->busy = 0;
+}
+
+/* The opening event of frame f, unless the buffer is full: kind, the ticks since the
+ * last event, n ids. */
+static inline void record(struct cprof_trace *t, struct mark *m, const struct cprof_frame *f,
+                          unsigned kind, int n, uint32_t id0, uint32_t id1)
+{
+    if (__builtin_expect(t->stopped || t->pos + ENTER_MAX > t->room - EXIT_MAX, 0)) {
+        t->stopped = 1;
+        t->dropped += 2;
+        return;
+    }
+    *m = (struct mark){ (uint64_t)(t->pos - t->buf) + MARK_AT, ++t->opened, t->innermost,
+                        t->last, t->events };
+    t->innermost = m->number;
+    uint8_t *p = t->pos;
+    *p++ = (uint8_t)kind;
+    p = put(p, delta(t, f->t0));
+    if (n > 0)
+        p = put(p, id0);
+    if (n > 1)
+        p = put(p, id1);
+    t->pos = p;
+    t->room -= EXIT_MAX;
+    t->events++;
+}
+
 struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof_routine *r,
                                       struct cprof_frame *f, const struct cprof_call_rec *c,
                                       int kase)
 {
     struct cprof_trace *t = w->trace;
     struct mark *m = &t->marks[f - w->stack];
-    if (__builtin_expect(t->busy, 0)) {
-        /* A signal handler's, while the code it interrupted records an event. */
-        m->at = MARK_NONE;
-        t->interrupting += 2;
+    if (!begin(t, m))
         return f;
-    }
-    t->busy = 1;
-    signal_fence();
-    m->at = MARK_NONE;
     struct cprof_routine_rec *rec = c->rec;
     if (__builtin_expect(!rec->traced, 0))
-        rec->traced = (signed char)traced(r);
+        rec->traced = (signed char)traced(r->name);
     /* Not the top frame: a signal handler closed it while it was being opened. */
-    if (rec->traced < 0 || __builtin_expect(f != w->top - 1, 0))
-        goto out;
-    if (__builtin_expect(t->stopped || t->pos + ENTER_MAX > t->room - EXIT_MAX, 0)) {
-        t->stopped = 1;
-        t->dropped += 2;
-        goto out;
+    if (rec->traced > 0 && __builtin_expect(f == w->top - 1, 1)) {
+        int external = c == &rec->ext;
+        record(t, m, f, CPROF_TRACE_ENTER | (unsigned)kase << 2 | (external ? CPROF_TRACE_NO_SITE : 0),
+               external ? 1 : 2, (uint32_t)c->callee, (uint32_t)c->site);
     }
-    *m = (struct mark){ (uint64_t)(t->pos - t->buf) + MARK_AT, f->calls0, t->innermost, t->last,
-                        t->events };
-    t->innermost = f->calls0;
-    int external = c == &rec->ext;
-    uint8_t *p = t->pos;
-    *p++ = (uint8_t)(CPROF_TRACE_ENTER | kase << 2 | (external ? CPROF_TRACE_EXTERNAL : 0));
-    p = put(p, delta(t, f->t0));
-    p = put(p, (uint32_t)c->callee);
-    if (!external)
-        p = put(p, (uint32_t)c->site);
-    t->pos = p;
-    t->room -= EXIT_MAX;
-    t->events++;
-out:
-    signal_fence();
-    t->busy = 0;
+    end(t);
     return f;
+}
+
+void cprof_trace_body(struct cprof_worker *w, const struct cprof_frame *f,
+                      struct cprof_construct_rec *c, int kase)
+{
+    struct cprof_trace *t = w->trace;
+    struct mark *m = &t->marks[f - w->stack];
+    if (!begin(t, m))
+        return;
+    if (!c->own.traced)
+        c->own.traced = (signed char)body_traced(c);
+    int site = c->key.site;
+    if (c->own.traced > 0 && f == w->top - 1)
+        record(t, m, f, CPROF_TRACE_BODY | (unsigned)kase << 2 | (site < 0 ? CPROF_TRACE_NO_SITE : 0) |
+                        (c->kind == CPROF_REGION_TASK ? CPROF_TRACE_TASK : 0),
+               site >= 0, (uint32_t)site, 0);
+    end(t);
 }
 
 /* CPROF_TRACE_MIN_NS in ticks, once the rate is known (the first exit that needs it). */
@@ -281,7 +334,9 @@ void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint6
         return;
     t->busy = 1;
     signal_fence();
-    if (m->at >= MARK_AT && m->activation == t->innermost) {
+    /* The innermost open (a frame whose opening was not recorded has a stale mark, of
+     * a closed one). */
+    if (m->at >= MARK_AT && m->number == t->innermost) {
         t->innermost = m->outer;
         t->room += EXIT_MAX;    /* kept since its entry */
         if (min_ns && now - f->t0 < min_ticks()) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CPROF_TRACE=1 (docs/tracing.md): the exact events of each worker for a program that
-# runs sequentially, a parallel loop, nested regions and tasks; every export well formed
+# CPROF_TRACE=1 (docs/tracing.md): the exact activations and region and task bodies of
+# each worker for a program that runs sequentially, a parallel loop, nested regions and
+# tasks; every export well formed
 # (tests/lib/trace_check.py: the Trace Event Format, nesting, exits in time order); the
 # trace's time per routine is the profile's; a full buffer stops and counts what it
 # drops; the globs and the minimum duration; bad traces refused in one line.
@@ -79,20 +80,28 @@ check "the checker refuses overlapping events, a complete event without dur, a w
     bash -c "! python3 '$checker' --cprof bad1.json > c1.txt && grep -q 'without nesting' c1.txt &&
              ! python3 '$checker' bad2.json > c2.txt && grep -q 'without dur' c2.txt &&
              ! python3 '$checker' --cprof bad3.json > c3.txt && grep -q 'workers busy' c3.txt"
-# Each worker's entries in order (a parent before its children), the tasks' calls apart:
-# which thread runs a task is libgomp's choice.
-tl=$(grep -n 'int v = leaf(i);' prog.c | cut -d: -f1)
-seqs='[.traceEvents[] | select(.ph == "X" and .args.site != "prog.c:'$tl'")] | group_by(.tid)
-      | map(sort_by(.ts, -.dur) | map("\(.name) \(.cat)"))'
-expect_jq "workers 0 and 1: the exact entries of the sequential part, the loop, the nested regions" \
+# Each worker's activations and region bodies in order (a parent before its children),
+# with their cases; the tasks apart: which thread runs a task is libgomp's choice.  The
+# regions' pragmas are at lines 8 (loop), 16 (inner), 23 (nested), 30 (tasks), the
+# task's at 33, its call of leaf at 35.
+seqs='[.traceEvents[] | select(.ph == "X" and .cat != "task" and .args.site != "prog.c:35")]
+      | group_by(.tid) | map(sort_by(.ts, -.dur) | map("\(.name) \(.args.case // .cat)"))'
+expect_jq "workers 0 and 1: the exact activations and bodies of the sequential part, the loop, the nested regions" \
     t.json "$seqs | .[0:2]" \
-    '[["main S-S","seq S-S","leaf S-S","leaf S-S","loop S-S","leaf S-C","leaf S-C","nested S-S","inner S-C","leaf C-C","tasks S-S"],
-      ["leaf S-C","leaf S-C","inner S-C","leaf C-C"]]'
-expect_jq "the nested regions' other two threads: one leaf each, C-C" t.json "$seqs | .[2:]" \
-    '[["leaf C-C"],["leaf C-C"]]'
-expect_jq "the tasks: four calls of leaf from the task's site, S-C, on the team's two workers" t.json \
-    '[.traceEvents[] | select(.ph == "X" and .args.site == "prog.c:'$tl'") | [.name, .cat, (.tid < 2)]]
-     | [length, unique]' '[4, [["leaf", "S-C", true]]]'
+    '[["main S-S","seq S-S","leaf S-S","leaf S-S","loop S-S","parallel prog.c:8 S-C","leaf S-C","leaf S-C",
+       "nested S-S","parallel prog.c:23 S-C","inner S-C","parallel prog.c:16 C-C","leaf C-C",
+       "tasks S-S","parallel prog.c:30 S-C"],
+      ["parallel prog.c:8 S-C","leaf S-C","leaf S-C","parallel prog.c:23 S-C","inner S-C",
+       "parallel prog.c:16 C-C","leaf C-C","parallel prog.c:30 S-C"]]'
+expect_jq "the nested regions' other two threads: the inner region's body, one leaf in it, C-C" t.json \
+    "$seqs | .[2:]" '[["parallel prog.c:16 C-C","leaf C-C"],["parallel prog.c:16 C-C","leaf C-C"]]'
+expect_jq "the tasks: four bodies on the team's two workers, S-C, each holding one call of leaf, S-C" t.json \
+    '[.traceEvents[] | select(.ph == "X")] as $x
+     | [$x[] | select(.cat == "task") | . as $t
+        | [.name, .args.case, (.tid < 2),
+           [$x[] | select(.tid == $t.tid and .ts >= $t.ts and .ts + .dur <= $t.ts + $t.dur and .name == "leaf")
+                 | [.args.site, .cat]]]]
+     | [length, unique]' '[4, [["task prog.c:33", "S-C", true, [["prog.c:35", "S-C"]]]]]'
 n=$(jq '[.traceEvents[] | select(.ph == "X")] | 2 * length' t.json)
 expect_jq "the profile counts each worker's events, none dropped" p.out \
     '[([.workers[].trace[0]] | add), ([.workers[].trace[1]] | add), .trace.events, .trace.dropped]' \
@@ -109,7 +118,7 @@ jq -c '.columns as $c | [.workers[] | (.calls[] | [.[($c.calls | index("callee")
       | group_by(.[0]) | map({key: (.[0][0] | tostring), value: (map(.[1]) | add)}) | from_entries' \
     p.out > prof_ns.json
 jq -c --slurpfile names <(jq '[.routines[].name]' p.out) \
-    '[.traceEvents[] | select(.ph == "X")] | group_by(.name)
+    '[.traceEvents[] | select(.ph == "X" and .cat != "task" and .cat != "parallel region")] | group_by(.name)
      | map({key: (.[0].name as $n | $names[0] | index($n) | tostring),
             value: {ns: (map(.dur * 1000 | round) | add), n: length}}) | from_entries' t.json > trace_ns.json
 check "the trace's time per routine is the profile's, within 1 ns per activation" \
@@ -165,8 +174,14 @@ check "a full buffer: the timeline says how many events were dropped" "$(indent 
 # Selective: globs and a minimum duration.
 CPROF_TRACE=1 CPROF_TRACE_EXCLUDE='leaf,in*' CPROF_OUT=x.out ./prog > /dev/null
 "$bin/cprof-report" --trace x.out > x.json
-expect_jq "CPROF_TRACE_EXCLUDE='leaf,in*': neither leaf nor inner" x.json \
-    '[.traceEvents[] | select(.ph == "X") | .name] | unique' '["loop","main","nested","seq","tasks"]'
+expect_jq "CPROF_TRACE_EXCLUDE='leaf,in*': neither leaf nor inner (the bodies are in)" x.json \
+    '[.traceEvents[] | select(.ph == "X") | .name] | unique' \
+    '["loop","main","nested","parallel prog.c:16","parallel prog.c:23","parallel prog.c:30",
+      "parallel prog.c:8","seq","task prog.c:33","tasks"]'
+CPROF_TRACE=1 CPROF_TRACE_EXCLUDE='parallel *,task *' CPROF_OUT=xb.out ./prog > /dev/null
+"$bin/cprof-report" --trace xb.out > xb.json
+expect_jq "CPROF_TRACE_EXCLUDE='parallel *,task *': the bodies out, the routines in" xb.json \
+    '[.traceEvents[] | select(.ph == "X") | .name] | unique' '["inner","leaf","loop","main","nested","seq","tasks"]'
 CPROF_TRACE=1 CPROF_TRACE_INCLUDE='s*' CPROF_OUT=i.out ./prog > /dev/null
 "$bin/cprof-report" --trace i.out > i.json
 expect_jq "CPROF_TRACE_INCLUDE='s*': seq alone" i.json \
