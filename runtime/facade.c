@@ -95,10 +95,10 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
 static int trace_on;
 
 /* Frames above the live one at `keep` were skipped by longjmp: close them now. */
-static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t now)
+static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t now, int trace)
 {
     while (w->top > keep)
-        close_frame(w, w->top - 1, now, trace_on);
+        close_frame(w, w->top - 1, now, trace);
 }
 
 /* Opens a frame for an entry of call record c (case kase), counted in its calling
@@ -120,7 +120,7 @@ open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cpr
     struct cprof_frame *keep = w->top;
     while (keep[-1].sp < sp)
         keep--;
-    unwind_to(w, keep, cprof_ticks_of(clock));
+    unwind_to(w, keep, cprof_ticks_of(clock), trace);
     return open_frame(w, r, c, kase, concurrent, clock, sp, external, paths, trace);
 }
 
@@ -444,7 +444,7 @@ static __attribute__((noinline)) void leave_unwinding(struct cprof_worker *w,
 {
     if (f < w->stack + 1 || f >= w->top)
         return;
-    unwind_to(w, f + 1, now);
+    unwind_to(w, f + 1, now, trace_on);
     close_frame(w, f, now, trace_on);
 }
 
@@ -620,12 +620,16 @@ void *cprof_longjmp_unwind(void *env)
         return env;
     for (int i = 0; i < CPROF_JMP_MARKS; i++)
         if (w->jmp[i].env == env && w->jmp[i].top <= w->top)
-            unwind_to(w, w->jmp[i].top, cprof_ticks());
+            unwind_to(w, w->jmp[i].top, cprof_ticks(), trace_on);
     return env;
 }
 
-struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
-                                    struct cprof_node *n, int kase, const void *sp)
+/* A body's frame opened and closed, traced (trace 1) or not: the traced twins are apart,
+ * so that the untraced ones run the instructions they would without tracing, but for
+ * the test that picks them. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_node *n, int kase,
+          const void *sp, int trace)
 {
     struct cprof_frame *f = w->top;
     if (f == w->stack_end)
@@ -648,30 +652,57 @@ struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_constru
     f->saved_site = 0;
     f->calls0 = w->calls;       /* not a call: the calls nested around it are unchanged */
     f->t0 = cprof_ticks();
-    if (trace_on)
-        cprof_trace_body(w, f, c, kase);
-    return f;
+    return trace ? cprof_trace_body(w, f, c, kase) : f;
 }
 
-void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
+static __attribute__((noinline)) struct cprof_frame *
+body_open_traced(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_node *n,
+                 int kase, const void *sp)
+{
+    return body_open(w, c, n, kase, sp, 1);
+}
+
+struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
+                                    struct cprof_node *n, int kase, const void *sp)
+{
+    if (__builtin_expect(trace_on, 0))
+        return body_open_traced(w, c, n, kase, sp);
+    return body_open(w, c, n, kase, sp, 0);
+}
+
+static inline __attribute__((always_inline)) void body_close(struct cprof_worker *w,
+                                                             struct cprof_frame *f, int trace)
 {
     uint64_t now = cprof_ticks();
     if (f < w->stack + 1 || f >= w->top)
         return;
-    unwind_to(w, f + 1, now);
+    unwind_to(w, f + 1, now, trace);
     /* What nested in the body nested in the frame below, as without the body's frame. */
     uint64_t children = f[-1].children;
     uint32_t direct = f[-1].direct;
-    close_frame(w, f, now, trace_on);
+    close_frame(w, f, now, trace);
     f[-1].children = children + f->children;
     f[-1].direct = direct + f->direct;
+}
+
+static __attribute__((noinline)) void body_close_traced(struct cprof_worker *w,
+                                                        struct cprof_frame *f)
+{
+    body_close(w, f, 1);
+}
+
+void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
+{
+    if (__builtin_expect(trace_on, 0))
+        return body_close_traced(w, f);
+    body_close(w, f, 0);
 }
 
 void cprof_close_open_frames(void)
 {
     uint64_t now = cprof_ticks();
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
-        unwind_to(w, w->stack + 1, now);
+        unwind_to(w, w->stack + 1, now, trace_on);
 }
 
 /* The cost of a facade, measured where it runs, so that reports can estimate the

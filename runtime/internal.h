@@ -367,9 +367,9 @@ struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof
                                       int kase);
 void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now);
 /* Frame f just opened for the body of construct c (a parallel region's on one member
- * of its team, or a task's), case kase. */
-void cprof_trace_body(struct cprof_worker *w, const struct cprof_frame *f,
-                      struct cprof_construct_rec *c, int kase);
+ * of its team, or a task's), case kase; returned. */
+struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame *f,
+                                     struct cprof_construct_rec *c, int kase);
 /* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
 void cprof_trace_new(struct cprof_worker *w);
 void cprof_trace_free(struct cprof_worker *w);

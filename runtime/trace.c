@@ -296,13 +296,13 @@ struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof
     return f;
 }
 
-void cprof_trace_body(struct cprof_worker *w, const struct cprof_frame *f,
-                      struct cprof_construct_rec *c, int kase)
+struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame *f,
+                                     struct cprof_construct_rec *c, int kase)
 {
     struct cprof_trace *t = w->trace;
     struct mark *m = &t->marks[f - w->stack];
     if (!begin(t, m))
-        return;
+        return f;
     if (!c->own.traced)
         c->own.traced = (signed char)body_traced(c);
     int site = c->key.site;
@@ -311,6 +311,7 @@ void cprof_trace_body(struct cprof_worker *w, const struct cprof_frame *f,
                         (c->kind == CPROF_REGION_TASK ? CPROF_TRACE_TASK : 0),
                site >= 0, (uint32_t)site, 0);
     end(t);
+    return f;
 }
 
 /* CPROF_TRACE_MIN_NS in ticks, once the rate is known (the first exit that needs it). */
