@@ -129,7 +129,16 @@ enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION,
     X(G_MAX_BUSY,         "max_busy",                  CPROF_COL_TIME,      -1) \
     X(G_MEAN_BUSY,        "mean_busy",                 CPROF_COL_TIME,      -1)
 
-enum { CPROF_REGION_PARALLEL = 1, CPROF_REGION_TASK = 2 };
+/* A regions row's kind, and the name a site's "construct" gives it (runtime/cprof.h's
+ * CPROF_CONSTRUCT_* are the same numbers): a parallel region, a task, or a construct
+ * that ends with a barrier, whose row counts the barrier's passes (executions), the
+ * time on the worker from its last synchronization (the body's start or the barrier
+ * before) to this barrier (busy) and the wait there. */
+enum { CPROF_REGION_PARALLEL = 1, CPROF_REGION_TASK, CPROF_REGION_FOR, CPROF_REGION_SECTIONS,
+       CPROF_REGION_SINGLE, CPROF_REGION_BARRIER, CPROF_REGION_NKINDS };
+__attribute__((unused))
+static const char *const cprof_region_kinds[CPROF_REGION_NKINDS] = {
+    "", "parallel", "task", "for", "sections", "single", "barrier" };
 
 /* Resources beyond time (docs/resources.md): at most this many in a file.  With some,
  * a paths row ends with two columns per resource, its samples taken while the context

@@ -83,6 +83,29 @@ static int directive_is_cacheable(const char *p, const char *end)
     return words > 0;
 }
 
+/* The site a directive that opens no parallel region gets: a task's, or a barrier's,
+ * or a worksharing construct's that ends with one (no nowait clause). */
+static enum construct directive_construct(const char *p, const char *end)
+{
+    const char *w, *e = next_word(p, end, &w);
+    if (word_is(w, e, "task") || word_is(w, e, "taskloop"))
+        return CONSTRUCT_TASK;
+    if (word_is(w, e, "barrier"))
+        return CONSTRUCT_BARRIER;
+    enum construct c = word_is(w, e, "for") ? CONSTRUCT_FOR
+                     : word_is(w, e, "sections") ? CONSTRUCT_SECTIONS
+                     : word_is(w, e, "single") ? CONSTRUCT_SINGLE : CONSTRUCT_NONE;
+    for (const char *q = e; c && q < end;) {
+        const char *x;
+        q = next_word(q, end, &x);
+        if (q == x)
+            q++;                    /* punctuation, a clause's argument */
+        else if (word_is(x, q, "nowait"))
+            return CONSTRUCT_NONE;
+    }
+    return c;
+}
+
 /* If [line, eol) is a "#pragma WORD" line, where what follows WORD starts; else NULL. */
 const char *pragma_of(const char *line, const char *eol, const char *word)
 {
@@ -179,13 +202,13 @@ void find_parallel_pragmas(struct unit *u)
                 (unsigned)(line - t), (unsigned)(eol - t), (unsigned)(id - t), (unsigned)(id_end - t) };
         }
         if (directive) {
-            const char *w, *e = next_word(directive, eol, &w);
+            int parallel = directive_is_parallel(directive, eol);
             GROW(u->blocks, u->nblocks, cap);
             u->blocks[u->nblocks++] = (struct block){
                 .pragma_end = (unsigned)(eol - t),
                 .pragma_start = (unsigned)(line - t),
-                .parallel = directive_is_parallel(directive, eol),
-                .task = word_is(w, e, "task") || word_is(w, e, "taskloop"),
+                .parallel = parallel,
+                .construct = parallel ? CONSTRUCT_PARALLEL : directive_construct(directive, eol),
                 .cacheable = directive_is_cacheable(directive, eol) };
         }
         const char *cprof = pragma_of(line, eol, "cprof");

@@ -94,7 +94,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     }
     if (n->kind == N_CONSTRUCT) {
         /* On a line of its own before the pragma's, which the marker puts back. */
-        str_printf(out, "{ __cprof_construct(%d);\n", n->index);
+        str_printf(out, "%s__cprof_construct(%d);\n", n->braced ? "{ " : "", n->index);
         add_line_marker(u, out, n->start);
         return;
     }

@@ -108,9 +108,12 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
         str_add(out, ".file = ", 8);
         str_literal(out, s->file);
         str_printf(out, ", .line = %u, .d = %d, .id = -1", s->line, s->d);
+        static const char *const names[] = {
+            [CONSTRUCT_PARALLEL] = "PARALLEL", [CONSTRUCT_TASK] = "TASK", [CONSTRUCT_FOR] = "FOR",
+            [CONSTRUCT_SECTIONS] = "SECTIONS", [CONSTRUCT_SINGLE] = "SINGLE",
+            [CONSTRUCT_BARRIER] = "BARRIER" };
         if (s->construct)
-            str_printf(out, ", .construct = %s", s->construct == CONSTRUCT_PARALLEL
-                                                     ? "CPROF_CONSTRUCT_PARALLEL" : "CPROF_CONSTRUCT_TASK");
+            str_printf(out, ", .construct = CPROF_CONSTRUCT_%s", names[s->construct]);
         str_add(out, " },", 3);
     }
     /* The destructor runs after the object's other destructors (units.c: the profile

@@ -17,6 +17,11 @@ struct str {
 
 /* ---- what the walk and the analysis find ---- */
 
+/* The OpenMP constructs that get a site of their own (runtime/cprof.h's
+ * CPROF_CONSTRUCT_*, in order): a region, a task, a construct ending with a barrier. */
+enum construct { CONSTRUCT_NONE, CONSTRUCT_PARALLEL, CONSTRUCT_TASK, CONSTRUCT_FOR,
+                 CONSTRUCT_SECTIONS, CONSTRUCT_SINGLE, CONSTRUCT_BARRIER };
+
 enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE,
                  N_CONSTRUCT };
 
@@ -41,6 +46,7 @@ struct node {
     int *kids, nkids;               /* nodes directly inside this one, by position */
     int placed;                     /* rendered where it is (not a second visit of the
                                        same call, nor inside one) */
+    int braced;                     /* N_CONSTRUCT: opens a brace (an N_CLOSE closes it) */
 };
 
 struct routine {
@@ -73,8 +79,7 @@ struct site {
     enum { CACHE_NONE, CACHE_CASE0, CACHE_BLOCK } cache;
     int block;
     int slot;                       /* its thread-local pointer to the counts, __cprof_n[slot] */
-    enum { CONSTRUCT_NONE, CONSTRUCT_PARALLEL, CONSTRUCT_TASK } construct;  /* an OpenMP
-                                       construct's site, not a call's */
+    enum construct construct;       /* an OpenMP construct's site, not a call's */
 };
 
 /* The structured block of an OpenMP construct (of any directive: a standalone one gets
@@ -86,7 +91,7 @@ struct block {
      * tasks in the combined construct); another one that a cache may be used through
      * (worksharing, synchronization: no data environment of its own to list it in). */
     int cacheable;
-    int task;                       /* creates tasks (task, taskloop) */
+    enum construct construct;       /* the site it gets, if any */
     int clause;                     /* gets firstprivate(__cprof_k<index>) */
     char *region;                   /* #pragma cprof region("NAME"): NAME, else NULL */
     unsigned pragma_start;          /* where its line starts */

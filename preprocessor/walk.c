@@ -278,19 +278,22 @@ static unsigned statement_end(const struct unit *u, const struct block *k)
     return p < u->size && u->text[p] == ';' ? p + 1 : end;
 }
 
-/* Each parallel or task construct of this body (docs/semantics.md, "Parallel regions
- * and tasks"): a site of its own, which the line before its pragma leaves for the
- * runtime (cprof_pending.construct) in a brace the statement's end closes.  Not in a
- * unit with target regions, whose device code may not touch thread-local storage. */
+/* Each parallel, task, worksharing (but nowait) or barrier construct of this body
+ * (docs/semantics.md, "Parallel regions and tasks"): a site of its own, which the line
+ * before its pragma leaves for the runtime (cprof_pending.construct), in a brace the
+ * statement's end closes (a barrier is no statement's).  Not in a unit with target
+ * regions, whose device code may not touch thread-local storage. */
 static void add_constructs(struct unit *u, int first, unsigned bend)
 {
     for (int b = first; b < u->block_next && !u->offload; b++) {
         struct block *k = &u->blocks[b];
-        if ((!k->parallel && !k->task) || k->region || k->start >= bend)
+        if (!k->construct || k->region || k->start >= bend)
             continue;
         struct node *n = new_node(u, N_CONSTRUCT, k->pragma_start, k->pragma_start);
-        new_site(u, u->tu, k->pragma_start, &n->index)->construct =
-            k->parallel ? CONSTRUCT_PARALLEL : CONSTRUCT_TASK;
+        new_site(u, u->tu, k->pragma_start, &n->index)->construct = k->construct;
+        if (k->construct == CONSTRUCT_BARRIER)
+            continue;
+        n->braced = 1;
         unsigned end = statement_end(u, k);
         new_node(u, N_CLOSE, end, end);
     }

@@ -97,8 +97,10 @@ struct cprof_site {
                               it opens (docs/semantics.md) */
 };
 
-/* The constructs a site may stand for. */
-enum { CPROF_CONSTRUCT_PARALLEL = 1, CPROF_CONSTRUCT_TASK = 2 };
+/* The constructs a site may stand for: the first two open a region or a task, the
+ * others end with a barrier (a worksharing construct without nowait, or a barrier). */
+enum { CPROF_CONSTRUCT_PARALLEL = 1, CPROF_CONSTRUCT_TASK, CPROF_CONSTRUCT_FOR,
+       CPROF_CONSTRUCT_SECTIONS, CPROF_CONSTRUCT_SINGLE, CPROF_CONSTRUCT_BARRIER };
 
 /* One per translation unit, registered by a constructor before main and unregistered
  * by a destructor after the program's own (priority 101: after every destructor of its

@@ -27,11 +27,17 @@
 #include <string.h>
 #include "internal.h"
 
+_Static_assert((int)CPROF_CONSTRUCT_PARALLEL == (int)CPROF_REGION_PARALLEL
+               && (int)CPROF_CONSTRUCT_TASK == (int)CPROF_REGION_TASK
+               && (int)CPROF_CONSTRUCT_BARRIER == (int)CPROF_REGION_BARRIER,
+               "a site's construct is its regions row's kind");
+
 /* One execution of a region's body on one worker, or of a task: the innermost one a
  * worker runs takes the waits at the barriers it meets. */
 struct cprof_execution {
     struct cprof_construct_rec *rec;
     uint64_t barrier_wait;
+    uint64_t last_sync;             /* its start, or the end of the last barrier in it */
     struct cprof_execution *outer;
 };
 
@@ -186,9 +192,9 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
         if (!b->frame)
             c->key.count[kase]++;
     }
-    b->e = (struct cprof_execution){ c, 0, w->running };
-    w->running = &b->e;
     b->t0 = cprof_ticks();
+    b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
+    w->running = &b->e;
     return 1;
 }
 
@@ -203,6 +209,17 @@ static uint64_t body_end(struct body *b, uint64_t now)
 }
 
 /* ---- parallel regions ---- */
+
+/* The size of the team running c now, among those it ran with. */
+static void count_team(struct cprof_construct_rec *c)
+{
+    int size = omp_get_num_threads();
+    c->sum.team_sum += (uint64_t)size;
+    if (size < c->team_min)
+        c->team_min = size;
+    if (size > c->team_max)
+        c->team_max = size;
+}
 
 /* Its owner adds to it, the opener of a region reads it when the team has joined. */
 static uint64_t tasks_of(const struct cprof_worker *w)
@@ -223,14 +240,11 @@ static void run_member(void *arg)
         t->fn(t->data);
         return;
     }
-    int size = omp_get_num_threads();
     struct cprof_construct_rec *c = b.e.rec;
-    c->sum.team_sum += (uint64_t)size;
-    if (size < c->team_min)
-        c->team_min = size;
-    if (size > c->team_max)
-        c->team_max = size;
+    count_team(c);
     t->fn(t->data);
+    /* A worksharing construct whose barrier gcc left out (the region's end is one). */
+    cprof_pending.construct = 0;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&b, now);
     int me = omp_get_thread_num();
@@ -354,15 +368,29 @@ UNCHUNKED(runtime)
 UNCHUNKED(nonmonotonic_runtime)
 UNCHUNKED(maybe_nonmonotonic_runtime)
 
-/* ---- barriers: a wait of the innermost execution on this worker ---- */
+/* ---- barriers: a wait of the innermost execution on this worker, and of the
+ * construct that ends there ---- */
 
 struct wait {
     struct cprof_worker *w;
+    const struct cprof_site *construct;     /* null: a barrier cprof-cc did not name */
     uint64_t t0, tasks0;
 };
 
+/* The construct left for the next barrier: a worksharing construct's (without nowait)
+ * or a barrier's. */
+static const struct cprof_site *take_barrier_construct(void)
+{
+    const struct cprof_site *s = cprof_pending.construct;
+    if (!s || s->construct < CPROF_CONSTRUCT_FOR)
+        return 0;
+    cprof_pending.construct = 0;
+    return s;
+}
+
 static void wait_begin(struct wait *x)
 {
+    x->construct = take_barrier_construct();
     x->w = cprof_self;
     if (x->w && x->w->running) {
         x->tasks0 = x->w->task_ticks;
@@ -370,17 +398,29 @@ static void wait_begin(struct wait *x)
     }
 }
 
-/* Less the tasks the thread ran meanwhile: a barrier runs the team's pending tasks. */
+/* The wait, less the tasks the thread ran meanwhile (a barrier runs the team's pending
+ * tasks), is the execution's; the construct's are the wait and the time since the
+ * worker's last synchronization, its work in the construct. */
 static void wait_end(struct wait *x)
 {
     struct cprof_worker *w = x->w;
     if (!w || !w->running)
         return;
-    uint64_t dt = cprof_ticks() - x->t0 - (w->task_ticks - x->tasks0);
+    uint64_t now = cprof_ticks();
+    uint64_t dt = now - x->t0 - (w->task_ticks - x->tasks0);
     struct cprof_execution *e = w->running;
     e->barrier_wait += dt;
     e->rec->sum.barriers++;
     e->rec->sum.barrier_wait += dt;
+    const struct cprof_site *s = x->construct;
+    struct cprof_construct_rec *c = rec_of(w, s, s ? s->construct : CPROF_REGION_BARRIER);
+    int kase = case_here(s);
+    c->key.count[kase]++;
+    c->key.time[kase] += x->t0 - e->last_sync + dt;
+    c->sum.barriers++;
+    c->sum.barrier_wait += dt;
+    count_team(c);
+    e->last_sync = now;
 }
 
 #define BARRIER(type, name) \

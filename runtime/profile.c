@@ -605,9 +605,8 @@ static void write_document(struct cprof_json *j, const struct place *pl,
         cprof_json_field_string(j, "file", sites[i]->file);
         cprof_json_field_int(j, "line", sites[i]->line);
         cprof_json_field_int(j, "d", sites[i]->d);
-        if (sites[i]->construct)
-            cprof_json_field_string(j, "construct", sites[i]->construct == CPROF_CONSTRUCT_TASK
-                                                        ? "task" : "parallel");
+        if (sites[i]->construct > 0 && sites[i]->construct < CPROF_REGION_NKINDS)
+            cprof_json_field_string(j, "construct", cprof_region_kinds[sites[i]->construct]);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');
