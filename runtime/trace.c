@@ -1,9 +1,10 @@
 /* trace.c: CPROF_TRACE=1, a time-stamped trace of every activation per worker
  * (docs/tracing.md; the core paper's section 5.1).
  *
- * The traced facade (facade.c) calls cprof_trace_enter once a frame is open and
- * cprof_trace_exit as it closes, with the same tick reads the profile's times come
- * from: the trace's durations are the profile's.  Each worker appends to a buffer of its
+ * The traced facade (facade.c) calls cprof_trace_enter once an activation's frame is
+ * open, cprof_trace_body once a parallel region's or a task's body has its frame
+ * (omp.c), and cprof_trace_exit as either closes, with the same tick reads the
+ * profile's times come from: the trace's durations are the profile's.  Each worker appends to a buffer of its
  * own (no lock, no shared cache line), reserved with the worker and never grown:
  * CPROF_TRACE_BUFFER bytes.  Events are encoded as they come: a kind byte, the ticks
  * since the worker's previous event and, for an entry, the routine and the site, each a
@@ -46,10 +47,10 @@ enum { EXIT_MAX = 1 + VARINT64_MAX, ENTER_MAX = 1 + VARINT64_MAX + 2 * VARINT32_
 /* What a frame's opening left (marks[] by frame index): at 0 not recorded (excluded by
  * the globs, or dropped), else the event's offset + 1; its number among the worker's
  * opening events, and that of the one open around it; the time and the count of events
- * before it, which a take-back restores.  A mark may be stale: a
- * signal handler's entry can take a frame that is being filled for one left by a
- * longjmp and close it, with the mark of the slot's previous activation.  An exit
- * writes an event only if its mark is the innermost recorded entry open. */
+ * before it, which a take-back restores.  A mark may be stale: a signal handler's entry
+ * can take a frame that is being filled for one left by a longjmp and close it, with
+ * the mark of the slot's previous frame.  An exit writes an event only if its mark is
+ * the innermost recorded opening still open. */
 struct mark {
     uint64_t at, number, outer, before, events;
 };
