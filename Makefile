@@ -7,7 +7,7 @@
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs;
-#                        cprof-report summing 1024 ranks of an MPI job
+#                        cprof-report summing 1024 ranks of an MPI job; traces
 #   make install PREFIX=DIR, make uninstall PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -49,7 +49,8 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp -DCPROF_BUILDING_RUNTIME
-$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/version.h
+$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/trace.h \
+                      format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@
 
@@ -107,7 +108,8 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
-$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/version.h
+$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/trace.h \
+                      format/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 
@@ -174,6 +176,7 @@ bench: all
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
+	@echo; echo "== tracing: the examples' traces, 10 million events converted"; bench/trace.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
 INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \

@@ -24,7 +24,7 @@ fi
 have_uftrace=$(command -v uftrace > /dev/null && echo 1 || echo 0)
 [ "$have_uftrace" = 1 ] || echo "uftrace is not installed (apt-get install uftrace): its row is skipped"
 
-variants="plain floor pg finstr cprof flat count"
+variants="plain floor pg finstr cprof flat count traced"
 [ "$have_uftrace" = 1 ] && variants="$variants uftrace"
 modes="0 1 2 4"     # 0: sequential; T: parallel for on T threads
 
@@ -36,6 +36,9 @@ measure() {
         count)   CPROF_MODE=count CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
         cprof)   CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
         flat)    CPROF_PATHS=0 CPROF_OUT=/dev/null ./cprof "$n" $arg ;;
+        # A buffer that holds every event: what recording costs, not dropping.
+        traced)  CPROF_TRACE=1 CPROF_TRACE_BUFFER=1G CPROF_OUT="$tmp/traced.out" ./cprof "$n" $arg
+                 rm -f "$tmp"/traced.out* ;;
         uftrace) uftrace record -d "$tmp/uft" ./pg $((n / 20)) $arg; rm -rf "$tmp/uft" ;;
         pg)      ./pg "$n" $arg; rm -f gmon.out ;;
         *)       ./"$v" "$n" $arg ;;
@@ -61,7 +64,7 @@ label() { case $1 in
     plain) echo "plain call (ns, not added)" ;; floor) echo "floor: 2 rdtsc + TLS add" ;;
     pg) echo "gcc -pg (gprof, counts)" ;; finstr) echo "-finstrument-functions" ;;
     cprof) echo "cprof (timed)" ;; count) echo "cprof CPROF_MODE=count" ;;
-    flat) echo "cprof, CPROF_PATHS=0" ;;
+    flat) echo "cprof, CPROF_PATHS=0" ;; traced) echo "cprof, CPROF_TRACE=1" ;;
     uftrace) echo "uftrace record (-pg build)" ;; esac; }
 for v in $variants; do
     printf '%-28s' "$(label "$v")"
@@ -88,6 +91,13 @@ line "cprof count-only / gcc -pg, sequential" "$(ratio "$(added count 0)" "$(add
 for t in $modes; do
     name="cprof / cprof CPROF_PATHS=0, sequential"; [ "$t" != 0 ] && name="cprof / cprof CPROF_PATHS=0, $t thread(s)"
     line "$name" "$(ratio "$(added cprof "$t")" "$(added flat "$t")")" 1.10
+done
+
+# Tracing (issue 14): what it adds to the timed facade, against what that adds.
+for t in $modes; do
+    name="(cprof traced - cprof) / cprof, sequential"; [ "$t" != 0 ] && name="(cprof traced - cprof) / cprof, $t thread(s)"
+    line "$name" "$(ratio "$(awk -v a="$(added traced "$t")" -v b="$(added cprof "$t")" 'BEGIN { print a - b }')" \
+                          "$(added cprof "$t")")" 2.00
 done
 
 # Memory grows with routines x workers and arcs, never with the number of calls.
@@ -141,12 +151,23 @@ if command -v valgrind > /dev/null; then
         [ "$target" != - ] && verdict=$(awk -v s="$s1" -v p="$p1" -v t="$target" \
             'BEGIN { print (s <= t && p <= t) ? "met" : "NOT met" }')
         printf '%-44s %10s %10s %8s  %s\n' "$label" "$s1" "$p1" "$target" "$verdict"
+        case $label in "cprof, timed") rows[timed0]=$s1 rows[timed1]=$p1 ;;
+                       *CPROF_TRACE*) rows[traced0]=$s1 rows[traced1]=$p1 ;; esac
     }
+    declare -A rows
     irow "floor: 2 rdtsc + TLS add" - plain -- floor
     irow "gcc -pg (gprof, counts)" - plain -- pg
     irow "cprof, timed" 60 plain -- cprof
     irow "cprof, timed, no call paths (CPROF_PATHS=0)" - plain CPROF_PATHS=0 -- cprof
     irow "cprof, CPROF_MODE=count" 25 plain CPROF_MODE=count -- cprof
+    # Tracing, recorded at every call (not written: the profile goes to /dev/null),
+    # against the timed facade: the two rows' added instructions.
+    irow "cprof, timed, traced (CPROF_TRACE=1)" - plain CPROF_TRACE=1 -- cprof
+    for k in 0 1; do
+        r=$(awk -v a="${rows[traced$k]}" -v b="${rows[timed$k]}" 'BEGIN { printf "%.2f", (a - b) / b }')
+        printf '%-44s %10s %19s  %s\n' "traced's added / timed's, $([ $k = 0 ] && echo sequential || echo "1 thread")" \
+            "$r" "<= 2.00" "$(awk -v r="$r" 'BEGIN { print r <= 2 ? "met" : "NOT met" }')"
+    done
     irow "cprof, small routine counted at its sites" 25 plain_inline -- cprof_inline
 else
     echo "  valgrind is not installed: instruction counts are skipped"

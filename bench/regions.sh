@@ -34,19 +34,22 @@ done
 # Instructions per execution: the difference between runs of 2000 and 1000 executions
 # (start-up and exit cancel out), the team waiting passively (a spinning wait's count
 # depends on the scheduler).
-ir() {  # ir VARIANT THREADS EXECUTIONS
-    OMP_NUM_THREADS=$2 OMP_WAIT_POLICY=passive CPROF_OUT=/dev/null valgrind --tool=callgrind \
-        --callgrind-out-file=cg.out ./"$1" "$3" > /dev/null 2>&1
+ir() {  # ir VARIANT THREADS EXECUTIONS; traced: cprof with CPROF_TRACE=1 (docs/tracing.md)
+    local trace=0 prog=$1
+    [ "$1" = traced ] && trace=1 prog=cprof
+    CPROF_TRACE=$trace OMP_NUM_THREADS=$2 OMP_WAIT_POLICY=passive CPROF_OUT=/dev/null valgrind --tool=callgrind \
+        --callgrind-out-file=cg.out ./"$prog" "$3" > /dev/null 2>&1
     awk '/^summary:/ { print $2 }' cg.out
 }
 if command -v valgrind > /dev/null; then
     for t in 1 2; do
-        for v in plain cprof; do
+        for v in plain cprof traced; do
             eval "per_$v=\$(( (\$(ir $v $t 2000) - \$(ir $v $t 1000)) / 1000 ))"
         done
         # shellcheck disable=SC2154
         echo "callgrind, $t thread(s): $per_plain instructions per region execution with gcc," \
-             "$per_cprof with cprof: $((per_cprof - per_plain)) added (all members)"
+             "$per_cprof with cprof: $((per_cprof - per_plain)) added (all members);" \
+             "traced (each member's body an event): $((per_traced - per_cprof)) more"
     done
 else
     echo "valgrind not installed: no instruction counts"

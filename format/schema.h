@@ -12,10 +12,13 @@
  * skip it): "job", the launcher's id of the MPI job the process is a rank of; and
  * "resources" (docs/resources.md), also a key of each worker, with a paths row's
  * samples columns (CPROF_SAMPLES_COLUMN); "regions", a key of each worker: its rows of
- * parallel regions and tasks (CPROF_REGION_COLUMNS), written when the program ran any. */
+ * parallel regions and tasks (CPROF_REGION_COLUMNS), written when the program ran any;
+ * "trace" (docs/tracing.md), the trace file written beside the profile and how it was
+ * recorded, also a key of each worker: its events recorded and dropped. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
+#define CPROF_SECTION_TRACE "trace"
 
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
  * made inside it on its thread: their facades ran within that time, which is what

@@ -225,6 +225,12 @@ static const char cprof_help_end[] =
     "  CPROF_RESOURCES=LIST     resources beyond time, NAME[:PERIOD],...: cpu, faults,\n"
     "                           minor-faults, major-faults, csw, migrations, cycles,\n"
     "                           instructions, cache-misses, branch-misses\n"
+    "  CPROF_TRACE=1            record a trace of every activation (docs/tracing.md),\n"
+    "                           written beside the profile (PROFILE.trace)\n"
+    "  CPROF_TRACE_BUFFER=SIZE  trace bytes per worker (default 32M); full: it stops\n"
+    "  CPROF_TRACE_INCLUDE=GLOBS, CPROF_TRACE_EXCLUDE=GLOBS  routines traced, or not\n"
+    "  CPROF_TRACE_MIN_NS=N     no activation shorter than N ns in the trace\n"
+    "  CPROF_TRACE_OUT=FILE     where the trace goes instead\n"
     "Read the profile with cprof-report (cprof-report --help).\n";
 
 /* cprof's own options (docs/cprof-cc.md), taken out of the arguments gcc will see;

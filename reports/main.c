@@ -30,6 +30,8 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --resources [-b] [--threshold PCT] [--routine NAME]\n"
     "                    [FILE...]\n"
     "       cprof-report [LOAD] --regions [-b] [--routine NAME] [FILE...]\n"
+    "       cprof-report --trace [FILE]\n"
+    "       cprof-report --timeline [--width N] [FILE]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
@@ -66,6 +68,12 @@ static const char usage_text[] =
     "  --regions         print the OpenMP parallel regions and tasks: per construct its\n"
     "                    executions, team sizes, busy time, barrier waits, imbalance and\n"
     "                    time lost to it, most waiting first; then per worker\n"
+    "  --trace           print the run's trace (CPROF_TRACE=1, docs/tracing.md) in the\n"
+    "                    Chrome Trace Event Format, for Perfetto, chrome://tracing or\n"
+    "                    speedscope: a track per worker, a counter of workers busy\n"
+    "  --timeline        print the run's trace as text: a row per worker, a character\n"
+    "                    per stretch of time (--width N of them, default 64) showing\n"
+    "                    the routine that ran most of it, and a legend\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -112,10 +120,13 @@ int main(int argc, char **argv)
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
            OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES,
-           OPT_HTML, OPT_REGIONS };
+           OPT_HTML, OPT_REGIONS, OPT_TRACE, OPT_TIMELINE, OPT_WIDTH };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"html", no_argument, NULL, OPT_HTML},
+        {"trace", no_argument, NULL, OPT_TRACE},
+        {"timeline", no_argument, NULL, OPT_TIMELINE},
+        {"width", required_argument, NULL, OPT_WIDTH},
         {"compensate", no_argument, NULL, OPT_COMPENSATE},
         {"force", no_argument, NULL, OPT_FORCE},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -141,7 +152,8 @@ int main(int argc, char **argv)
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
     bool json = false, html = false, diff = false, dot = false, paths = false, folded = false;
-    bool hatchet = false, resources = false, regions = false;
+    bool hatchet = false, resources = false, regions = false, trace = false, timeline = false;
+    long width = 0;
     const char *csv_name = NULL, *root = NULL, *callers = NULL;
     int opt;
     opterr = 0;
@@ -153,6 +165,21 @@ int main(int argc, char **argv)
             break;
         case OPT_HTML:
             html = true;
+            break;
+        case OPT_TRACE:
+            trace = true;
+            break;
+        case OPT_TIMELINE:
+            timeline = true;
+            break;
+        case OPT_WIDTH:
+            errno = 0;
+            width = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || width < 8 || width > 10000) {
+                snprintf(msg, sizeof msg, "--width wants a number of columns from 8 to 10000,"
+                         " not '%s'", optarg);
+                return usage_error(msg);
+            }
             break;
         case OPT_DIFF:
             diff = true;
@@ -233,6 +260,30 @@ int main(int argc, char **argv)
                 snprintf(msg, sizeof msg, "invalid option '%s'", argv[optind - 1]);
             return usage_error(msg);
         }
+    }
+    /* A trace is one run's: read from its profile and the file beside it, streamed. */
+    if (width && !timeline)
+        return usage_error("--width goes with --timeline");
+    if (trace || timeline) {
+        if (trace + timeline > 1 || argc - optind > 1 || json || html || diff || dot || paths ||
+            folded || hatchet || resources || regions || o.brief || o.sort || o.has_threshold ||
+            o.routine || csv_name || lo.compensate || lo.force || lo.warn)
+            return usage_error("--trace and --timeline take one profile and no other option"
+                               " (--timeline: --width)");
+        char err[1024];
+        const char *file = optind < argc ? argv[optind] : "cprof.out";
+        if ((trace ? cprof_report_trace(file, stdout, err, sizeof err)
+                   : cprof_report_timeline(file, width ? (int)width : 64, stdout, err,
+                                           sizeof err))) {
+            error_line(err);
+            return 1;
+        }
+        if (fflush(stdout) || ferror(stdout)) {
+            snprintf(err, sizeof err, "cannot write the report: %s", strerror(errno));
+            error_line(err);
+            return 1;
+        }
+        return 0;
     }
     /* Which options go together (usage_text). */
     bool text_opts = o.brief || o.sort || o.has_threshold || o.routine || csv_name;

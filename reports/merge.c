@@ -215,6 +215,9 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->start_unix_ns = rf->start_unix_ns;
     p->call_cost_ns = rf->call_cost_ns;
     p->count_cost_ns = rf->count_cost_ns;
+    p->trace_files = rf->traced;
+    p->trace_events = rf->trace_events;
+    p->trace_dropped = rf->trace_dropped;
     p->pus = rf->pus;
     p->cores = rf->cores;
     p->packages = rf->packages;
@@ -491,6 +494,10 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     out->overhead_ns = a->overhead_ns + b->overhead_ns;
     out->compensated = a->compensated;
     out->compensated_ns = a->compensated_ns + b->compensated_ns;
+    out->trace_files = a->trace_files + b->trace_files;
+    if (__builtin_add_overflow(a->trace_events, b->trace_events, &out->trace_events) ||
+        __builtin_add_overflow(a->trace_dropped, b->trace_dropped, &out->trace_dropped))
+        return overflow(l);
     out->pus = first->pus;
     out->cores = first->cores;
     out->packages = first->packages;

@@ -182,6 +182,10 @@ typedef struct {
     double overhead_ns;              /* sum over files of call_cost_ns x entries */
     bool compensated;                /* times have the profiler's cost taken out */
     double compensated_ns;           /* what that took out of the self times, in all */
+    /* The files recorded with a trace (CPROF_TRACE=1), their events recorded and
+     * dropped (a full buffer), summed. */
+    size_t trace_files;
+    int64_t trace_events, trace_dropped;
     int64_t pus, cores, packages;    /* "machine" of the first file */
     int64_t elapsed_ns;              /* sum over the files; a job's: its longest rank's */
     cprof_prof_worker *workers;      /* [nworkers], by id */

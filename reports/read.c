@@ -360,6 +360,27 @@ static int get_resources(struct loader *l, struct raw_file *rf, json_t *arr)
     return 0;
 }
 
+/* The header's "trace" (docs/tracing.md): the file beside the profile, read by --trace
+ * and --timeline alone; the rest of the report counts its events. */
+static int get_trace(struct loader *l, struct raw_file *rf, json_t *obj)
+{
+    const char *file, *when_full, *include, *exclude;
+    int64_t bytes, buffer, min_ns;
+    const struct field f[] = {
+        {"file", JSON_STRING, &file, 0},
+        {"bytes", JSON_INTEGER, &bytes, 0},
+        {"events", JSON_INTEGER, &rf->trace_events, 0},
+        {"dropped", JSON_INTEGER, &rf->trace_dropped, 0},
+        {"buffer", JSON_INTEGER, &buffer, 0},
+        {"when_full", JSON_STRING, &when_full, 0},
+        {"min_ns", JSON_INTEGER, &min_ns, 0},
+        {"include", JSON_STRING, &include, 0},
+        {"exclude", JSON_STRING, &exclude, 0},
+    };
+    rf->traced = true;
+    return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_TRACE);
+}
+
 /* A worker's "resources": per resource, [total or null, samples outside any profiled
  * activation entered sequentially, concurrently]. */
 static int get_worker_resources(struct loader *l, const struct raw_file *rf,
@@ -520,7 +541,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
 
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
-    json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL;
+    json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -547,6 +568,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"sites", JSON_ARRAY, &sites, 0},
         {"workers", JSON_ARRAY, &workers, 0},
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
+        {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
     };
     const struct field mach[] = {
         {"pus", JSON_INTEGER, &rf->pus, 0},
@@ -562,6 +584,8 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     }
     if (get_fields(l, rf->root, top, NELEM(top), "the profile") ||
         get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
+        return -1;
+    if (trace && get_trace(l, rf, trace))
         return -1;
     bool v2 = rf->version >= 2;
     if (v2 != (columns && metrics && rf->host && json_object_get(rf->root, "rank") &&

@@ -3,6 +3,7 @@
 #ifndef CPROF_REPORT_REPORT_H
 #define CPROF_REPORT_REPORT_H
 
+#include <stdio.h>
 #include "profile.h"
 #include "table.h"
 #include "view.h"
@@ -79,6 +80,13 @@ int cprof_resources_section(const char *name);
  * inclusive sums (recursion once), and each context's subtree. */
 void cprof_resource_sums(const cprof_profile *p, size_t r, int64_t (*self)[2], int64_t *incl,
                          int64_t *path_incl);
+
+/* A run's trace (trace.c, docs/tracing.md), from the profile at path and the trace file
+ * it names, streamed to out once the whole file was checked: --trace, the Chrome Trace
+ * Event Format; --timeline, a row of width characters per worker.  0, or -1 with "PATH:
+ * problem" in err and nothing written. */
+int cprof_report_trace(const char *path, FILE *out, char *err, size_t errlen);
+int cprof_report_timeline(const char *path, int width, FILE *out, char *err, size_t errlen);
 
 /* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
 char *cprof_report_dot(const cprof_view *v);

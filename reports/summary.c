@@ -120,6 +120,14 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     row(t, "  % of elapsed x workers", "overhead_pct");
     double capacity = (double)p->elapsed_ns * (double)p->nworkers;
     cprof_cell_pct(t, capacity > 0 ? 100.0 * p->overhead_ns / capacity : 0.0);
+    if (p->trace_files) {
+        int_row(t, "trace events (CPROF_TRACE)", "trace_events", p->trace_events);
+        int_row(t, "  dropped", "trace_dropped", p->trace_dropped);
+        cprof_table_note(t, "The run was traced: cprof-report --timeline and --trace show its\n"
+                            "trace per worker, and the events a full buffer (or a signal\n"
+                            "handler that interrupted the recording of one) left out\n"
+                            "(docs/tracing.md).");
+    }
     /* Routines counted at their call sites (docs/performance.md): their own time
      * stays in their callers'; what timing them would have cost is avoided. */
     int64_t counted = 0, counted_calls = 0;

@@ -52,8 +52,11 @@ static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_
 /* A routine's shared sequential depth is written by the initial thread alone, so a
  * plain load and store keep it exact without a locked instruction.  The depth is
  * lowered after the frame leaves the stack: every frame on it counts in its depth. */
-static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now)
+static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now,
+                               int trace)
 {
+    if (trace)
+        cprof_trace_exit(w, f, now);
     if (__builtin_expect(f->saved_site != 0, 0)) {
         cprof_pending.site = f->saved_site;
         cprof_pending.target = f->saved_target;
@@ -92,11 +95,15 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     cprof_pending.context = f[-1].ctx;
 }
 
+/* CPROF_TRACE=1 (chosen at start-up with the facade): the traced facade is every
+ * other one compiled with trace 1. */
+static int trace_on;
+
 /* Frames above the live one at `keep` were skipped by longjmp: close them now. */
-static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t now)
+static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t now, int trace)
 {
     while (w->top > keep)
-        close_frame(w, w->top - 1, now);
+        close_frame(w, w->top - 1, now, trace);
 }
 
 /* Opens a frame for an entry of call record c (case kase), counted in its calling
@@ -104,7 +111,8 @@ static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t
  * calls is a tail call, so the straight path saves no register. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths);
+           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths,
+           int trace);
 
 /* CPROF_PATHS=0: no calling contexts (chosen at start-up with the facade). */
 int cprof_paths_on = 1;
@@ -112,13 +120,13 @@ int cprof_paths_on = 1;
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
                      int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
-                     int external, int paths)
+                     int external, int paths, int trace)
 {
     struct cprof_frame *keep = w->top;
     while (keep[-1].sp < sp)
         keep--;
-    unwind_to(w, keep, cprof_ticks_of(clock));
-    return open_frame(w, r, c, kase, concurrent, clock, sp, external, paths);
+    unwind_to(w, keep, cprof_ticks_of(clock), trace);
+    return open_frame(w, r, c, kase, concurrent, clock, sp, external, paths, trace);
 }
 
 /* Deeper than any thread stack allows: counted, but no frame kept. */
@@ -133,7 +141,7 @@ static __attribute__((noinline)) struct cprof_frame *too_deep(int *depth)
 static inline __attribute__((always_inline)) struct cprof_frame *
 open_in(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
         int concurrent, enum cprof_clock_kind clock, const void *sp, struct cprof_node *n,
-        struct cprof_node *ctx)
+        struct cprof_node *ctx, int trace)
 {
     struct cprof_frame *f = w->top;
     struct cprof_routine_rec *rec = c->rec;
@@ -168,40 +176,60 @@ open_in(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *
     f->calls0 = ++w->calls;
     f->t0 = cprof_ticks_of(clock);
     cprof_pending.context = ctx;    /* last, as in close_frame */
-    return f;
+    return trace ? cprof_trace_enter(w, r, f, c, kase) : f;
 }
 
 /* A context the parent's cache did not hold: found, made, or past the limit (the
  * parent's <other> node, whose calls count in their records alone). */
+static inline __attribute__((always_inline)) struct cprof_frame *
+open_context(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
+             int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
+             struct cprof_node *parent, int trace)
+{
+    struct cprof_node *n = cprof_node_slow(w, parent, c);
+    if (!n->key)
+        return open_in(w, r, c, kase, concurrent, clock, sp, 0, n, trace);
+    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon, trace);
+}
+
+/* The off-path functions the straight path calls have a twin for the traced facade,
+ * so that the others run exactly the instructions they would without tracing. */
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_context(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
                    int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
                    struct cprof_node *parent)
 {
-    struct cprof_node *n = cprof_node_slow(w, parent, c);
-    if (!n->key)
-        return open_in(w, r, c, kase, concurrent, clock, sp, 0, n);
-    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon);
+    return open_context(w, r, c, kase, concurrent, clock, sp, parent, 0);
+}
+
+static __attribute__((noinline)) struct cprof_frame *
+open_frame_context_traced(struct cprof_worker *w, struct cprof_routine *r,
+                          struct cprof_call_rec *c, int kase, int concurrent,
+                          enum cprof_clock_kind clock, const void *sp, struct cprof_node *parent)
+{
+    return open_context(w, r, c, kase, concurrent, clock, sp, parent, 1);
 }
 
 /* sp: where the entry hook's caller's stack ends (the hook's canonical frame address),
  * the same wherever in the runtime the frame is opened. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths)
+           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths,
+           int trace)
 {
     /* A frame deeper in the stack than this entry was left by a longjmp from code that
      * cprof did not see (the rewritten longjmp calls unwind exactly). */
     struct cprof_frame *f = w->top;
     if (__builtin_expect(f[-1].sp < sp, 0))
-        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp, external, paths);
+        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp, external, paths, trace);
     if (!paths)
-        return open_in(w, r, c, kase, concurrent, clock, sp, 0, w->root);
+        return open_in(w, r, c, kase, concurrent, clock, sp, 0, w->root, trace);
     struct cprof_node *parent = external ? w->root : f[-1].ctx;
     struct cprof_node *n = parent->last;
     if (__builtin_expect(n->key != c, 0))
-        return open_frame_context(w, r, c, kase, concurrent, clock, sp, parent);
-    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon);
+        return (trace ? open_frame_context_traced : open_frame_context)(w, r, c, kase, concurrent,
+                                                                       clock, sp, parent);
+    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon, trace);
 }
 
 /* The call record of an entry from a site of another unit, through a pointer or
@@ -243,9 +271,9 @@ static inline __attribute__((always_inline)) int case_of(const struct cprof_site
 }
 
 /* Every entry that leaves the straight path. */
-static __attribute__((noinline)) struct cprof_frame *
-enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
-           enum cprof_clock_kind clock, const void *sp)
+static inline __attribute__((always_inline)) struct cprof_frame *
+enter_slow_body(struct cprof_routine *r, const struct cprof_site *site, int al,
+                enum cprof_clock_kind clock, const void *sp, int trace)
 {
     struct cprof_worker *w = cprof_self;
     if (!w && !(w = cprof_self_slow()))
@@ -260,7 +288,7 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
             c->count[kase]++;
             return 0;
         }
-        return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on);
+        return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on, trace);
     }
     /* From outside: the handshake it found was not for it.  Left for the call it may
      * belong to, and given back at this entry's exit (its own calls consume theirs). */
@@ -271,7 +299,7 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
         c->count[kase]++;
         return 0;
     }
-    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1, cprof_paths_on);
+    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1, cprof_paths_on, trace);
     if (f && site != &no_site) {
         f->saved_site = site;
         f->saved_target = target;
@@ -279,11 +307,25 @@ enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
     return f;
 }
 
+static __attribute__((noinline)) struct cprof_frame *
+enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
+           enum cprof_clock_kind clock, const void *sp)
+{
+    return enter_slow_body(r, site, al, clock, sp, 0);
+}
+
+static __attribute__((noinline)) struct cprof_frame *
+enter_slow_traced(struct cprof_routine *r, const struct cprof_site *site, int al,
+                  enum cprof_clock_kind clock, const void *sp)
+{
+    return enter_slow_body(r, site, al, clock, sp, 1);
+}
+
 /* The straight path of a site inside one or more parallel constructs of the caller:
  * only the case differs. */
-static __attribute__((noinline)) struct cprof_frame *
-enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
-                   enum cprof_clock_kind clock, const void *sp)
+static inline __attribute__((always_inline)) struct cprof_frame *
+in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
+             enum cprof_clock_kind clock, const void *sp, int trace)
 {
     int kase = case_of(site, al);
     struct cprof_worker *w = cprof_self;
@@ -291,12 +333,26 @@ enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int a
     struct cprof_call_rec *c;
     if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
                          !(c = w->sites[sid]), 0))
-        return enter_slow(r, site, al, clock, sp);
+        return (trace ? enter_slow_traced : enter_slow)(r, site, al, clock, sp);
     if (clock == CPROF_CLOCK_NONE) {
         c->count[kase]++;
         return 0;
     }
-    return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on);
+    return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on, trace);
+}
+
+static __attribute__((noinline)) struct cprof_frame *
+enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
+                   enum cprof_clock_kind clock, const void *sp)
+{
+    return in_construct(r, site, al, clock, sp, 0);
+}
+
+static __attribute__((noinline)) struct cprof_frame *
+enter_in_construct_traced(struct cprof_routine *r, const struct cprof_site *site, int al,
+                          enum cprof_clock_kind clock, const void *sp)
+{
+    return in_construct(r, site, al, clock, sp, 1);
 }
 
 /* Where a counted call of record c made now on w counts: in the context of the calls
@@ -377,7 +433,7 @@ int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slo
 /* The straight path: a call of a routine of the same unit, outside any parallel
  * construct of the caller, whose record this worker has. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-enter(struct cprof_routine *r, enum cprof_clock_kind clock, int paths)
+enter(struct cprof_routine *r, enum cprof_clock_kind clock, int paths, int trace)
 {
     int al = omp_get_active_level();
     struct cprof_pending *p = &cprof_pending;
@@ -389,17 +445,18 @@ enter(struct cprof_routine *r, enum cprof_clock_kind clock, int paths)
     struct cprof_call_rec *c;
     /* Inside the caller's constructs, with no active level, every case is S-S. */
     if (__builtin_expect(site->d != 0 && al, 0))
-        return enter_in_construct(r, site, al, clock, __builtin_dwarf_cfa());
+        return (trace ? enter_in_construct_traced : enter_in_construct)(r, site, al, clock,
+                                                                         __builtin_dwarf_cfa());
     if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
                          !(c = w->sites[sid]), 0))
-        return enter_slow(r, site, al, clock, __builtin_dwarf_cfa());
+        return (trace ? enter_slow_traced : enter_slow)(r, site, al, clock, __builtin_dwarf_cfa());
     int concurrent = al > 0;
     int kase = concurrent ? CPROF_CS : CPROF_SS;
     if (clock == CPROF_CLOCK_NONE) {
         c->count[kase]++;
         return 0;
     }
-    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa(), 0, paths);
+    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa(), 0, paths, trace);
 }
 
 /* A frame that is not the top one: those above it were skipped by longjmp, or it was
@@ -409,27 +466,34 @@ static __attribute__((noinline)) void leave_unwinding(struct cprof_worker *w,
 {
     if (f < w->stack + 1 || f >= w->top)
         return;
-    unwind_to(w, f + 1, now);
-    close_frame(w, f, now);
+    unwind_to(w, f + 1, now, trace_on);
+    close_frame(w, f, now, trace_on);
 }
 
 static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
-                                                        enum cprof_clock_kind clock)
+                                                        enum cprof_clock_kind clock, int trace)
 {
     uint64_t now = cprof_ticks_of(clock);
     struct cprof_worker *w = cprof_self;
     if (__builtin_expect(f != w->top - 1, 0))
         return leave_unwinding(w, f, now);
-    close_frame(w, f, now);
+    close_frame(w, f, now, trace);
 }
 
-static struct cprof_frame *enter_tsc(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 1); }
-static struct cprof_frame *enter_tsc_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 0); }
-static struct cprof_frame *enter_monotonic(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 1); }
-static struct cprof_frame *enter_monotonic_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 0); }
-static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE, 0); }
-static void leave_tsc(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC); }
-static void leave_monotonic(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC); }
+static struct cprof_frame *enter_tsc(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 1, 0); }
+static struct cprof_frame *enter_tsc_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 0, 0); }
+static struct cprof_frame *enter_monotonic(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 1, 0); }
+static struct cprof_frame *enter_monotonic_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 0, 0); }
+static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE, 0, 0); }
+static void leave_tsc(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC, 0); }
+static void leave_monotonic(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC, 0); }
+/* CPROF_TRACE=1 */
+static struct cprof_frame *enter_tsc_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 1, 1); }
+static struct cprof_frame *enter_tsc_flat_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 0, 1); }
+static struct cprof_frame *enter_monotonic_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 1, 1); }
+static struct cprof_frame *enter_monotonic_flat_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 0, 1); }
+static void leave_tsc_traced(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC, 1); }
+static void leave_monotonic_traced(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC, 1); }
 
 /* Before the runtime starts (an instrumented constructor that runs before any unit
  * registered): start it, then take the entry it chose.  Not while the program is being
@@ -475,7 +539,7 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
 
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
-    struct cprof_frame *f = enter(r, cprof_clock, cprof_paths_on);
+    struct cprof_frame *f = enter(r, cprof_clock, cprof_paths_on, trace_on);
     struct cprof_worker *w = cprof_self;
     CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
     if (!w)
@@ -498,7 +562,7 @@ static void leave_debug(struct cprof_frame *f)
     struct cprof_frame *top = w->top;
     int *depth = f < top ? f->depth : 0;
     int before = depth ? *depth : 0;
-    leave(f, cprof_clock);
+    leave(f, cprof_clock, trace_on);
     CHECK(w->top <= f || f >= top, 0);
     if (depth && f == top - 1)
         CHECK(*depth == before - 1 && *depth >= 0, 0);
@@ -527,13 +591,20 @@ void cprof_facade_select(void)
         /* no frame: never left, and no context */
         [CPROF_CLOCK_NONE] = { { enter_count, leave_tsc }, { enter_count, leave_tsc } },
     };
+    static const struct cprof_facade traced[][2] = {   /* never with CPROF_CLOCK_NONE */
+        [CPROF_CLOCK_TSC] = { { enter_tsc_flat_traced, leave_tsc_traced },
+                              { enter_tsc_traced, leave_tsc_traced } },
+        [CPROF_CLOCK_MONOTONIC] = { { enter_monotonic_flat_traced, leave_monotonic_traced },
+                                    { enter_monotonic_traced, leave_monotonic_traced } },
+    };
     const char *paths = getenv("CPROF_PATHS");
     cprof_paths_on = !(paths && !strcmp(paths, "0"));
+    trace_on = cprof_trace_start();
     const char *debug = getenv("CPROF_DEBUG");
     if (debug && *debug && strcmp(debug, "0"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
-        cprof_facade = by_clock[cprof_clock][cprof_paths_on];
+        cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][cprof_paths_on];
     running_enter = cprof_facade.enter;
 }
 
@@ -572,12 +643,16 @@ void *cprof_longjmp_unwind(void *env)
         return env;
     for (int i = 0; i < CPROF_JMP_MARKS; i++)
         if (w->jmp[i].env == env && w->jmp[i].top <= w->top)
-            unwind_to(w, w->jmp[i].top, cprof_ticks());
+            unwind_to(w, w->jmp[i].top, cprof_ticks(), trace_on);
     return env;
 }
 
-struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
-                                    struct cprof_node *n, int kase, const void *sp)
+/* A body's frame opened and closed, traced (trace 1) or not: the traced twins are apart,
+ * so that the untraced ones run the instructions they would without tracing, but for
+ * the test that picks them. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_node *n, int kase,
+          const void *sp, int trace)
 {
     struct cprof_frame *f = w->top;
     if (f == w->stack_end)
@@ -601,28 +676,57 @@ struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_constru
     f->saved_site = 0;
     f->calls0 = w->calls;       /* not a call: the calls nested around it are unchanged */
     f->t0 = cprof_ticks();
-    return f;
+    return trace ? cprof_trace_body(w, f, c, kase) : f;
 }
 
-void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
+static __attribute__((noinline)) struct cprof_frame *
+body_open_traced(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_node *n,
+                 int kase, const void *sp)
+{
+    return body_open(w, c, n, kase, sp, 1);
+}
+
+struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
+                                    struct cprof_node *n, int kase, const void *sp)
+{
+    if (__builtin_expect(trace_on, 0))
+        return body_open_traced(w, c, n, kase, sp);
+    return body_open(w, c, n, kase, sp, 0);
+}
+
+static inline __attribute__((always_inline)) void body_close(struct cprof_worker *w,
+                                                             struct cprof_frame *f, int trace)
 {
     uint64_t now = cprof_ticks();
     if (f < w->stack + 1 || f >= w->top)
         return;
-    unwind_to(w, f + 1, now);
+    unwind_to(w, f + 1, now, trace);
     /* What nested in the body nested in the frame below, as without the body's frame. */
     uint64_t children = f[-1].children;
     uint32_t direct = f[-1].direct;
-    close_frame(w, f, now);
+    close_frame(w, f, now, trace);
     f[-1].children = children + f->children;
     f[-1].direct = direct + f->direct;
+}
+
+static __attribute__((noinline)) void body_close_traced(struct cprof_worker *w,
+                                                        struct cprof_frame *f)
+{
+    body_close(w, f, 1);
+}
+
+void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
+{
+    if (__builtin_expect(trace_on, 0))
+        return body_close_traced(w, f);
+    body_close(w, f, 0);
 }
 
 void cprof_close_open_frames(void)
 {
     uint64_t now = cprof_ticks();
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
-        unwind_to(w, w->stack + 1, now);
+        unwind_to(w, w->stack + 1, now, trace_on);
 }
 
 /* The cost of a facade, measured where it runs, so that reports can estimate the

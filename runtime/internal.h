@@ -172,6 +172,9 @@ struct cprof_routine_rec {
                                        thread's sequential ones (cprof_routine.seq_depth) */
     int max_depth;
     struct cprof_side *side_base;   /* control.c: side[] at the last reset, or null */
+    signed char traced;             /* trace.c: 1 its activations (or a construct's
+                                       bodies) are traced, -1 not (CPROF_TRACE_INCLUDE,
+                                       _EXCLUDE), 0 not known yet */
 };
 
 /* One open activation, on its worker's shadow stack.  The stack's first frame is a
@@ -269,6 +272,7 @@ struct cprof_worker {
     uint64_t task_ticks;
     struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
     struct cprof_worker *next;
+    struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
 
 /* This thread's shard, null until it runs instrumented code. */
@@ -354,6 +358,33 @@ uint64_t cprof_resource_read(const struct cprof_worker *w, int r, int *ok);
 void cprof_resources_enable(int on);
 /* The calling thread's counters off (1) while it writes the profile, on again (0). */
 void cprof_resources_writing(int writing);
+
+/* ---- trace.c: CPROF_TRACE, a time-stamped trace per worker (docs/tracing.md) ---- */
+
+/* Start-up, the clock known: reads CPROF_TRACE and the rest; whether to trace. */
+int cprof_trace_start(void);
+int cprof_tracing(void);
+/* The traced facade's: frame f of worker w just opened for call record c (routine r,
+ * case kase), returned; and a frame closing at now. */
+struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof_routine *r,
+                                      struct cprof_frame *f, const struct cprof_call_rec *c,
+                                      int kase);
+void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now);
+/* Frame f just opened for the body of construct c (a parallel region's on one member
+ * of its team, or a task's), case kase; returned. */
+struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame *f,
+                                     struct cprof_construct_rec *c, int kase);
+/* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
+void cprof_trace_new(struct cprof_worker *w);
+void cprof_trace_free(struct cprof_worker *w);
+/* Writes the trace file for the profile written to `profile` (a regular file or not),
+ * its path into path, with the profile's ns per tick: 0, or -1 after one line on
+ * stderr.  *bytes: its size. */
+int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
+                      double npt, uint64_t *bytes);
+/* The profile's "trace" section (the file at path), and a worker's. */
+void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes);
+void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 

@@ -28,6 +28,9 @@ _Static_assert(CPROF_NCASES == CPROF_COLUMN_CASES, "the four cases, as the calls
 static pid_t start_pid;
 static struct cprof_costs facade_cost_ns;
 static int exiting, written;
+/* The run's last write, the only one that writes the trace (CPROF_TRACE): the trace is
+ * complete then, every activation closed. */
+static int final;
 
 /* The profile of the whole run, once, with the activations still open closed now. */
 static void write_final(void)
@@ -35,6 +38,7 @@ static void write_final(void)
     if (__atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST))
         return;
     cprof_close_open_frames();
+    __atomic_store_n(&final, 1, __ATOMIC_SEQ_CST);
     cprof_write();
 }
 
@@ -352,8 +356,17 @@ static void write_worker_regions(struct cprof_json *j, struct cprof_worker *w, d
     cprof_json_end(j, ']');
 }
 
+/* The trace file the profile refers to, or none (path null), and the one rate both
+ * convert ticks to ns with. */
+struct trace_file {
+    const char *path;
+    uint64_t bytes;
+    double npt;
+};
+
 static void write_worker(struct cprof_json *j, struct cprof_worker *w,
-                         const struct cprof_topology *topo, double npt)
+                         const struct cprof_topology *topo, double npt,
+                         const struct trace_file *tf)
 {
     pthread_mutex_lock(&w->lock);
     cprof_json_begin(j, '{');
@@ -417,18 +430,21 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     write_paths(j, w, npt);
     write_worker_resources(j, w);
     write_worker_regions(j, w, npt);
+    if (tf->path)
+        cprof_trace_worker(j, w);
     cprof_json_end(j, '}');
     pthread_mutex_unlock(&w->lock);
 }
 
 /* The newest-first worker list, oldest first: the file lists workers by id. */
 static void write_workers(struct cprof_json *j, struct cprof_worker *w,
-                          const struct cprof_topology *topo, double npt)
+                          const struct cprof_topology *topo, double npt,
+                          const struct trace_file *tf)
 {
     if (!w)
         return;
-    write_workers(j, w->next, topo, npt);
-    write_worker(j, w, topo, npt);
+    write_workers(j, w->next, topo, npt, tf);
+    write_worker(j, w, topo, npt, tf);
 }
 
 static void write_place(struct cprof_json *j, const struct place *pl)
@@ -451,7 +467,16 @@ static void write_names(struct cprof_json *j, const char *key, const struct cpro
 /* What the workers' rows hold, by name (docs/profile-format.md, version 2): their
  * columns, the metric of their times, and the sections beyond version 2's first layout
  * (the job's id). */
-static void write_layout(struct cprof_json *j)
+static void write_section(struct cprof_json *j, const char *name)
+{
+    cprof_json_begin(j, '{');
+    cprof_json_field_string(j, "name", name);
+    cprof_json_key(j, "required");
+    cprof_json_bool(j, 0);
+    cprof_json_end(j, '}');
+}
+
+static void write_layout(struct cprof_json *j, const struct trace_file *tf)
 {
     const struct cprof_resource *res;
     int nres = cprof_resources(&res);
@@ -482,25 +507,13 @@ static void write_layout(struct cprof_json *j)
     cprof_json_end(j, ']');
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
-    cprof_json_begin(j, '{');
-    cprof_json_field_string(j, "name", CPROF_SECTION_JOB);
-    cprof_json_key(j, "required");
-    cprof_json_bool(j, 0);
-    cprof_json_end(j, '}');
-    if (any_regions()) {
-        cprof_json_begin(j, '{');
-        cprof_json_field_string(j, "name", CPROF_SECTION_REGIONS);
-        cprof_json_key(j, "required");
-        cprof_json_bool(j, 0);
-        cprof_json_end(j, '}');
-    }
-    if (nres) {
-        cprof_json_begin(j, '{');
-        cprof_json_field_string(j, "name", CPROF_SECTION_RESOURCES);
-        cprof_json_key(j, "required");
-        cprof_json_bool(j, 0);
-        cprof_json_end(j, '}');
-    }
+    write_section(j, CPROF_SECTION_JOB);
+    if (any_regions())
+        write_section(j, CPROF_SECTION_REGIONS);
+    if (nres)
+        write_section(j, CPROF_SECTION_RESOURCES);
+    if (tf->path)
+        write_section(j, CPROF_SECTION_TRACE);
     cprof_json_end(j, ']');
 }
 
@@ -529,9 +542,10 @@ static void write_resources(struct cprof_json *j)
     cprof_json_end(j, ']');
 }
 
-static void write_document(struct cprof_json *j, const struct place *pl)
+static void write_document(struct cprof_json *j, const struct place *pl,
+                           const struct trace_file *tf)
 {
-    double npt = cprof_ns_per_tick();
+    double npt = tf->npt;
     struct cprof_topology topo;
     cprof_topology_load(&topo);
 
@@ -551,9 +565,11 @@ static void write_document(struct cprof_json *j, const struct place *pl)
     cprof_json_field_string(j, "clock", cprof_clock_name());
     cprof_json_field_real(j, "call_cost_ns", facade_cost_ns.timed);
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
-    write_layout(j);
+    write_layout(j, tf);
     cprof_json_field_string(j, CPROF_SECTION_JOB, pl->job);
     write_resources(j);
+    if (tf->path)
+        cprof_trace_describe(j, tf->path, tf->bytes);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
     cprof_json_field_int(j, "pus", topo.pus);
@@ -601,7 +617,7 @@ static void write_document(struct cprof_json *j, const struct place *pl)
 
     cprof_json_key(j, "workers");
     cprof_json_begin(j, '[');
-    write_workers(j, cprof_workers(), &topo, npt);
+    write_workers(j, cprof_workers(), &topo, npt, tf);
     cprof_json_end(j, ']');
     cprof_json_end(j, '}');
     cprof_topology_free(&topo);
@@ -628,12 +644,18 @@ static int write_profile(void)
         snprintf(tmp, sizeof tmp, "%s", path);
     else
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    /* The trace first: the profile refers to it only once it is written. */
+    char trace_path[PATH_MAX + 8];
+    struct trace_file tf = { 0, 0, cprof_ns_per_tick() };
+    if (__atomic_load_n(&final, __ATOMIC_SEQ_CST) && cprof_tracing() &&
+        cprof_trace_write(path, !stream, trace_path, sizeof trace_path, tf.npt, &tf.bytes) == 0)
+        tf.path = trace_path;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     int rc = -1;
     if (fd >= 0) {
         struct cprof_json j;
         cprof_json_open(&j, fd);
-        write_document(&j, &pl);
+        write_document(&j, &pl, &tf);
         rc = cprof_json_close(&j);
         if (close(fd) != 0)
             rc = -1;

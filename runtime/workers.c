@@ -121,6 +121,8 @@ struct cprof_worker *cprof_worker_create(int listed)
     pthread_mutex_unlock(&w->lock);
     for (int i = 0; i < CPROF_RESOURCES_MAX; i++)
         w->res_fd[i] = -1;
+    if (cprof_tracing())
+        cprof_trace_new(w);
 
     if (listed) {
         pthread_mutex_lock(&list_lock);
@@ -147,6 +149,7 @@ void cprof_worker_destroy(struct cprof_worker *w)
     cprof_free(w->sites, (size_t)w->sites_cap * sizeof *w->sites);
     if (w->chained)
         cprof_free(w->chained, w->chained_cap * sizeof *w->chained);
+    cprof_trace_free(w);
     pthread_mutex_destroy(&w->lock);
     cprof_free(w, sizeof *w);
 }

@@ -51,10 +51,12 @@ same "an optional section it does not know, at the top and in workers" \
     '.sections += [{"name": "zeta", "required": false}] | .zeta = {"events": []} | .workers[].zeta = [1, 2]'
 refused "a required section it does not know" \
     '.sections += [{"name": "zeta", "required": true}] | .zeta = {}' 'needs section "zeta"'
-refused "a key no section declares" '.trace = {}' 'unexpected key "trace"'
+refused "a key no section declares" '.zeta = {}' 'unexpected key "zeta"'
 # An absent optional key must not make room for an unknown one (keys were once counted).
-refused "a key no section declares, an optional key absent" 'del(.cprof_version) | .trace = {}' \
-    'unexpected key "trace"'
+refused "a key no section declares, an optional key absent" 'del(.cprof_version) | .zeta = {}' \
+    'unexpected key "zeta"'
+refused "the trace section without its fields" \
+    '.sections += [{"name": "trace", "required": false}] | .trace = {"file": "x.trace"}' '"trace" has no "bytes"'
 refused "a column missing" \
     '(.columns.calls | index("ss_time")) as $i | .columns.calls |= del(.[$i]) | .workers[].calls |= map(del(.[$i]))' \
     'has no "ss_time"'

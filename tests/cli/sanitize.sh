@@ -85,4 +85,22 @@ if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && 
 else
     nok "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "the profiled program did not write prof.out"
 fi
+# A trace (docs/tracing.md): converted, drawn, and refused when cut short.
+w=$tmp/05_nested
+if (cd "$w" && OMP_NUM_THREADS=2 OMP_MAX_ACTIVE_LEVELS=2 CPROF_TRACE=1 CPROF_OUT=traced.out ./prog > /dev/null 2>&1) &&
+   [ -f "$w/traced.out.trace" ]; then
+    for mode in --trace --timeline; do
+        "$san/cprof-report" $mode "$w/traced.out" > "$w/mode.out" 2> "$w/mode.err"
+        st=$?
+        check "cprof-report $mode on a real trace: no sanitizer report, exit 0" "status $st" "$(indent "$w/mode.err")" -- \
+            test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
+    done
+    head -c 200 "$w/traced.out.trace" > "$w/cut" && mv "$w/cut" "$w/traced.out.trace"
+    "$san/cprof-report" --trace "$w/traced.out" > "$w/mode.out" 2> "$w/mode.err"
+    st=$?
+    check "cprof-report --trace on a cut trace: no sanitizer report, one line, exit 1" "status $st" "$(indent "$w/mode.err")" -- \
+        bash -c "[ $st = 1 ] && [ ! -s '$w/mode.out' ] && [ \$(wc -l < '$w/mode.err') = 1 ]"
+else
+    nok "cprof-report --trace on a real trace" "the profiled program did not write traced.out.trace"
+fi
 finish
