@@ -60,7 +60,9 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 # Shared libraries built by cprof-cc link this one: one runtime per process, whether
 # the program is profiled (its static copy, exported, wins) or not.  Never unloaded
 # (nodelete): a dlclosed library leaves its counts in it until the profile is written.
-$(B)/lib/libcprof.so: $(RT_OBJ)
+# Without runtime/libcalls.c: its wrappers call the __real_ names that only a link with
+# -Wl,--wrap defines (cprof-cc -fcprof-input-size, docs/input-size.md).
+$(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ))
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,nodelete $^ -fopenmp -o $@
 

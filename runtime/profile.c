@@ -212,6 +212,12 @@ static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
 }
 
 /* A resource whose samples the contexts hold: the paths rows have its columns. */
+/* Input sizes (sizes.c) are linked and kept this run. */
+static int sizes_kept(void)
+{
+    return cprof_sizes_kept && cprof_sizes_kept();
+}
+
 static int charged(const struct cprof_resource *r)
 {
     return r->sampled && r->available;
@@ -351,6 +357,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_end(j, ']');
     write_paths(j, w, npt);
     write_worker_resources(j, w);
+    if (sizes_kept())
+        cprof_sizes_write_worker(j, w, npt);
     cprof_json_end(j, '}');
     pthread_mutex_unlock(&w->lock);
 }
@@ -419,13 +427,16 @@ static void write_layout(struct cprof_json *j)
     cprof_json_key(j, "required");
     cprof_json_bool(j, 0);
     cprof_json_end(j, '}');
-    if (nres) {
-        cprof_json_begin(j, '{');
-        cprof_json_field_string(j, "name", CPROF_SECTION_RESOURCES);
-        cprof_json_key(j, "required");
-        cprof_json_bool(j, 0);
-        cprof_json_end(j, '}');
-    }
+    const char *optional[] = { nres ? CPROF_SECTION_RESOURCES : 0,
+                               sizes_kept() ? CPROF_SECTION_SIZES : 0 };
+    for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+        if (optional[i]) {
+            cprof_json_begin(j, '{');
+            cprof_json_field_string(j, "name", optional[i]);
+            cprof_json_key(j, "required");
+            cprof_json_bool(j, 0);
+            cprof_json_end(j, '}');
+        }
     cprof_json_end(j, ']');
 }
 
@@ -479,6 +490,8 @@ static void write_document(struct cprof_json *j, const struct place *pl)
     write_layout(j);
     cprof_json_field_string(j, CPROF_SECTION_JOB, pl->job);
     write_resources(j);
+    if (sizes_kept())
+        cprof_sizes_write_header(j);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
     cprof_json_field_int(j, "pus", topo.pus);
