@@ -29,6 +29,7 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
     "       cprof-report [LOAD] --resources [-b] [--threshold PCT] [--routine NAME]\n"
     "                    [FILE...]\n"
+    "       cprof-report [LOAD] --sizes[=NAME] [-b] [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
@@ -62,6 +63,9 @@ static const char usage_text[] =
     "  --resources       print the resources beyond time (CPROF_RESOURCES): each\n"
     "                    worker's totals, the routines and call paths they were charged\n"
     "                    to (--csv resources, resource-routines, resource-paths)\n"
+    "  --sizes[=NAME]    print the input-sensitive profiles (cprof-cc -fcprof-input-size):\n"
+    "                    per routine (NAME's only) its costs by read memory size, and\n"
+    "                    their fitted growth (--csv sizes, size-growth)\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -108,7 +112,7 @@ int main(int argc, char **argv)
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
            OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES,
-           OPT_HTML };
+           OPT_HTML, OPT_SIZES };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"html", no_argument, NULL, OPT_HTML},
@@ -119,6 +123,7 @@ int main(int argc, char **argv)
         {"dot", no_argument, NULL, OPT_DOT},
         {"paths", no_argument, NULL, OPT_PATHS},
         {"resources", no_argument, NULL, OPT_RESOURCES},
+        {"sizes", optional_argument, NULL, OPT_SIZES},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"hatchet", no_argument, NULL, OPT_HATCHET},
         {"root", required_argument, NULL, OPT_ROOT},
@@ -136,8 +141,8 @@ int main(int argc, char **argv)
     cprof_opts o = {0};
     cprof_load_opts lo = {0};
     bool json = false, html = false, diff = false, dot = false, paths = false, folded = false;
-    bool hatchet = false, resources = false;
-    const char *csv_name = NULL, *root = NULL, *callers = NULL;
+    bool hatchet = false, resources = false, sizes = false;
+    const char *csv_name = NULL, *root = NULL, *callers = NULL, *sizes_name = NULL;
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
@@ -160,6 +165,10 @@ int main(int argc, char **argv)
             break;
         case OPT_RESOURCES:
             resources = true;
+            break;
+        case OPT_SIZES:
+            sizes = true;
+            sizes_name = optarg;
             break;
         case OPT_FOLDED:
             folded = true;
@@ -256,6 +265,17 @@ int main(int argc, char **argv)
     if (resources && (json || html || dot || diff || o.sort || paths || folded || hatchet || csv_name))
         return usage_error("--resources takes only -b, --threshold, --routine and --csv"
                            " resources, resource-routines or resource-paths");
+    /* --csv sizes and size-growth are the --sizes tables as CSV. */
+    int sizes_csv = -1;
+    if (csv_name && !diff && !json)
+        sizes_csv = lookup(csv_name, (const char *const[]){"sizes", "size-growth"}, 2);
+    if (sizes_csv >= 0) {
+        sizes = true;
+        csv_name = NULL;
+    }
+    if (sizes && (json || html || dot || diff || o.sort || o.has_threshold || o.routine ||
+                  paths || folded || hatchet || resources || csv_name))
+        return usage_error("--sizes takes only -b and --csv sizes or size-growth");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
@@ -349,6 +369,21 @@ int main(int argc, char **argv)
             cprof_sections_resources(&v[0], &t, &names, &n);
             text = cprof_tables_text(t, n, res_csv >= 0 ? res_csv : -1, o.brief);
             free(t);
+        } else if (sizes) {
+            if (cprof_sizes_check(&v[0], sizes_name)) {
+                char msg[512] = "no input sizes in the profile (built with cprof-cc"
+                                " -fcprof-input-size?)";
+                if (sizes_name)
+                    snprintf(msg, sizeof msg, "no input sizes of a routine named '%s' in the"
+                             " profile", sizes_name);
+                error_line(msg);
+                rc = 1;
+            } else {
+                cprof_table *t[2] = {sizes_csv == 1 ? NULL : cprof_section_sizes(&v[0], sizes_name,
+                                                                                sizes_csv == 0),
+                                     sizes_csv == 0 ? NULL : cprof_section_size_growth(&v[0], sizes_name)};
+                text = cprof_tables_text(t, 2, sizes_csv >= 0 ? sizes_csv : -1, o.brief);
+            }
         } else if (folded || hatchet) {
             text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
         } else

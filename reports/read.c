@@ -444,8 +444,9 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header) and "resources"; another optional one
- * is skipped (get_fields lets its key by), another required one refuses the file. */
+ * This reader knows "job" (read with the header), "resources" and "sizes" (sizes.c);
+ * another optional one is skipped (get_fields lets its key by), another required one
+ * refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -456,7 +457,8 @@ static int check_sections(struct loader *l, json_t *sections)
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
         if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
-            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES))
+            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
+            strcmp(json_string_value(name), CPROF_SECTION_SIZES))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
