@@ -59,10 +59,15 @@ struct tuple {
     double sq[2];
 };
 
+#define LEAF_CACHE 16
+struct leaf_cache {
+    uint64_t tag;                       /* the chunk (cell >> LEAF_BITS); UINT64_MAX: none */
+    stamp *leaf;
+};
+
 struct thread {
     uint64_t accesses;
-    uint64_t tag, wtag;                 /* the leaf found last, own and shared */
-    stamp *leaf, *wleaf;
+    struct leaf_cache own_cache[LEAF_CACHE], written_cache[LEAF_CACHE];
     stamp now;                          /* the stamp of this worker's latest entry */
     struct entry *top, *stack, *end;
     struct shadow own;
@@ -115,36 +120,17 @@ static __attribute__((noinline)) stamp *leaf_slow(struct shadow *s, uint64_t chu
     return leaf;
 }
 
-static inline stamp *own_cell(struct thread *t, uint64_t cell)
+/* Leaf lookups go through a small direct-mapped cache per worker and table. */
+static inline stamp *cached_leaf(struct leaf_cache *c, struct shadow *s, uint64_t chunk, int make)
 {
-    uint64_t chunk = cell >> LEAF_BITS;
-    if (__builtin_expect(chunk != t->tag || !t->leaf, 0)) {
-        t->leaf = leaf_slow(&t->own, chunk, 1);
-        t->tag = chunk;
-        if (!t->leaf)
-            return 0;
-    }
-    return &t->leaf[cell & ((1u << LEAF_BITS) - 1)];
-}
-
-static inline stamp *written_cell(struct thread *t, uint64_t cell, int make)
-{
-    uint64_t chunk = cell >> LEAF_BITS;
-    if (chunk != t->wtag || !t->wleaf) {
-        stamp *leaf = leaf_slow(&written, chunk, make);
+    struct leaf_cache *e = &c[chunk & (LEAF_CACHE - 1)];
+    if (__builtin_expect(e->tag != chunk, 0)) {
+        stamp *leaf = leaf_slow(s, chunk, make);
         if (!leaf)
             return 0;
-        t->wleaf = leaf;
-        t->wtag = chunk;
+        *e = (struct leaf_cache){ chunk, leaf };
     }
-    return &t->wleaf[cell & ((1u << LEAF_BITS) - 1)];
-}
-
-/* Written by another worker since this one's latest access (stamp ts) to the cell. */
-static inline int foreign_write(struct thread *t, uint64_t cell, stamp ts)
-{
-    stamp *w = written_cell(t, cell, 0);
-    return w && *w > ts;
+    return e->leaf;
 }
 
 /* The facade's own loads in the profiled code (cprof_facade.enter, the handshake in
@@ -155,27 +141,17 @@ static int facade_cell(uintptr_t a)
            a - (uintptr_t)&cprof_pending < sizeof cprof_pending;
 }
 
-/* The paper's read(w), figure 6. */
-static inline void read_cell(struct thread *t, uint64_t cell, uintptr_t a)
+/* The paper's read(w), figure 6, once the cell's stamp ts says it is a first read for
+ * the top activation: one more input for it; unless every open activation reads it
+ * for the first time too (stamp 0, or written by another worker since), the deepest
+ * that had accessed it already, and those under it, had it: one less there. */
+static __attribute__((noinline)) void first_read(struct thread *t, stamp ts, uintptr_t a, int all)
 {
-    stamp *p = own_cell(t, cell);
-    if (__builtin_expect(!p, 0)) {
-        t->untracked++;
-        return;
-    }
-    stamp ts = *p;
-    *p = t->now;
-    struct entry *top = t->top;
-    int foreign = multi && foreign_write(t, cell, ts);
-    if (__builtin_expect(ts >= top->ts && !foreign, 1))
-        return;
     if (facade_cell(a))
         return;
+    struct entry *top = t->top;
     top->rms++;
-    /* Accessed before by an open activation below the top (not by the whole stack:
-     * stamp 0, or written by another worker since): that one and those under it had
-     * it already. */
-    if (ts >= top->ts || !ts || foreign)
+    if (all || !ts)
         return;
     struct entry *e = top - 1;
     while (e->ts > ts)
@@ -183,24 +159,73 @@ static inline void read_cell(struct thread *t, uint64_t cell, uintptr_t a)
     e->rms--;
 }
 
-static inline void write_cell(struct thread *t, uint64_t cell)
+/* Cells own[0..k] (index i.. of their leaf), for one worker: the paper's read(w) and
+ * write(w). */
+static inline __attribute__((always_inline)) void cells_own(struct thread *t, stamp *own,
+                                                            uint64_t k, uintptr_t at, int write)
 {
-    stamp *p = own_cell(t, cell);
-    if (__builtin_expect(!p, 0)) {
-        t->untracked++;
+    stamp now = t->now;
+    if (write) {
+        for (uint64_t j = 0; j <= k; j++)
+            own[j] = now;
         return;
     }
-    *p = t->now;
-    if (multi) {
-        stamp *w = written_cell(t, cell, 1);
-        if (w)
-            *w = t->now;
+    stamp top = t->top->ts;
+    for (uint64_t j = 0; j <= k; j++) {
+        stamp ts = own[j];
+        own[j] = now;
+        if (__builtin_expect(ts < top, 0))
+            first_read(t, ts, at, 0);
+    }
+}
+
+/* The same once two workers exist: a write also stamps the shared write shadow (only
+ * if it changes it: a line other workers read stays clean); a read of a cell written
+ * there by another worker later than this one's latest access is a first read for all
+ * its open activations, and its stamp is raised to that write's, so that it counts
+ * once. */
+static __attribute__((noinline)) void cells_shared(struct thread *t, stamp *own, uint64_t k,
+                                                   uint64_t chunk, size_t i, uintptr_t at,
+                                                   int write)
+{
+    stamp *w = cached_leaf(t->written_cache, &written, chunk, 1);
+    stamp now = t->now, top = t->top->ts;
+    for (uint64_t j = 0; j <= k; j++) {
+        stamp ts = own[j], wts = w ? w[i + j] : 0;
+        if (write) {
+            own[j] = now;
+            if (w && wts != now)
+                w[i + j] = now;
+            continue;
+        }
+        int foreign = wts > ts;
+        own[j] = wts > now ? wts : now;
+        if (ts < top || foreign)
+            first_read(t, ts, at, foreign);
+    }
+}
+
+/* Every access the fast path leaves: cells across two leaves, a leaf not cached, past
+ * the bound, or beyond the address space. */
+static __attribute__((noinline)) void touch_slow(struct thread *t, uintptr_t at, uint64_t first,
+                                                 uint64_t last, int write)
+{
+    for (uint64_t c = first; c <= last; c++) {
+        uint64_t chunk = c >> LEAF_BITS, i = c & ((1u << LEAF_BITS) - 1);
+        stamp *own = cached_leaf(t->own_cache, &t->own, chunk, 1);
+        if (!own)
+            t->untracked++;
+        else if (multi)
+            cells_shared(t, &own[i], 0, chunk, i, at, write);
+        else
+            cells_own(t, &own[i], 0, at, write);
     }
 }
 
 static struct thread *thread_new(void);
 
-/* An access of size bytes at a by the calling thread; ranges count one access a cell. */
+/* An access of size bytes at a by the calling thread; ranges count one access a cell.
+ * The fast path: its cells in one cached leaf. */
 static inline __attribute__((always_inline)) void touch(const void *a, size_t size, int write)
 {
     struct thread *t = me;
@@ -210,12 +235,15 @@ static inline __attribute__((always_inline)) void touch(const void *a, size_t si
         return;
     uintptr_t at = (uintptr_t)a;
     uint64_t first = at >> CELL_SHIFT, last = (at + size - 1) >> CELL_SHIFT;
+    uint64_t chunk = first >> LEAF_BITS;
     t->accesses += last - first + 1;
-    for (uint64_t c = first; c <= last; c++)
-        if (write)
-            write_cell(t, c);
-        else
-            read_cell(t, c, at);
+    const struct leaf_cache *e = &t->own_cache[chunk & (LEAF_CACHE - 1)];
+    if (__builtin_expect(e->tag != chunk || last >> LEAF_BITS != chunk, 0))
+        return touch_slow(t, at, first, last, write);
+    size_t i = first & ((1u << LEAF_BITS) - 1);
+    if (__builtin_expect(multi, 0))
+        return cells_shared(t, &e->leaf[i], last - first, chunk, i, at, write);
+    cells_own(t, &e->leaf[i], last - first, at, write);
 }
 
 void cprof_sizes_access(const void *a, size_t size, int write)
@@ -313,6 +341,8 @@ static __attribute__((noinline)) struct thread *thread_new(void)
     t->stack = cprof_alloc(depth * sizeof *t->stack);
     cprof_inside_end();
     t->end = t->stack + depth;
+    for (int i = 0; i < LEAF_CACHE; i++)
+        t->own_cache[i].tag = t->written_cache[i].tag = UINT64_MAX;
     t->top = t->stack;              /* the sentinel: stamp 0, never closed */
     t->w = self;
     t->own.top = install((void **)&(void *){ 0 }, TOP_BYTES);
