@@ -7,7 +7,8 @@
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs;
-#                        cprof-report summing 1024 ranks of an MPI job
+#                        cprof-report summing 1024 ranks of an MPI job; input sizes'
+#                        slowdown and memory
 #   make install PREFIX=DIR, make uninstall PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -166,6 +167,7 @@ bench: all
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
+	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
 INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \

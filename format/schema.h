@@ -14,11 +14,11 @@
  * samples columns (CPROF_SAMPLES_COLUMN). */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
-/* "sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
+/* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
  * size, the shadow memory's, the column names) and of each worker: one row per
  * routine, calling context and read memory size, of these columns (the sums of squares
  * are reals). */
-#define CPROF_SECTION_SIZES "sizes"
+#define CPROF_SECTION_SIZES "input_sizes"
 #define CPROF_SIZE_COLUMNS(X) \
     X(Z_ROUTINE,          "routine") \
     X(Z_PATH,             "path") \

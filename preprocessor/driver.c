@@ -241,6 +241,8 @@ static const char cprof_help_end[] =
     "  CPROF_START=off          start stopped: nothing counted until cprof_start()\n"
     "  CPROF_PATHS_MAX=N        calling contexts kept per worker (default 100000)\n"
     "  CPROF_PATHS=0            keep no calling contexts (call paths)\n"
+    "  CPROF_SHADOW_MB=N        -fcprof-input-size's shadow memory bound (default: half\n"
+    "                           the machine's memory)\n"
     "  CPROF_RESOURCES=LIST     resources beyond time, NAME[:PERIOD],...: cpu, faults,\n"
     "                           minor-faults, major-faults, csw, migrations, cycles,\n"
     "                           instructions, cache-misses, branch-misses\n"

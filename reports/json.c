@@ -340,7 +340,7 @@ char *cprof_report_json(const cprof_profile *p)
     /* Input-sensitive profiles (docs/input-size.md). */
     if (doc && p->size_info.cell) {
         json_t *sizes = cprof_sizes_json(p);
-        if (!sizes || json_object_set_new(doc, "sizes", sizes)) {
+        if (!sizes || json_object_set_new(doc, "input_sizes", sizes)) {
             json_decref(doc);
             doc = NULL;
         }

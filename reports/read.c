@@ -444,7 +444,7 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header), "resources" and "sizes" (sizes.c);
+ * This reader knows "job" (read with the header), "resources" and "input_sizes" (sizes.c);
  * another optional one is skipped (get_fields lets its key by), another required one
  * refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)

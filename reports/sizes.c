@@ -45,7 +45,7 @@ static int fold(struct loader *l, cprof_prof_size *t, size_t *n)
     return 0;
 }
 
-/* Row i of a worker's "sizes": CPROF_SIZE_NCOLUMNS numbers, integers but the sums of
+/* Row i of a worker's "input_sizes": CPROF_SIZE_NCOLUMNS numbers, integers but the sums of
  * squares, none negative, and a routine the file declares. */
 static int get_row(struct loader *l, const struct raw_file *rf, json_t *row, size_t w, size_t i,
                    cprof_prof_size *out)
@@ -82,7 +82,7 @@ static int get_row(struct loader *l, const struct raw_file *rf, json_t *row, siz
     return 0;
 }
 
-/* The header's "sizes": {cell_bytes, shadow_bytes, shadow_limit_bytes, tuple_bytes,
+/* The header's "input_sizes": {cell_bytes, shadow_bytes, shadow_limit_bytes, tuple_bytes,
  * untracked_accesses, columns, saturated}, its columns this cprof-report's. */
 static int get_info(struct loader *l, json_t *h, cprof_prof_sizes_info *info)
 {

@@ -458,7 +458,7 @@ struct cprof_facade cprof_sizes_facade(struct cprof_facade chosen)
     if (!on || cprof_clock == CPROF_CLOCK_NONE)
         return chosen;
     const char *limit = getenv("CPROF_SHADOW_MB");
-    long mb = limit ? atol(limit) : 0;
+    long mb = limit && *limit ? strtol(limit, 0, 10) : 0;
     shadow_limit = mb > 0 ? (size_t)mb << 20
                           : (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 2;
     base = chosen;

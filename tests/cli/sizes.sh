@@ -8,7 +8,7 @@
 cd "$tmp"
 
 # jq: routine NAME's tuples in a --json report, and its fit of cost C.
-sz() { printf '.sizes.routines[] | select(.name == "%s")' "$1"; }
+sz() { printf '.input_sizes.routines[] | select(.name == "%s")' "$1"; }
 
 cat > seed.c <<'EOF2'
 #include <stdio.h>
@@ -60,9 +60,9 @@ expect_jq "example 4: count_zero_rec(v, 5) gives n + 1 tuples, RMS 0..5" seed.js
     "$(nc count_zero_rec)" '[[0, 1], [1, 1], [2, 1], [3, 1], [4, 1], [5, 1]]'
 expect_jq "main's RMS is its callees' inputs it did not write: x, z" seed.json "$(nc main)" '[[2, 1]]'
 expect_jq "the profile declares the section, 4-byte cells, a shadow within its bound" seed.out \
-    '[(.sections | map(.name) | index("sizes") != null), .sizes.cell_bytes,
-      .sizes.shadow_bytes > 0, .sizes.shadow_bytes <= .sizes.shadow_limit_bytes,
-      .sizes.untracked_accesses]' '[true, 4, true, true, 0]'
+    '[(.sections | map(.name) | index("input_sizes") != null), .input_sizes.cell_bytes,
+      .input_sizes.shadow_bytes > 0, .input_sizes.shadow_bytes <= .input_sizes.shadow_limit_bytes,
+      .input_sizes.untracked_accesses]' '[true, 4, true, true, 0]'
 "$bin/cprof-report" --sizes=count_zero seed.out > text 2> e
 check "--sizes=NAME prints that routine's tuples" "$(indent text)$(indent e)" -- \
     grep -q '^count_zero  *10  *1 ' text
@@ -78,12 +78,12 @@ check "--sizes of a routine without tuples: one line, status 1" "$(indent e)" --
 "$bin/cprof-cc" -O0 -fcprof-input-size -c seed.c -o seed.o && "$bin/cprof-cc" -fcprof-input-size seed.o -o seed2
 CPROF_OUT=seed2.out ./seed2 > out2
 expect_jq "compiled and linked apart: the same sizes" seed2.out \
-    '[.workers[0].sizes[] | .[2]] | sort' "$(jq -c '[.workers[0].sizes[] | .[2]] | sort' seed.out)"
+    '[.workers[0].input_sizes[] | .[2]] | sort' "$(jq -c '[.workers[0].input_sizes[] | .[2]] | sort' seed.out)"
 
 # Without the option: no sizes, none of their code linked.
 "$bin/cprof-cc" -O0 seed.c -o plain 2> e
 CPROF_OUT=plain.out ./plain > /dev/null
-expect_jq "without -fcprof-input-size: no sizes section" plain.out 'has("sizes")' 'false'
+expect_jq "without -fcprof-input-size: no sizes section" plain.out 'has("input_sizes")' 'false'
 check "without -fcprof-input-size: no __tsan_ entry point linked" -- \
     sh -c "! nm plain | grep -q __tsan_"
 
@@ -164,5 +164,5 @@ for t in 1 2 4; do
     expect_jq "$t threads: strlen's range read: 200 bytes, 50 cells" grow$t.json \
         "[$(sz text_len) | .tuples[][0]]" '[50]'
 done
-expect_jq "4 threads: tuples on 4 workers" grow4.out '[.workers[] | select(.sizes | length > 0)] | length' 4
+expect_jq "4 threads: tuples on 4 workers" grow4.out '[.workers[] | select(.input_sizes | length > 0)] | length' 4
 finish
