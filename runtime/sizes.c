@@ -133,36 +133,41 @@ static inline stamp *cached_leaf(struct leaf_cache *c, struct shadow *s, uint64_
     return e->leaf;
 }
 
-/* The facade's own loads in the profiled code (cprof_facade.enter, the handshake in
- * cprof_pending) are no input of the program's. */
-static int facade_cell(uintptr_t a)
+/* The deepest of the entries lo..hi (hi excluded, lo the sentinel) that began no
+ * later than ts: entry stamps grow up the stack, so a binary search (the paper's
+ * O(log depth); the parent, the common answer, is tried before). */
+static __attribute__((noinline)) struct entry *deepest_before(struct entry *lo, struct entry *hi,
+                                                              stamp ts)
 {
-    return a - (uintptr_t)&cprof_facade < sizeof cprof_facade ||
-           a - (uintptr_t)&cprof_pending < sizeof cprof_pending;
+    while (hi - lo > 1) {
+        struct entry *mid = lo + (hi - lo) / 2;
+        if (mid->ts <= ts)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* The paper's read(w), figure 6, once the cell's stamp ts says it is a first read for
  * the top activation: one more input for it; unless every open activation reads it
  * for the first time too (stamp 0, or written by another worker since), the deepest
  * that had accessed it already, and those under it, had it: one less there. */
-static __attribute__((noinline)) void first_read(struct thread *t, stamp ts, uintptr_t a, int all)
+static inline __attribute__((always_inline)) void first_read(struct thread *t, stamp ts, int all)
 {
-    if (facade_cell(a))
-        return;
     struct entry *top = t->top;
     top->rms++;
     if (all || !ts)
         return;
     struct entry *e = top - 1;
-    while (e->ts > ts)
-        e--;
+    if (e->ts > ts)
+        e = deepest_before(t->stack, e, ts);
     e->rms--;
 }
 
-/* Cells own[0..k] (index i.. of their leaf), for one worker: the paper's read(w) and
- * write(w). */
+/* Cells own[0..k] of one leaf, for one worker: the paper's read(w) and write(w). */
 static inline __attribute__((always_inline)) void cells_own(struct thread *t, stamp *own,
-                                                            uint64_t k, uintptr_t at, int write)
+                                                            uint64_t k, int write)
 {
     stamp now = t->now;
     if (write) {
@@ -175,7 +180,7 @@ static inline __attribute__((always_inline)) void cells_own(struct thread *t, st
         stamp ts = own[j];
         own[j] = now;
         if (__builtin_expect(ts < top, 0))
-            first_read(t, ts, at, 0);
+            first_read(t, ts, 0);
     }
 }
 
@@ -185,8 +190,7 @@ static inline __attribute__((always_inline)) void cells_own(struct thread *t, st
  * its open activations, and its stamp is raised to that write's, so that it counts
  * once. */
 static __attribute__((noinline)) void cells_shared(struct thread *t, stamp *own, uint64_t k,
-                                                   uint64_t chunk, size_t i, uintptr_t at,
-                                                   int write)
+                                                   uint64_t chunk, size_t i, int write)
 {
     stamp *w = cached_leaf(t->written_cache, &written, chunk, 1);
     stamp now = t->now, top = t->top->ts;
@@ -201,13 +205,13 @@ static __attribute__((noinline)) void cells_shared(struct thread *t, stamp *own,
         int foreign = wts > ts;
         own[j] = wts > now ? wts : now;
         if (ts < top || foreign)
-            first_read(t, ts, at, foreign);
+            first_read(t, ts, foreign);
     }
 }
 
 /* Every access the fast path leaves: cells across two leaves, a leaf not cached, past
  * the bound, or beyond the address space. */
-static __attribute__((noinline)) void touch_slow(struct thread *t, uintptr_t at, uint64_t first,
+static __attribute__((noinline)) void touch_slow(struct thread *t, uint64_t first,
                                                  uint64_t last, int write)
 {
     for (uint64_t c = first; c <= last; c++) {
@@ -216,9 +220,9 @@ static __attribute__((noinline)) void touch_slow(struct thread *t, uintptr_t at,
         if (!own)
             t->untracked++;
         else if (multi)
-            cells_shared(t, &own[i], 0, chunk, i, at, write);
+            cells_shared(t, &own[i], 0, chunk, i, write);
         else
-            cells_own(t, &own[i], 0, at, write);
+            cells_own(t, &own[i], 0, write);
     }
 }
 
@@ -239,11 +243,11 @@ static inline __attribute__((always_inline)) void touch(const void *a, size_t si
     t->accesses += last - first + 1;
     const struct leaf_cache *e = &t->own_cache[chunk & (LEAF_CACHE - 1)];
     if (__builtin_expect(e->tag != chunk || last >> LEAF_BITS != chunk, 0))
-        return touch_slow(t, at, first, last, write);
+        return touch_slow(t, first, last, write);
     size_t i = first & ((1u << LEAF_BITS) - 1);
     if (__builtin_expect(multi, 0))
-        return cells_shared(t, &e->leaf[i], last - first, chunk, i, at, write);
-    cells_own(t, &e->leaf[i], last - first, at, write);
+        return cells_shared(t, &e->leaf[i], last - first, chunk, i, write);
+    cells_own(t, &e->leaf[i], last - first, write);
 }
 
 void cprof_sizes_access(const void *a, size_t size, int write)
@@ -418,6 +422,23 @@ static void close_entry(struct thread *t, uint64_t now)
     t->top = e - 1;
 }
 
+/* The facade's own loads in profiled code (cprof_facade's hooks, the handshake in
+ * cprof_pending) are no input of the program's: their cells are stamped as the new
+ * activation's, as if it had written them, so no read of them is a first read. */
+static void stamp_facade(struct thread *t)
+{
+    const struct { const void *a; size_t size; } own[] = {
+        { &cprof_facade, sizeof cprof_facade }, { &cprof_pending, sizeof cprof_pending } };
+    for (size_t k = 0; k < sizeof own / sizeof *own; k++) {
+        uintptr_t at = (uintptr_t)own[k].a;
+        for (uint64_t c = at >> CELL_SHIFT; c <= (at + own[k].size - 1) >> CELL_SHIFT; c++) {
+            stamp *leaf = cached_leaf(t->own_cache, &t->own, c >> LEAF_BITS, 1);
+            if (leaf)
+                leaf[c & ((1u << LEAF_BITS) - 1)] = t->now;
+        }
+    }
+}
+
 static struct cprof_frame *sizes_enter(struct cprof_routine *r)
 {
     struct cprof_frame *f = base.enter(r);
@@ -436,6 +457,7 @@ static struct cprof_frame *sizes_enter(struct cprof_routine *r)
     *e = (struct entry){ .ts = ts, .routine = r->id, .path = f->ctx->id, .frame = f,
                          .a0 = t->accesses };
     t->now = ts;
+    stamp_facade(t);
     e->t0 = cprof_ticks();
     return f;
 }
