@@ -165,4 +165,48 @@ for t in 1 2 4; do
         "[$(sz text_len) | .tuples[][0]]" '[50]'
 done
 expect_jq "4 threads: tuples on 4 workers" grow4.out '[.workers[] | select(.input_sizes | length > 0)] | length' 4
+
+# A cell written by another worker, then read again, is new input: thread 1's outer
+# reads a[] (100 cells), thread 0 rewrites it, thread 1 reads it again: 200.
+cat > cross.c <<'EOF2'
+#include <omp.h>
+#include <stdio.h>
+int a[100];
+static void writer(void)
+{
+    for (int i = 0; i < 100; i++)
+        a[i] = 2 * i;
+}
+static long outer(int me)
+{
+    long s = 0;
+    if (me == 1)
+        for (int i = 0; i < 100; i++)
+            s += a[i];
+#pragma omp barrier
+    if (me == 0)
+        writer();
+#pragma omp barrier
+    if (me == 1)
+        for (int i = 0; i < 100; i++)
+            s += a[i];
+    return s;
+}
+int main(void)
+{
+    long got[2];
+    for (int i = 0; i < 100; i++)
+        a[i] = i;
+#pragma omp parallel num_threads(2)
+    got[omp_get_thread_num()] = outer(omp_get_thread_num());
+    printf("%ld %ld\n", got[0], got[1]);
+    return 0;
+}
+EOF2
+"$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size cross.c -o cross 2> e
+CPROF_OUT=cross.out ./cross > out
+check "a cross-thread program runs" "$(indent out)$(indent e)" -- test "$(cat out)" = "0 14850"
+"$bin/cprof-report" --json cross.out > cross.json
+expect_jq "read, written by the other worker, read again: 200 inputs (thread 0's outer: 0)" \
+    cross.json "[$(sz outer) | .tuples[][0]]" '[0, 200]'
 finish
