@@ -64,6 +64,10 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
                                            "strlen", "strcmp", "strncmp", "strcpy" };
     for (size_t i = 0; c->select.input_size && !shared && i < sizeof wrapped / sizeof *wrapped; i++)
         cprof_push(out, cprof_fmt("-Wl,--wrap=%s", wrapped[i]));
+    /* The program's hooks serve the shared libraries built with the option, as its
+     * runtime serves their entries. */
+    if (c->select.input_size && !shared)
+        cprof_push(out, "-Wl,--export-dynamic-symbol=__tsan_*");
     cprof_push(out, "-lgomp");
     cprof_push(out, "-lpthread");
 }

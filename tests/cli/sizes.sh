@@ -86,6 +86,10 @@ CPROF_OUT=plain.out ./plain > /dev/null
 expect_jq "without -fcprof-input-size: no sizes section" plain.out 'has("input_sizes")' 'false'
 check "without -fcprof-input-size: no __tsan_ entry point linked" -- \
     sh -c "! nm plain | grep -q __tsan_"
+"$bin/cprof-report" --sizes plain.out > /dev/null 2> e
+status=$?
+check "--sizes of a profile without sizes: one line, status 1" "$(indent e)" -- \
+    test $status = 1 -a "$(wc -l < e)" = 1
 
 cat > grow.c <<'EOF2'
 #include <stdio.h>
