@@ -61,7 +61,7 @@ check "--callers of no routine: one line, exit 1" "status $st" "$(indent none.er
 check "--folded: every line 'frame;frame... N', N > 0" "$(grep -vE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt | head -3)" -- \
     bash -c "[ -s folded.txt ] && ! grep -qvE '^[^ ;][^;]*(;[^;]+)* [1-9][0-9]*$' folded.txt"
 # Self times add up to the roots' time (each ns of a context is in one line).
-sum=$(awk '{ s += $NF } END { print s }' folded.txt)
+sum=$(awk '{ s += $NF } END { printf "%.0f\n", s }' folded.txt)   # mawk prints %.6g past 2^31
 roots=$(jq '[.paths[] | select(.parent == null) | .outer_time | add] | add' pdb.json)
 check "--folded: the self times add up to the roots' time ($roots ns)" "sum $sum" -- test "$sum" = "$roots"
 "$bin/cprof-report" --hatchet pdb.out > hatchet.json
