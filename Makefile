@@ -7,7 +7,8 @@
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs;
-#                        cprof-report summing 1024 ranks of an MPI job; traces
+#                        cprof-report summing 1024 ranks of an MPI job; traces;
+#                        input sizes' slowdown and memory
 #   make install PREFIX=DIR, make uninstall PREFIX=DIR
 #   make fuzz [FUZZ_SECONDS=60]   fuzz the profile reader (clang-14, libFuzzer)
 # SANITIZE=1 builds the tools (not the runtime) with -fsanitize=address,undefined.
@@ -61,9 +62,12 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 # Shared libraries built by cprof-cc link this one: one runtime per process, whether
 # the program is profiled (its static copy, exported, wins) or not.  Never unloaded
 # (nodelete): a dlclosed library leaves its counts in it until the profile is written.
-$(B)/lib/libcprof.so: $(RT_OBJ) $(B)/lib/cprof-link.opt
+# Without runtime/libcalls.c: its wrappers call the __real_ names that only a link with
+# -Wl,--wrap defines (cprof-cc -fcprof-input-size, docs/input-size.md).
+$(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.opt
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(RT_OBJ) -fopenmp -o $@
+	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(filter-out %/libcalls.o,$(RT_OBJ)) \
+	    -fopenmp -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
 # as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps, and those wrappers
@@ -177,6 +181,7 @@ bench: all
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
 	@echo; echo "== tracing: the examples' traces, 10 million events converted"; bench/trace.sh
+	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
 INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \

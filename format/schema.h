@@ -19,6 +19,31 @@
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
+/* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
+ * size, the shadow memory's, the column names) and of each worker: one row per
+ * routine, calling context and read memory size, of these columns (the sums of squares
+ * are reals). */
+#define CPROF_SECTION_SIZES "input_sizes"
+#define CPROF_SIZE_COLUMNS(X) \
+    X(Z_ROUTINE,          "routine") \
+    X(Z_PATH,             "path") \
+    X(Z_RMS,              "rms") \
+    X(Z_CALLS,            "calls") \
+    X(Z_TIME_MAX,         "time_max") \
+    X(Z_TIME_MIN,         "time_min") \
+    X(Z_TIME_SUM,         "time_sum") \
+    X(Z_TIME_SQ,          "time_sq") \
+    X(Z_ACC_MAX,          "accesses_max") \
+    X(Z_ACC_MIN,          "accesses_min") \
+    X(Z_ACC_SUM,          "accesses_sum") \
+    X(Z_ACC_SQ,           "accesses_sq")
+#define CPROF_SIZE_ID(id, name) CPROF_##id,
+enum cprof_size_column { CPROF_SIZE_COLUMNS(CPROF_SIZE_ID) CPROF_SIZE_NCOLUMNS };
+#undef CPROF_SIZE_ID
+#define CPROF_SIZE_NAME(id, name) name,
+__attribute__((unused))
+static const char *const cprof_size_columns[] = { CPROF_SIZE_COLUMNS(CPROF_SIZE_NAME) };
+#undef CPROF_SIZE_NAME
 
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
  * made inside it on its thread: their facades ran within that time, which is what

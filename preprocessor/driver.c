@@ -60,8 +60,31 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
     }
     /* runtime/omp.c's wrappers of libgomp: parallel regions, tasks and barriers. */
     cprof_push(out, cprof_fmt("-Wl,@%s/cprof-link.opt", lib));
+    /* -fcprof-input-size: the library calls that read or write the program's memory
+     * reach runtime/libcalls.c's wrappers, one for each of these names. */
+    static const char *const wrapped[] = { "memcpy", "memmove", "memset", "memcmp",
+                                           "strlen", "strcmp", "strncmp", "strcpy" };
+    for (size_t i = 0; c->select.input_size && !shared && i < sizeof wrapped / sizeof *wrapped; i++)
+        cprof_push(out, cprof_fmt("-Wl,--wrap=%s", wrapped[i]));
+    /* The program's hooks serve the shared libraries built with the option, as its
+     * runtime serves their entries. */
+    if (c->select.input_size && !shared)
+        cprof_push(out, "-Wl,--export-dynamic-symbol=__tsan_*");
     cprof_push(out, "-lgomp");
     cprof_push(out, "-lpthread");
+}
+
+/* -fcprof-input-size (docs/input-size.md): gcc's thread sanitizer calls a hook before
+ * every load and store the unit keeps in memory; the runtime defines the hooks
+ * (runtime/sizes.c) and no libtsan is linked.  Activations come from cprof's own entry
+ * hooks, so tsan's are left out. */
+static void input_size_flags(const struct cprof_cmdline *c, struct cprof_argv *cc)
+{
+    if (!c->select.input_size)
+        return;
+    cprof_push(cc, "-fsanitize=thread");
+    cprof_push(cc, "--param");
+    cprof_push(cc, "tsan-instrument-func-entry-exit=0");
 }
 
 /* The rewriter's command line: cprof's options for this unit. */
@@ -143,6 +166,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
     struct cprof_argv cc = { 0 };
     cprof_push(&cc, cprof_gcc());
     cprof_common_flags(c, &cc, !rewrote);
+    input_size_flags(c, &cc);
     cprof_push(&cc, c->mode == CPROF_ASSEMBLE_ONLY ? "-S" : "-c");
     cprof_push(&cc, "-o");
     cprof_push(&cc, object);
@@ -162,6 +186,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
         cc.n = 0;
         cprof_push(&cc, cprof_gcc());
         cprof_common_flags(c, &cc, 1);
+        input_size_flags(c, &cc);
         cprof_push(&cc, c->mode == CPROF_ASSEMBLE_ONLY ? "-S" : "-c");
         cprof_push(&cc, "-o");
         cprof_push(&cc, object);
@@ -222,6 +247,8 @@ static const char cprof_help_end[] =
     "  CPROF_START=off          start stopped: nothing counted until cprof_start()\n"
     "  CPROF_PATHS_MAX=N        calling contexts kept per worker (default 100000)\n"
     "  CPROF_PATHS=0            keep no calling contexts (call paths)\n"
+    "  CPROF_SHADOW_MB=N        -fcprof-input-size's shadow memory bound (default: half\n"
+    "                           the machine's memory)\n"
     "  CPROF_RESOURCES=LIST     resources beyond time, NAME[:PERIOD],...: cpu, faults,\n"
     "                           minor-faults, major-faults, csw, migrations, cycles,\n"
     "                           instructions, cache-misses, branch-misses\n"
@@ -275,6 +302,8 @@ int main(int argc, char **argv)
         cprof_push_arg(&args, argv[i]);
     struct cprof_rewrite_options select = { 0 };
     take_cprof_options(&args, &select);
+    if (select.input_size)
+        select.small_tokens = 0;    /* a routine counted at its sites has no activation to size */
     struct cprof_cmdline c;
     cprof_cmdline_parse(&c, args.n, (char **)args.v);
     c.select = select;

@@ -22,31 +22,34 @@ struct option {
     int fallback;           /* COUNT and SWITCH: the value when neither flag nor variable says */
     const char *help;       /* after the flag and the variable; \n continues the line */
     const char *const *on_under;    /* SWITCH: variables whose presence turns it on by default */
+    int driver;             /* read by cprof-cc alone: never passed to the rewriter */
 };
 
 #define FIELD(f) offsetof(struct cprof_rewrite_options, f)
 
 static const struct option options[] = {
     { "include-function", "CPROF_INCLUDE_FUNCTIONS", LIST, FIELD(include_functions), 0,
-      "only these functions", 0 },
+      "only these functions", 0, 0 },
     { "include-file", "CPROF_INCLUDE_FILES", LIST, FIELD(include_files), 0,
-      "only functions defined in\nthese files", 0 },
+      "only functions defined in\nthese files", 0, 0 },
     { "exclude-function", "CPROF_EXCLUDE_FUNCTIONS", LIST, FIELD(exclude_functions), 0,
-      "not these functions", 0 },
+      "not these functions", 0, 0 },
     { "exclude-file", "CPROF_EXCLUDE_FILES", LIST, FIELD(exclude_files), 0,
-      "not functions defined in\nthese files", 0 },
+      "not functions defined in\nthese files", 0, 0 },
     { "libcalls", "CPROF_LIBCALLS", SWITCH, FIELD(libcalls), 0,
-      "profile calls to library\nfunctions as leaf routines", 0 },
+      "profile calls to library\nfunctions as leaf routines", 0, 0 },
     /* mpicc runs cprof-cc with OMPI_CC (Open MPI) or MPICH_CC (MPICH) naming it. */
     { "mpicalls", "CPROF_MPICALLS", SWITCH, FIELD(mpicalls), 0,
       "profile calls to MPI (MPI_*)\nas leaf routines; on under\nmpicc (OMPI_CC, MPICH_CC set)",
-      (const char *const[]){ "OMPI_CC", "MPICH_CC", NULL } },
+      (const char *const[]){ "OMPI_CC", "MPICH_CC", NULL }, 0 },
     { "small", "CPROF_SMALL", COUNT, FIELD(small_tokens), 64,
-      "a body of at most N tokens\nis small: counted at its call\nsites (default 64)", 0 },
+      "a body of at most N tokens\nis small: counted at its call\nsites (default 64)", 0, 0 },
     { "count-only", "CPROF_COUNT_ONLY", LIST, FIELD(count_only_functions), 0,
-      "count these at their call\nsites even if not small", 0 },
+      "count these at their call\nsites even if not small", 0, 0 },
     { "timed", "CPROF_TIMED", LIST, FIELD(timed_functions), 0,
-      "always time these", 0 },
+      "always time these", 0, 0 },
+    { "input-size", "CPROF_INPUT_SIZE", SWITCH, FIELD(input_size), 0,
+      "input-sensitive profiles: each\nroutine's cost by input size\n(implies -fcprof-small=0)", 0, 1 },
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 
@@ -161,6 +164,8 @@ void cprof_options_to_rewriter(const struct cprof_rewrite_options *o,
         const int *n = field_of(o, op);
         char *a = NULL;
         int rc = 0;
+        if (op->driver)
+            continue;
         if (op->kind == LIST && *list)
             rc = asprintf(&a, "--%s=%s", op->name, *list);
         else if (op->kind == COUNT)

@@ -21,6 +21,9 @@ struct cprof_rewrite_options {
     const char *count_only_functions;
     const char *timed_functions;
     int small_tokens;
+    /* cprof-cc's alone (docs/input-size.md): units also compiled with gcc's
+     * -fsanitize=thread, whose access hooks the runtime defines; every routine timed. */
+    int input_size;
 };
 
 /* Rewrites the gcc-preprocessed C source text[0..size) (of unit_file, as the user

@@ -397,6 +397,14 @@ char *cprof_report_json(const cprof_profile *p)
             doc = NULL;
         }
     }
+    /* Input-sensitive profiles (docs/input-size.md). */
+    if (doc && p->size_info.cell) {
+        json_t *sizes = cprof_sizes_json(p);
+        if (!sizes || json_object_set_new(doc, "input_sizes", sizes)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
     return cprof_json_text(doc, 2);
 }
 

@@ -32,6 +32,7 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --regions [-b] [--routine NAME] [FILE...]\n"
     "       cprof-report --trace [FILE]\n"
     "       cprof-report --timeline [--width N] [FILE]\n"
+    "       cprof-report [LOAD] --sizes[=NAME] [-b] [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
@@ -74,6 +75,9 @@ static const char usage_text[] =
     "  --timeline        print the run's trace as text: a row per worker, a character\n"
     "                    per stretch of time (--width N of them, default 64) showing\n"
     "                    the routine that ran most of it, and a legend\n"
+    "  --sizes[=NAME]    print the input-sensitive profiles (cprof-cc -fcprof-input-size):\n"
+    "                    per routine (NAME's only) its costs by read memory size, and\n"
+    "                    their fitted growth (--csv sizes, size-growth)\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
            OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES,
-           OPT_HTML, OPT_REGIONS, OPT_TRACE, OPT_TIMELINE, OPT_WIDTH };
+           OPT_HTML, OPT_REGIONS, OPT_TRACE, OPT_TIMELINE, OPT_WIDTH, OPT_SIZES };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"html", no_argument, NULL, OPT_HTML},
@@ -135,6 +139,7 @@ int main(int argc, char **argv)
         {"paths", no_argument, NULL, OPT_PATHS},
         {"resources", no_argument, NULL, OPT_RESOURCES},
         {"regions", no_argument, NULL, OPT_REGIONS},
+        {"sizes", optional_argument, NULL, OPT_SIZES},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"hatchet", no_argument, NULL, OPT_HATCHET},
         {"root", required_argument, NULL, OPT_ROOT},
@@ -153,8 +158,9 @@ int main(int argc, char **argv)
     cprof_load_opts lo = {0};
     bool json = false, html = false, diff = false, dot = false, paths = false, folded = false;
     bool hatchet = false, resources = false, regions = false, trace = false, timeline = false;
+    bool sizes = false;
     long width = 0;
-    const char *csv_name = NULL, *root = NULL, *callers = NULL;
+    const char *csv_name = NULL, *root = NULL, *callers = NULL, *sizes_name = NULL;
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "b", options, NULL)) != -1) {
@@ -195,6 +201,10 @@ int main(int argc, char **argv)
             break;
         case OPT_REGIONS:
             regions = true;
+            break;
+        case OPT_SIZES:
+            sizes = true;
+            sizes_name = optarg;
             break;
         case OPT_FOLDED:
             folded = true;
@@ -266,7 +276,7 @@ int main(int argc, char **argv)
         return usage_error("--width goes with --timeline");
     if (trace || timeline) {
         if (trace + timeline > 1 || argc - optind > 1 || json || html || diff || dot || paths ||
-            folded || hatchet || resources || regions || o.brief || o.sort || o.has_threshold ||
+            folded || hatchet || resources || regions || sizes || o.brief || o.sort || o.has_threshold ||
             o.routine || csv_name || lo.compensate || lo.force || lo.warn)
             return usage_error("--trace and --timeline take one profile and no other option"
                                " (--timeline: --width)");
@@ -316,9 +326,20 @@ int main(int argc, char **argv)
         return usage_error("--resources takes only -b, --threshold, --routine and --csv"
                            " resources, resource-routines or resource-paths");
     if (regions && (json || html || dot || diff || o.sort || o.has_threshold || csv_name ||
-                    paths || folded || hatchet || resources))
+                    paths || folded || hatchet || resources || sizes))
         return usage_error("--regions takes only -b and --routine (--csv regions,"
                            " region-workers: its tables as CSV)");
+    /* --csv sizes and size-growth are the --sizes tables as CSV. */
+    int sizes_csv = -1;
+    if (csv_name && !diff && !json)
+        sizes_csv = lookup(csv_name, (const char *const[]){"sizes", "size-growth"}, 2);
+    if (sizes_csv >= 0) {
+        sizes = true;
+        csv_name = NULL;
+    }
+    if (sizes && (json || html || dot || diff || o.sort || o.has_threshold || o.routine ||
+                  paths || folded || hatchet || resources || regions || csv_name))
+        return usage_error("--sizes takes only -b and --csv sizes or size-growth");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
@@ -417,6 +438,21 @@ int main(int argc, char **argv)
             cprof_table *t[2] = {cprof_section_regions(&v[0]), cprof_section_region_workers(&v[0])};
             text = t[0] ? cprof_tables_text(t, 2, -1, o.brief)
                         : cprof_xstrdup("No OpenMP parallel region or task ran in the profiled program.\n");
+        } else if (sizes) {
+            if (cprof_sizes_check(&v[0], sizes_name)) {
+                char msg[512] = "no input sizes in the profile (built with cprof-cc"
+                                " -fcprof-input-size?)";
+                if (sizes_name)
+                    snprintf(msg, sizeof msg, "no input sizes of a routine named '%s' in the"
+                             " profile", sizes_name);
+                error_line(msg);
+                rc = 1;
+            } else {
+                cprof_table *t[2] = {sizes_csv == 1 ? NULL : cprof_section_sizes(&v[0], sizes_name,
+                                                                                sizes_csv == 0),
+                                     sizes_csv == 0 ? NULL : cprof_section_size_growth(&v[0], sizes_name)};
+                text = cprof_tables_text(t, 2, sizes_csv >= 0 ? sizes_csv : -1, o.brief);
+            }
         } else if (folded || hatchet) {
             text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
         } else

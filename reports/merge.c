@@ -259,6 +259,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         rc = cprof_resources_of_file(l, p, rf);
     if (!rc)
         rc = cprof_regions_of_file(l, p, rf);
+    if (!rc)
+        rc = cprof_sizes_of_file(l, p, rf);
     return rc ? rc : cprof_paths_of_file(l, p, rf);
 }
 
@@ -521,6 +523,8 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
         rc = cprof_resources_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
         rc = cprof_regions_sum(l, out, a, b, &amap, &bmap);
+    if (!rc)
+        rc = cprof_sizes_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
         rc = cprof_paths_sum(l, out, a, b, &amap, &bmap);
     free(amap.routine);

@@ -148,6 +148,24 @@ typedef struct {
     char *reason;           /* else why not (the first file's words), or NULL */
 } cprof_prof_resource;
 
+/* A routine's activations of read memory size n (docs/input-size.md): how many, and
+ * of each cost ([0] elapsed ns, [1] memory accesses) the largest, the smallest, the sum
+ * and the sum of squares. */
+typedef struct {
+    size_t routine;
+    int64_t n, calls;
+    int64_t max[2], min[2], sum[2];
+    double sq[2];
+} cprof_prof_size;
+
+/* What the files say of their input sizes: the cell (bytes), the shadow memory's size
+ * (the largest of a file's) and bound, the accesses past the bound, and whether a
+ * file's stamps ran out (its later activations unsized).  cell 0: no file has sizes. */
+typedef struct {
+    int64_t cell, shadow_bytes, shadow_limit, untracked;
+    bool saturated;
+} cprof_prof_sizes_info;
+
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
     char *name;
@@ -204,6 +222,11 @@ typedef struct {
      * counter there; [(w * nresources + r) * 2 + side]: its samples outside any
      * profiled activation.  NULL with no resource. */
     int64_t *res_total, *res_outside;
+    /* Input-sensitive profiles (docs/input-size.md), if the files have them: per
+     * routine and read memory size, the tuples of every worker, context and file. */
+    cprof_prof_size *sizes;          /* by routine, then n */
+    size_t nsizes;
+    cprof_prof_sizes_info size_info;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */

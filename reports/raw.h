@@ -174,6 +174,14 @@ int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profil
                         const struct sum_map *bmap);
 void cprof_resources_free(cprof_profile *p);
 
+/* sizes.c: the input sizes of file rf into p (its routines merged already), of a and b
+ * into out, as the maps say; frees p's. */
+int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                    const cprof_profile *b, const struct sum_map *amap,
+                    const struct sum_map *bmap);
+void cprof_sizes_free(cprof_profile *p);
+
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 

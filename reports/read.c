@@ -511,9 +511,9 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header), "resources" and "regions"; another
- * optional one is skipped (get_fields lets its key by), another required one refuses the
- * file. */
+ * This reader knows "job" (read with the header), "resources", "regions", "trace" and
+ * "input_sizes" (sizes.c); another optional one is skipped (get_fields lets its key by),
+ * another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -525,7 +525,9 @@ static int check_sections(struct loader *l, json_t *sections)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
         if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
             strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_REGIONS))
+            strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
+            strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
+            strcmp(json_string_value(name), CPROF_SECTION_SIZES))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }

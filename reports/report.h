@@ -87,6 +87,28 @@ void cprof_resource_sums(const cprof_profile *p, size_t r, int64_t (*self)[2], i
  * problem" in err and nothing written. */
 int cprof_report_trace(const char *path, FILE *out, char *err, size_t errlen);
 int cprof_report_timeline(const char *path, int width, FILE *out, char *err, size_t errlen);
+/* Input sizes (sizesview.c, --sizes, docs/input-size.md): the tuples of the routines
+ * named name (all if NULL), binned in the text form (csv false) or each size on its own
+ * row; and each routine's fitted growth per cost. */
+cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv);
+cprof_table *cprof_section_size_growth(const cprof_view *v, const char *name);
+/* 0 if some routine named name (any if NULL) has tuples, else -1. */
+int cprof_sizes_check(const cprof_view *v, const char *name);
+/* How cost ([0] time, [1] accesses) grows with n over one routine's tuples t[0..nt):
+ * mean cost ~ a*n^b by least squares on log-log over the sizes n >= 2 (points of
+ * them), r2 its coefficient of determination; model (-1: fewer than 3 points) the one
+ * of CPROF_SIZE_MODELS g(n) whose fit c*g(n) on the same scale leaves the least mean
+ * square residual. */
+#define CPROF_SIZE_MODELS 5
+typedef struct {
+    size_t points;
+    double a, b, r2, residual;
+    int model;
+} cprof_size_fit;
+cprof_size_fit cprof_size_fit_of(const cprof_prof_size *t, size_t nt, int cost);
+/* The --json document's "sizes" (docs/report-json.md): a jansson value, NULL if out of
+ * memory. */
+struct json_t *cprof_sizes_json(const cprof_profile *p);
 
 /* --dot (dot.c): the call graph for Graphviz; malloc'd, NULL if out of memory. */
 char *cprof_report_dot(const cprof_view *v);

@@ -605,6 +605,8 @@ void cprof_facade_select(void)
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
         cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][cprof_paths_on];
+    if (cprof_sizes_facade)     /* linked only with -fcprof-input-size */
+        cprof_facade = cprof_sizes_facade(cprof_facade);
     running_enter = cprof_facade.enter;
 }
 

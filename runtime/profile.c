@@ -216,6 +216,12 @@ static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
 }
 
 /* A resource whose samples the contexts hold: the paths rows have its columns. */
+/* Input sizes (sizes.c) are linked and kept this run. */
+static int sizes_kept(void)
+{
+    return cprof_sizes_kept && cprof_sizes_kept();
+}
+
 static int charged(const struct cprof_resource *r)
 {
     return r->sampled && r->available;
@@ -432,6 +438,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     write_worker_regions(j, w, npt);
     if (tf->path)
         cprof_trace_worker(j, w);
+    if (sizes_kept())
+        cprof_sizes_write_worker(j, w, npt);
     cprof_json_end(j, '}');
     pthread_mutex_unlock(&w->lock);
 }
@@ -514,6 +522,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
         write_section(j, CPROF_SECTION_RESOURCES);
     if (tf->path)
         write_section(j, CPROF_SECTION_TRACE);
+    if (sizes_kept())
+        write_section(j, CPROF_SECTION_SIZES);
     cprof_json_end(j, ']');
 }
 
@@ -570,6 +580,8 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     write_resources(j);
     if (tf->path)
         cprof_trace_describe(j, tf->path, tf->bytes);
+    if (sizes_kept())
+        cprof_sizes_write_header(j);
     cprof_json_key(j, "machine");
     cprof_json_begin(j, '{');
     cprof_json_field_int(j, "pus", topo.pus);

@@ -1,0 +1,168 @@
+/* sizes.c: the input-sensitive profiles of the merged profile (profile.h,
+ * docs/input-size.md): each worker's tuples of a file, keyed by routine, calling
+ * context and read memory size, summed per routine and size over workers, contexts
+ * and files. */
+#include "raw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+static int cmp_size(const void *x, const void *y)
+{
+    const cprof_prof_size *a = x, *b = y;
+    int c = CMP(a->routine, b->routine);
+    return c ? c : CMP(a->n, b->n);
+}
+
+static bool add_to(int64_t *a, int64_t b)
+{
+    return !__builtin_add_overflow(*a, b, a);
+}
+
+/* Sorts t[0..n) and adds up the tuples of one routine and size; the count left. */
+static int fold(struct loader *l, cprof_prof_size *t, size_t *n)
+{
+    qsort(t, *n, sizeof *t, cmp_size);
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        cprof_prof_size *u = &t[k - (k > 0)];
+        if (k > 0 && u->routine == t[i].routine && u->n == t[i].n) {
+            bool ok = add_to(&u->calls, t[i].calls);
+            for (int c = 0; c < 2; c++) {
+                ok = ok && add_to(&u->sum[c], t[i].sum[c]);
+                u->max[c] = u->max[c] > t[i].max[c] ? u->max[c] : t[i].max[c];
+                u->min[c] = u->min[c] < t[i].min[c] ? u->min[c] : t[i].min[c];
+                u->sq[c] += t[i].sq[c];
+            }
+            if (!ok)
+                return cprof_fail(l, "a sum of the input sizes' costs overflows 64 bits");
+        } else
+            t[k++] = t[i];
+    }
+    *n = k;
+    return 0;
+}
+
+/* Row i of a worker's "input_sizes": CPROF_SIZE_NCOLUMNS numbers, integers but the sums of
+ * squares, none negative, and a routine the file declares. */
+static int get_row(struct loader *l, const struct raw_file *rf, json_t *row, size_t w, size_t i,
+                   cprof_prof_size *out)
+{
+    int64_t v[CPROF_SIZE_NCOLUMNS];
+    double sq[CPROF_SIZE_NCOLUMNS];
+    if (!json_is_array(row) || json_array_size(row) != CPROF_SIZE_NCOLUMNS)
+        return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu] is not an array of %d"
+                          " numbers", w, i, CPROF_SIZE_NCOLUMNS);
+    for (int c = 0; c < CPROF_SIZE_NCOLUMNS; c++) {
+        json_t *x = json_array_get(row, (size_t)c);
+        bool real = c == CPROF_Z_TIME_SQ || c == CPROF_Z_ACC_SQ;
+        if (real ? !json_is_number(x) : !json_is_integer(x))
+            return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: \"%s\" is not %s", w,
+                              i, cprof_size_columns[c], real ? "a number" : "an integer");
+        sq[c] = json_number_value(x);
+        v[c] = real ? 0 : json_integer_value(x);
+        if (sq[c] < 0)
+            return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: \"%s\" is negative",
+                              w, i, cprof_size_columns[c]);
+    }
+    if ((uint64_t)v[CPROF_Z_ROUTINE] >= rf->nroutines)
+        return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: routine index %lld out of"
+                          " range (%zu routines)", w, i, (long long)v[CPROF_Z_ROUTINE],
+                          rf->nroutines);
+    if (!v[CPROF_Z_CALLS] || v[CPROF_Z_TIME_MIN] > v[CPROF_Z_TIME_MAX] ||
+        v[CPROF_Z_ACC_MIN] > v[CPROF_Z_ACC_MAX])
+        return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: no calls, or a minimum"
+                          " above its maximum", w, i);
+    *out = (cprof_prof_size){
+        rf->routines[v[CPROF_Z_ROUTINE]].global, v[CPROF_Z_RMS], v[CPROF_Z_CALLS],
+        {v[CPROF_Z_TIME_MAX], v[CPROF_Z_ACC_MAX]}, {v[CPROF_Z_TIME_MIN], v[CPROF_Z_ACC_MIN]},
+        {v[CPROF_Z_TIME_SUM], v[CPROF_Z_ACC_SUM]}, {sq[CPROF_Z_TIME_SQ], sq[CPROF_Z_ACC_SQ]}};
+    return 0;
+}
+
+/* The header's "input_sizes": {cell_bytes, shadow_bytes, shadow_limit_bytes, tuple_bytes,
+ * untracked_accesses, columns, saturated}, its columns this cprof-report's. */
+static int get_info(struct loader *l, json_t *h, cprof_prof_sizes_info *info)
+{
+    json_t *cols = json_object_get(h, "columns"), *sat = json_object_get(h, "saturated");
+    const char *keys[] = {"cell_bytes", "shadow_bytes", "shadow_limit_bytes", "untracked_accesses"};
+    int64_t *out[] = {&info->cell, &info->shadow_bytes, &info->shadow_limit, &info->untracked};
+    for (size_t k = 0; k < NELEM(keys); k++) {
+        json_t *x = json_object_get(h, keys[k]);
+        if (!json_is_integer(x) || json_integer_value(x) < (k == 0))
+            return cprof_fail(l, "invalid profile: sizes: \"%s\" is not an integer >= %d",
+                              keys[k], k == 0);
+        *out[k] = json_integer_value(x);
+    }
+    bool same = json_is_array(cols) && json_array_size(cols) == CPROF_SIZE_NCOLUMNS;
+    for (int c = 0; same && c < CPROF_SIZE_NCOLUMNS; c++) {
+        json_t *name = json_array_get(cols, (size_t)c);
+        same = json_is_string(name) && !strcmp(json_string_value(name), cprof_size_columns[c]);
+    }
+    if (!same || !json_is_boolean(sat))
+        return cprof_fail(l, "invalid profile: sizes: \"columns\" are not this cprof-report's,"
+                          " or \"saturated\" is not true or false");
+    info->saturated = json_is_true(sat);
+    return 0;
+}
+
+int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf)
+{
+    json_t *h = json_object_get(rf->root, CPROF_SECTION_SIZES);
+    if (!h)
+        return 0;
+    if (!json_is_object(h) || get_info(l, h, &p->size_info))
+        return h && json_is_object(h) ? -1 : cprof_fail(l, "invalid profile: \"sizes\" is not"
+                                                        " an object");
+    json_t *workers = json_object_get(rf->root, "workers");
+    size_t n = 0, cap = 0;
+    for (size_t w = 0; w < json_array_size(workers); w++) {
+        json_t *rows = json_object_get(json_array_get(workers, w), CPROF_SECTION_SIZES);
+        if (!json_is_array(rows))
+            return cprof_fail(l, "invalid profile: workers[%zu] has no \"sizes\" array", w);
+        for (size_t i = 0; i < json_array_size(rows); i++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                p->sizes = cprof_xrealloc(p->sizes, cap * sizeof *p->sizes);
+            }
+            if (get_row(l, rf, json_array_get(rows, i), w, i, &p->sizes[n++]))
+                return -1;
+        }
+    }
+    p->nsizes = n;
+    return fold(l, p->sizes, &p->nsizes);
+}
+
+int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                    const cprof_profile *b, const struct sum_map *amap, const struct sum_map *bmap)
+{
+    const cprof_prof_sizes_info *x = &a->size_info, *y = &b->size_info;
+    if (x->cell && y->cell && x->cell != y->cell)
+        return cprof_fail(l, "its input sizes count cells of %lld bytes, the others' of %lld",
+                          (long long)y->cell, (long long)x->cell);
+    out->size_info = (cprof_prof_sizes_info){
+        x->cell ? x->cell : y->cell,
+        x->shadow_bytes > y->shadow_bytes ? x->shadow_bytes : y->shadow_bytes,
+        x->shadow_limit > y->shadow_limit ? x->shadow_limit : y->shadow_limit,
+        x->untracked + y->untracked, x->saturated || y->saturated};
+    out->nsizes = a->nsizes + b->nsizes;
+    out->sizes = cprof_xcalloc(out->nsizes, sizeof *out->sizes);
+    for (size_t i = 0; i < a->nsizes; i++) {
+        out->sizes[i] = a->sizes[i];
+        out->sizes[i].routine = amap->routine[a->sizes[i].routine];
+    }
+    for (size_t i = 0; i < b->nsizes; i++) {
+        out->sizes[a->nsizes + i] = b->sizes[i];
+        out->sizes[a->nsizes + i].routine = bmap->routine[b->sizes[i].routine];
+    }
+    return fold(l, out->sizes, &out->nsizes);
+}
+
+void cprof_sizes_free(cprof_profile *p)
+{
+    free(p->sizes);
+    p->sizes = NULL;
+    p->nsizes = 0;
+}
