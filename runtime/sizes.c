@@ -59,7 +59,7 @@ struct tuple {
     double sq[2];
 };
 
-#define LEAF_CACHE 16
+#define LEAF_CACHE 64
 struct leaf_cache {
     uint64_t tag;                       /* the chunk (cell >> LEAF_BITS); UINT64_MAX: none */
     stamp *leaf;
@@ -120,10 +120,17 @@ static __attribute__((noinline)) stamp *leaf_slow(struct shadow *s, uint64_t chu
     return leaf;
 }
 
+/* A chunk's slot in a cache: higher bits folded in, so that arrays a power of two of
+ * chunks apart (two grids of 4 MiB) do not take turns in one slot. */
+static inline size_t cache_slot(uint64_t chunk)
+{
+    return (chunk ^ chunk >> 6 ^ chunk >> 12) & (LEAF_CACHE - 1);
+}
+
 /* Leaf lookups go through a small direct-mapped cache per worker and table. */
 static inline stamp *cached_leaf(struct leaf_cache *c, struct shadow *s, uint64_t chunk, int make)
 {
-    struct leaf_cache *e = &c[chunk & (LEAF_CACHE - 1)];
+    struct leaf_cache *e = &c[cache_slot(chunk)];
     if (__builtin_expect(e->tag != chunk, 0)) {
         stamp *leaf = leaf_slow(s, chunk, make);
         if (!leaf)
@@ -241,7 +248,7 @@ static inline __attribute__((always_inline)) void touch(const void *a, size_t si
     uint64_t first = at >> CELL_SHIFT, last = (at + size - 1) >> CELL_SHIFT;
     uint64_t chunk = first >> LEAF_BITS;
     t->accesses += last - first + 1;
-    const struct leaf_cache *e = &t->own_cache[chunk & (LEAF_CACHE - 1)];
+    const struct leaf_cache *e = &t->own_cache[cache_slot(chunk)];
     if (__builtin_expect(e->tag != chunk || last >> LEAF_BITS != chunk, 0))
         return touch_slow(t, first, last, write);
     size_t i = first & ((1u << LEAF_BITS) - 1);
@@ -431,8 +438,10 @@ static void stamp_facade(struct thread *t)
         { &cprof_facade, sizeof cprof_facade }, { &cprof_pending, sizeof cprof_pending } };
     for (size_t k = 0; k < sizeof own / sizeof *own; k++) {
         uintptr_t at = (uintptr_t)own[k].a;
+        stamp *leaf = 0;
         for (uint64_t c = at >> CELL_SHIFT; c <= (at + own[k].size - 1) >> CELL_SHIFT; c++) {
-            stamp *leaf = cached_leaf(t->own_cache, &t->own, c >> LEAF_BITS, 1);
+            if (!leaf || !(c & ((1u << LEAF_BITS) - 1)))     /* the first, or a new leaf */
+                leaf = cached_leaf(t->own_cache, &t->own, c >> LEAF_BITS, 1);
             if (leaf)
                 leaf[c & ((1u << LEAF_BITS) - 1)] = t->now;
         }
