@@ -10,7 +10,7 @@ tar -C "$root" --exclude=./build --exclude=./.git --exclude=./tests -cf - . | ta
 make -C "$tmp/src" -j2 install PREFIX="$tmp/inst" > "$tmp/make.log" 2>&1; st=$?
 check "make install PREFIX=\$tmp/inst (from a copy of the sources)" "status $st" "$(tail -n 5 "$tmp/make.log" | sed 's/^/  | /')" -- [ $st = 0 ]
 for f in bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a lib/libcprof.so \
-         include/cprof.h lib/pkgconfig/cprof.pc share/man/man1/cprof-cc.1 \
+         lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc share/man/man1/cprof-cc.1 \
          share/man/man1/cprof-report.1 share/man/man7/cprof.7; do
     check "installed $f" -- test -s "$tmp/inst/$f"
 done
@@ -45,6 +45,8 @@ check "the program writes cprof.out" -- test -s cprof.out
 check "installed cprof-report reads it" "status $st" "$(indent r.err)" -- [ $st = 0 ]
 expect_jq "leaf c_caller [100,100] (2 x 50 per worker)" r.json 'r("leaf") | [.s_caller, .c_caller]' '[0, [100, 100]]'
 expect_jq "work s_caller 2, c_callee [100,100]" r.json 'r("work") | [.s_caller, .c_callee]' '[2, [100, 100]]'
+expect_jq "work's loop: a region run twice, by a team of 2" r.json \
+    '[.regions[] | [.construct, .routine, .runs, .team_min, .team_max]]' '[["parallel", "work", 2, 2, 2]]'
 
 # A link step that is not cprof-cc's: gcc with what pkg-config says.
 if command -v pkg-config > /dev/null; then
@@ -60,6 +62,8 @@ if command -v pkg-config > /dev/null; then
         "$(indent cc.err)" "$(indent ld.err)" -- test $st = 0 -a -s cprof.out
     "$tmp/inst/bin/cprof-report" --json cprof.out > r2.json 2> /dev/null
     expect_jq "that profile: leaf c_caller [100,100]" r2.json 'r("leaf") | [.s_caller, .c_caller]' '[0, [100, 100]]'
+    expect_jq "that profile: the region hooks linked too (pkg-config gives cprof-link.opt)" r2.json \
+        '[.regions[] | [.construct, .runs]]' '[["parallel", 2]]'
 else
     skip "pkg-config link" "no pkg-config"
 fi
