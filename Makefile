@@ -23,9 +23,11 @@ CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
 # chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
-# with it).
+# with it); python3: tests/lib/trace_check.py, the Trace Event Format checker; valgrind
+# and bc: make bench's instruction counts and arithmetic.
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev chromium openmpi-bin libopenmpi-dev
+                   clang-14 libclang-rt-14-dev chromium openmpi-bin libopenmpi-dev python3 \
+                   valgrind bc
 
 B := build
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
