@@ -210,10 +210,11 @@ EOF2
     OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
         -np 2 ./wait > run.log 2>&1)
 "$bin/cprof-report" --json wait/cprof.1.out > w1.json 2> w1.err
-# step's inclusive time on rank 1 is its wait; MPI_Allreduce holds at least 95% of it.
+# step's inclusive time on rank 1 is its wait; MPI_Allreduce holds at least 80% of it
+# (99% here: the margin is for a loaded machine preempting rank 1 around the call).
 share=$(jqv w1.json 'r("MPI_Allreduce").s_caller_t * 100 / r("step").s_caller_t | floor')
 calls=$(jqv w1.json '[arc("step"; "MPI_Allreduce") | .s_callarc]')
-check "${names[10]}: rank 1: MPI_Allreduce called once from step, with >= 95% of step's time (got ${share}%)" \
+check "${names[10]}: rank 1: MPI_Allreduce called once from step, with >= 80% of step's time (got ${share}%)" \
     "$(indent wait/cc.log)" "$(indent wait/run.log)" "$(indent w1.err)" -- \
-    bash -c "[ '$calls' = '[1]' ] && [ '${share:-0}' -ge 95 ]"
+    bash -c "[ '$calls' = '[1]' ] && [ '${share:-0}' -ge 80 ]"
 finish

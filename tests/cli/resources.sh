@@ -112,10 +112,11 @@ check "nap: its wall time is at least the 200 ms it slept (got $nap_wall ns)" --
 # starts, before main: its CPU total covers main's span of its CPU clock and is at most
 # that clock's reading at the end of main, plus the little the exit took.  The kernel
 # keeps the two clocks apart (perf's task-clock, the thread's CPU clock): they agree
-# within a fraction of a percent, so 1% either way.
+# within a fraction of a percent, so 1% either way.  The exit's share is 50 ms at most:
+# on a loaded machine one run of the suite took 29 ms there (a quiet one, a few).
 total0=$(jqv r.json '.resources[0].totals[0]')
-check "worker 0's cpu total: at least main's CPU ($((cpu1 - cpu0)) ns), at most the thread's ($cpu1 ns) + 20 ms, 1% either way (got $total0)" -- \
-    bash -c "[ $((total0 * 100)) -ge $(((cpu1 - cpu0) * 99)) ] && [ $((total0 * 100)) -le $(((cpu1 + 20000000) * 101)) ]"
+check "worker 0's cpu total: at least main's CPU ($((cpu1 - cpu0)) ns), at most the thread's ($cpu1 ns) + 50 ms, 1% either way (got $total0)" -- \
+    bash -c "[ $((total0 * 100)) -ge $(((cpu1 - cpu0) * 99)) ] && [ $((total0 * 100)) -le $(((cpu1 + 50000000) * 101)) ]"
 faults0=$(jqv r.json '.resources[1].totals[0]')
 samples0=$(jqv r.json '[([.paths[] | .samples.faults | add] | add), (.resources[1].outside | map(add) | add)] | add')
 all_faults=$(jqv r.json '.resources[1].totals | add')
