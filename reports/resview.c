@@ -95,11 +95,13 @@ static void describe(cprof_table *t, const cprof_prof_resource *x)
         cprof_table_note(t, "%s (%s): counted per worker, not sampled%s%s", x->name, x->event,
                          x->reason ? ": " : "", x->reason ? x->reason : "");
     else if (!strcmp(x->unit, "ns"))
-        cprof_table_note(t, "%s (%s): a sample every %.3f ms of it", x->name, x->event,
-                         (double)x->period / 1e6);
+        cprof_table_note(t, "%s (%s): a sample every %.3f ms of it, taken at the kernel's "
+                         "tick%s%s", x->name, x->event, (double)x->period / 1e6,
+                         x->reason ? "; " : "", x->reason ? x->reason : "");
     else
-        cprof_table_note(t, "%s (%s): a sample every %lld %s", x->name, x->event,
-                         (long long)x->period, x->unit);
+        cprof_table_note(t, "%s (%s): a sample every %lld %s%s%s", x->name, x->event,
+                         (long long)x->period, x->unit, x->reason ? "; " : "",
+                         x->reason ? x->reason : "");
 }
 
 static cprof_table *section_workers(const cprof_view *v)
