@@ -119,6 +119,18 @@ static char *path_name(const cprof_view *v, size_t i, const char *prefix, const 
     return prefix ? cprof_xasprintf("%s%s%s", prefix, sep, step_name(v, i)) : root_name(v, i, sep);
 }
 
+void cprof_cell_path_site(cprof_table *t, const cprof_view *v, size_t i)
+{
+    const cprof_prof_path *x = &v->p->paths[i];
+    if (!x->site_file) {
+        cprof_cell_str(t, "");
+        return;
+    }
+    char *site = cprof_xasprintf("%s:%lld", x->site_file, (long long)x->site_line);
+    cprof_cell_str(t, site);
+    free(site);
+}
+
 char *cprof_path_label(const cprof_view *v, size_t i, const char *sep)
 {
     size_t parent = v->p->paths[i].parent;
@@ -187,13 +199,7 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
         cprof_cell_empty(o->table);
     else
         cprof_cell_int(o->table, (int64_t)x->parent);
-    if (x->site_file) {
-        char *site = cprof_xasprintf("%s:%lld", x->site_file, (long long)x->site_line);
-        cprof_cell_str(o->table, site);
-        free(site);
-    } else {
-        cprof_cell_str(o->table, "");
-    }
+    cprof_cell_path_site(o->table, o->v, i);
     cprof_cell_str(o->table, shown ? shown : name);
     free(shown);
     for (size_t c = o->t->first[i]; c != SIZE_MAX; c = o->t->next[c])

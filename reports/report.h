@@ -67,6 +67,8 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
 char *cprof_report_folded(const cprof_view *v);
 /* The whole path of context i, its steps joined by sep; malloc'd. */
 char *cprof_path_label(const cprof_view *v, size_t i, const char *sep);
+/* A cell with the site context i was called from (file:line), empty at a root. */
+void cprof_cell_path_site(cprof_table *t, const cprof_view *v, size_t i);
 char *cprof_report_hatchet(const cprof_view *v);
 
 /* Resources beyond time (resview.c, --resources): what was measured and each worker's

@@ -290,6 +290,7 @@ static void path_rows(const cprof_view *v, cprof_table *t, struct sums *s)
         cell_amount(t, x, times(s->path_incl[i], x->period));
         cprof_cell_int(t, p->paths[i].samples[2 * s->r]);
         cprof_cell_int(t, p->paths[i].samples[2 * s->r + 1]);
+        cprof_cell_path_site(t, v, i);
         cprof_cell_str(t, label);
         free(label);
     }
@@ -304,7 +305,8 @@ static cprof_table *section_paths(const cprof_view *v)
     static const cprof_column cols[] = {
         {"resource", "resource", true}, {"%total", "pct_total", false},
         {"samples", "samples", false}, {"incl", "inclusive", false},
-        {"s", "s_samples", false}, {"c", "c_samples", false}, {"path", "path", true},
+        {"s", "s_samples", false}, {"c", "c_samples", false}, {"site", "site", true},
+        {"path", "path", true},
     };
     return per_resource(v, "Resources per call path", paths_explain, cols,
                         sizeof cols / sizeof *cols, path_rows);

@@ -668,7 +668,7 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_no
     f->slot = n ? &n->time[kase] : &c->key.time[kase];
     f->ctx = n ? n->canon : w->root;
     cprof_pending.context = f->ctx;
-    f->side = &c->own.side[kase >= CPROF_CS];
+    f->side = &c->own.side[kase & 1];    /* in an active team: concurrent, as its calls */
     f->depth = &c->own.depth;
     ++c->own.depth;
     f->sp = sp;

@@ -55,6 +55,12 @@ int main(void)
     {
         extern int omp_get_thread_num(void);
         team[omp_get_thread_num()] = spin(100);
+        /* 50 ms of CPU in the body itself, calling no profiled routine. */
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        do
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        while ((b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec < 50000000LL);
     }
     fprintf(stderr, "spun %lld %lld %lld main_cpu %lld %lld\n", spun, team[0], team[1], cpu0, cpu_ns());
     return 0;
@@ -102,6 +108,11 @@ conc=$(jqv r.json '[.paths[] | select(.routine == "spin") | .samples.cpu[1]] | a
 check_near "spin in the region, both threads: concurrent cpu samples" "$conc" $(((t0 + t1) / 1000000)) 5
 expect_jq "spin in the region: under main's <parallel> context, concurrent only" r.json \
     '[.paths as $p | $p[] | select(.routine == "spin" and .parent != null and $p[.parent].routine == "<parallel>") | .samples.cpu[0]]' '[0]'
+# The body's own CPU, on both threads of the team: its context's, concurrent as the
+# calls made in the region are (S-C).
+body=$(jq -r '[.paths[] | select(.routine == "<parallel>") | .samples.cpu] | transpose | map(add) | map(tostring) | join(" ")' r.json)
+check_near "the region's body: 2 x 50 ms of CPU in its <parallel> context, concurrent ($body)" "${body#* }" 100 5
+check "the region's body: no sequential CPU samples ($body)" -- test "${body%% *}" = 0
 nap_cpu=$(jqv r.json '[.paths[] | select(.routine == "nap") | .samples.cpu | add] | add')
 check "nap sleeps 200 ms: at most 5 ms of CPU sampled (got $nap_cpu)" -- test "$nap_cpu" -le 5
 nap_wall=$(jqv r.json '.routines[] | select(.name == "nap") | .s_caller_t')
@@ -134,6 +145,9 @@ check "--resources: the three sections" "$(indent text.err)" -- \
     bash -c 'grep -q "^Resources per worker" text.txt && grep -q "^Resources per routine" text.txt && grep -q "^Resources per call path" text.txt'
 check "--resources: touch's faults row" "$(grep touch text.txt | head -3)" -- \
     grep -Eq '^faults +[0-9.]+ +3000 +0 +3000 +3000 +touch$' text.txt
+spin_line=$(grep -n 'long long spun = spin(200);' res.c | cut -d: -f1)
+check "--resources: a call path's row names the site it was called from (res.c:$spin_line)" \
+    "$(grep ' main > spin$' text.txt)" -- grep -Eq "^cpu .* res\.c:$spin_line +main > spin$" text.txt
 check "--resources: the counted-only and unavailable ones said under the table" -- \
     bash -c 'grep -q "^csw (context-switches): counted per worker, not sampled" text.txt &&
              (grep -q "^cycles (cycles): not measured: " text.txt || grep -q "^cycles (cycles): a sample every" text.txt)'
