@@ -165,6 +165,9 @@ struct body {
     struct cprof_frame *frame;
     struct cprof_execution e;
     uint64_t t0, tasks0;            /* its start, and the worker's task time then */
+    uint64_t calls0;                /* the worker's calls then */
+    struct cprof_body_nest in;      /* at its end: its frame's time, and the activations
+                                       nested directly in it */
 };
 
 /* Opens the body of construct s (kind) met at context ctx of worker owner (this one or
@@ -193,6 +196,7 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
             c->key.count[kase]++;
     }
     b->tasks0 = w->task_ticks;
+    b->calls0 = w->calls;
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
@@ -204,8 +208,7 @@ static uint64_t body_end(struct body *b, uint64_t now)
 {
     struct cprof_worker *w = b->w;
     w->running = b->e.outer;
-    if (b->frame)
-        cprof_body_close(w, b->frame);
+    b->in = b->frame ? cprof_body_close(w, b->frame) : (struct cprof_body_nest){ 0, 0, 0 };
     return now - b->t0 - b->e.barrier_wait;
 }
 
@@ -228,6 +231,55 @@ static uint64_t tasks_of(const struct cprof_worker *w)
     return __atomic_load_n(&w->task_ticks, __ATOMIC_RELAXED);
 }
 
+/* Contexts of the opener's path looked at for a member's team time: a region opened
+ * deeper leaves the routines above them out. */
+#define TEAM_PATH_MAX 64
+
+static struct cprof_side *team_side(struct cprof_worker *w, int routine)
+{
+    struct cprof_routine_rec *r = routine < w->routines_cap && w->routines[routine]
+                                      ? w->routines[routine]
+                                      : cprof_routine_rec_slow(w, routine);
+    return &r->side[CPROF_SIDE_TEAM];
+}
+
+/* A member that did not open the region ran its body outside any activation of the
+ * routines that opened it (docs/semantics.md, "Team time"): the body frame's time (its
+ * context's on this worker) is team time of each routine on the opener's path (its
+ * canonical contexts: each routine once, and through the body of an outer region or a
+ * task, on to their opener's or creator's), inclusive; less the activations nested
+ * directly in the body, it is the self time of the routine whose body has the
+ * construct (the innermost routine on the path when the construct is unnamed). */
+static void add_team_time(const struct team *t, const struct body *b)
+{
+    struct cprof_worker *w = b->w;
+    uint64_t dt = b->in.elapsed;
+    uint64_t nested = w->calls - b->calls0;
+    const struct cprof_routine *named = t->construct ? t->construct->caller : 0;
+    int self = named ? named->id : -1, n = 0;
+    for (const struct cprof_node *c = t->ctx; c && c->parent && n < TEAM_PATH_MAX;
+         c = c->parent, n++) {
+        int id = c->key ? c->key->callee : -1;
+        if (id < 0)
+            continue;           /* <other>, or a region's or task's context */
+        if (self < 0)
+            self = id;
+        if (id != self) {
+            struct cprof_side *s = team_side(w, id);
+            s->time += dt;
+            s->nested += nested;
+        }
+    }
+    /* Also without contexts (CPROF_PATHS=0) or past their limit. */
+    if (self < 0)
+        return;
+    struct cprof_side *s = team_side(w, self);
+    s->time += dt;
+    s->nested += nested;
+    s->self_time += dt > b->in.time ? dt - b->in.time : 0;
+    s->direct += b->in.direct;
+}
+
 static void run_member(void *arg)
 {
     struct team *t = arg;
@@ -248,6 +300,8 @@ static void run_member(void *arg)
     cprof_pending.construct = 0;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&b, now);
+    if (b.w != t->opener && b.frame)
+        add_team_time(t, &b);
     int me = omp_get_thread_num();
     if (me < t->cap)
         t->members[me] = (struct member){ c, b.w, busy, now, tasks_of(b.w) };
