@@ -213,8 +213,10 @@ expect_jq "sub.c: main's team time is work's, inclusive only" sub.json \
     '[0, true, [0, 0]]'
 expect_jq "sub.c: work's worker self is its wall self and its team self" sub.json \
     '.routines[] | select(.name == "work") | .self_worker_t == .self_wall_t + .team_self_worker_t' 'true'
-check "sub.c: consistency.sh passes (team time is its <parallel> contexts' time on worker 1)" -- \
-    "$root/tests/report/consistency.sh" sub.out
+check "sub.c: consistency.sh passes" -- "$root/tests/report/consistency.sh" sub.out
+expect_jq "sub.c: work's team time is its <parallel> context's time on worker 1" sub.json \
+    '(.paths[] | select(.routine == "<parallel>") | .worker_outer_time[1]) as $p |
+     .routines[] | select(.name == "work") | .team_t[1] == $p' 'true'
 
 "$bin/cprof-report" --html tri.out > tri.html 2> html.err
 sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' tri.html | sed '1d;$d' > sections.json

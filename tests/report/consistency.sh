@@ -14,10 +14,12 @@
 #      contexts' calls per case are the arcs' sites' calls exactly, and their times
 #      within the rounding slack; summed by routine, the roots from outside are the
 #      arcs from <external>.  Counted routines have no contexts and are left out;
-#   6. a profile with calling contexts: its team time is the time of the <parallel>
-#      contexts below it on the workers that ran them but not their parent context
-#      (the members of a team other than its opener), added up, within the rounding
-#      slack (docs/semantics.md, "Team time").  For a profile whose routines rows have
+#   6. a profile with calling contexts: its team time is at most the time of the
+#      <parallel> contexts below it on the workers that ran them but not their parent
+#      context (the members of a team other than its opener), added up, within the
+#      rounding slack (docs/semantics.md, "Team time": equal unless the routine's own
+#      activations ran in those bodies, or recursion nested a body in another of the
+#      same construct on one worker, which its context counts twice).  For a profile whose routines rows have
 #      team time (an older writer's have none), or a --json document where some
 #      routine has team time (a document does not tell which).
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
@@ -88,8 +90,8 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
     {k: $k, t: $x.t, rows: $x.rows}]
    | group_by(.k) | map({(.[0].k): {t: (map(.t) | add), rows: (map(.rows) | add)}}) | add // {}) as $teams |
   (.routines[] | ($teams["\(.name)@\(.file)"] // {t: 0, rows: 0}) as $p |
-    select((((.team_inclusive_worker_t // 0) - $p.t) | fabs) > $nw + $p.rows) |
-    "\(.name) (\(.file)): team time \(.team_inclusive_worker_t // 0) != \($p.t), its <parallel> contexts' time on the members of their teams"))
+    select((.team_inclusive_worker_t // 0) - $p.t > $nw + $p.rows) |
+    "\(.name) (\(.file)): team time \(.team_inclusive_worker_t // 0) > \($p.t), its <parallel> contexts' time on the members of their teams"))
 EOF
 
 # The flat profile as printed (--csv flat): the %time column adds up to at most 100
