@@ -76,7 +76,11 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
     X(R_S_EXT_REC_TIME,   "s_external_rec_time",       CPROF_COL_TIME,      CPROF_R_S_EXT_REC_NESTED) \
     X(R_C_EXT_REC_TIME,   "c_external_rec_time",       CPROF_COL_TIME,      CPROF_R_C_EXT_REC_NESTED) \
     X(R_S_EXT_REC_NESTED, "s_external_rec_nested",     CPROF_COL_COUNT,     -1) \
-    X(R_C_EXT_REC_NESTED, "c_external_rec_nested",     CPROF_COL_COUNT,     -1)
+    X(R_C_EXT_REC_NESTED, "c_external_rec_nested",     CPROF_COL_COUNT,     -1) \
+    X(R_TEAM_TIME,        "team_time",                 CPROF_COL_TIME,      CPROF_R_TEAM_NESTED) \
+    X(R_TEAM_SELF,        "team_self_time",            CPROF_COL_SELF_TIME, CPROF_R_TEAM_DIRECT) \
+    X(R_TEAM_NESTED,      "team_nested",               CPROF_COL_COUNT,     -1) \
+    X(R_TEAM_DIRECT,      "team_direct",               CPROF_COL_COUNT,     -1)
 
 /* Per case (S-S, S-C, C-S, C-C, in that order) the calls and callee time, then per case
  * the calls nested in those activations, the recursion-nested time and its calls: the
@@ -201,6 +205,10 @@ _Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_
  * columns as 0. */
 #define CPROF_ROUTINE_NCOLUMNS_OLD CPROF_R_C_THREAD_TIME
 #define CPROF_CALL_NCOLUMNS_OLD CPROF_C_SS_REC_TIME
+/* The routines columns every file has (version 1's rows at most this wide, version 2's
+ * "columns" naming each): those from team_time on came later, and a file without
+ * them reads them as 0. */
+#define CPROF_ROUTINE_NCOLUMNS_REQUIRED CPROF_R_TEAM_TIME
 
 struct cprof_column {
     const char *name;

@@ -14,10 +14,17 @@ static const char explain[] =
     "            column adds up to 100)\n"
     "worker self time spent in the routine itself, on all workers: the elapsed time of\n"
     "            its activations minus that of the activations nested in them on the\n"
-    "            same thread, as the runtime measured it per thread\n"
+    "            same thread, as the runtime measured it per thread, and its team self\n"
+    "            time\n"
     "worker incl time the routine was open on each thread, summed over the workers:\n"
     "            with its callees on that thread, recursive activations counted once;\n"
-    "            callees it ran on other workers (its parallel regions) are theirs\n"
+    "            and its team time\n"
+    "team time   the body of a parallel region that a thread of its team other than\n"
+    "            the one that opened it ran: work of the routines open on the opener's\n"
+    "            thread, which have no activation on that one.  It counts in the worker\n"
+    "            incl of each of them, and, less the calls made in it, in the worker\n"
+    "            self of the routine whose body has the region (a loop that calls\n"
+    "            nothing counts for its routine on every worker)\n"
     "wall self   self time of its sequential activations\n"
     "wall incl   elapsed time of its outermost sequential activations, with everything\n"
     "            they called, on all workers (its parallel regions too)\n"
@@ -112,6 +119,32 @@ static void overhead_note(cprof_table *t, const cprof_view *v, const size_t *lis
     free(order);
 }
 
+/* The team time in the worker times, so that a reader knows what was added: the
+ * routines that have some, in the table's order, the first few. */
+static void team_note(cprof_table *t, const cprof_view *v, const size_t *listed, size_t n)
+{
+    enum { SHOWN = 5 };
+    char *list = NULL;
+    size_t with = 0;
+    for (size_t k = 0; k < n; k++) {
+        const cprof_rview *r = &v->r[listed[k]];
+        if (!r->team || with++ >= SHOWN)
+            continue;
+        char *s = cprof_xasprintf("%s%s%s %.3f / %.3f", list ? list : "", list ? ", " : "",
+                                  r->label, (double)r->team / 1e6, (double)r->team_self / 1e6);
+        free(list);
+        list = s;
+    }
+    if (!with)
+        return;
+    char more[64] = "";
+    if (with > SHOWN)
+        snprintf(more, sizeof more, " and %zu more", with - SHOWN);
+    cprof_table_note(t, "team time in the worker times (ms, in worker incl / in worker self): %s%s",
+                     list, more);
+    free(list);
+}
+
 static double share(int64_t part, int64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -169,6 +202,7 @@ cprof_table *cprof_section_flat(const cprof_view *v)
     }
     if (v->o->has_threshold)
         cprof_table_note(t, "%zu entries below %g%% hidden", hidden, v->o->threshold);
+    team_note(t, v, order, n);
     overhead_note(t, v, order, n);
 
     /* gprof lists the routines that never ran, to show that nothing is missing. */

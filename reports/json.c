@@ -53,10 +53,12 @@ static json_t *per_worker_outer(const cprof_profile *p, const cprof_prof_routine
 /* The routine's times in the two units, as the text report derives them (view.c). */
 static json_t *units(const cprof_rview *rv)
 {
-    return json_pack("{s:I, s:I, s:I, s:I}", "self_worker_t", (json_int_t)rv->self,
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "self_worker_t", (json_int_t)rv->self,
                      "inclusive_worker_t", (json_int_t)rv->inclusive,
                      "self_wall_t", (json_int_t)rv->wall_self,
-                     "inclusive_wall_t", (json_int_t)rv->wall);
+                     "inclusive_wall_t", (json_int_t)rv->wall,
+                     "team_self_worker_t", (json_int_t)rv->team_self,
+                     "team_inclusive_worker_t", (json_int_t)rv->team);
 }
 
 /* One time over the ranks (view.h). */
@@ -118,8 +120,9 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r, cons
         json_object_set_new(o, "counted", json_true());
     if (r->inlinable)
         json_object_set_new(o, "inlinable", json_true());
-    json_t *more = json_pack("{s:o, s:I, s:o, s:o, s:o}",
+    json_t *more = json_pack("{s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
                              "c_caller_thread_t", PER_WORKER(c_thread_t),
+                             "team_t", PER_WORKER(team_t), "team_self_t", PER_WORKER(team_self_t),
                              "s_callee_outer_t", (json_int_t)cprof_outer(&r->s_callee),
                              "c_callee_outer_t", PER_WORKER_OUTER(c_callee),
                              "cs_callee_outer_t", PER_WORKER_OUTER(cs_callee),
@@ -257,7 +260,7 @@ static json_t *job(const cprof_view *v)
     for (size_t k = 0; k < p->nranks; k++) {
         const cprof_prof_rank *r = &p->ranks[k];
         json_t *workers = json_array();
-        cprof_figures sum = {0, 0, 0, 0};
+        cprof_figures sum = {0, 0, 0, 0, 0, 0};
         for (size_t w = 0; w < r->nworkers; w++)
             workers = append(workers, json_integer((json_int_t)(r->first_worker + w)));
         for (size_t i = 0; i < p->nroutines; i++) {

@@ -161,7 +161,9 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
                 !add(&r->s_self_t, v[CPROF_R_S_SELF]) || !add(&rw->s_self_t, v[CPROF_R_S_SELF]) ||
                 !add(&rw->c_self_t, v[CPROF_R_C_SELF]) ||
                 !add(&r->s_direct, v[CPROF_R_S_DIRECT]) || !add(&rw->c_direct, v[CPROF_R_C_DIRECT]) ||
-                !add(&rw->c_thread_t, v[CPROF_R_C_THREAD_TIME]))
+                !add(&rw->c_thread_t, v[CPROF_R_C_THREAD_TIME]) ||
+                !add(&rw->team_t, v[CPROF_R_TEAM_TIME]) ||
+                !add(&rw->team_self_t, v[CPROF_R_TEAM_SELF]))
                 return overflow(l);
             /* Every entry, external or not, went through one profiled call's facade:
              * a counted routine's, its call site's count. */
@@ -274,7 +276,8 @@ static bool routine_worker_sum(cprof_prof_routine_worker *a, const cprof_prof_ro
            tally_sum(&a->c_caller, &b->c_caller) && tally_sum(&a->c_callee, &b->c_callee) &&
            tally_sum(&a->cs_callee, &b->cs_callee) && tally_sum(&a->cc_callee, &b->cc_callee) &&
            add(&a->c_self_t, b->c_self_t) && add(&a->c_direct, b->c_direct) &&
-           add(&a->c_thread_t, b->c_thread_t);
+           add(&a->c_thread_t, b->c_thread_t) && add(&a->team_t, b->team_t) &&
+           add(&a->team_self_t, b->team_self_t);
 }
 
 /* Sum routine b (of a profile with nw workers, worker w being a's worker wmap[w]) into

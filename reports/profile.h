@@ -46,6 +46,10 @@ typedef struct {
      * rule (the initial thread had B open sequentially): their time.  c_caller.t +
      * c_thread_t is the time B was open on this thread in concurrent entries. */
     int64_t c_thread_t;
+    /* Team time (docs/semantics.md): bodies of B's parallel regions (or of regions
+     * opened under B) that this worker ran for a team another thread opened, outside
+     * any activation of B here; team_self_t: less the activations nested in them. */
+    int64_t team_t, team_self_t;
 } cprof_prof_routine_worker;
 
 /* A routine, identified by (name, file); every routine the files declare is here,

@@ -274,11 +274,13 @@ static int samples_column(const struct raw_file *rf, const char *name, int *side
 static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *columns,
                        struct layouts *ls)
 {
-    static const struct { const struct cprof_column *cols; size_t n, nold; } schema[NTABLES] = {
-        {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, CPROF_ROUTINE_NCOLUMNS_OLD},
-        {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD},
-        {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
-        {cprof_region_columns, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS},
+    /* n: the columns the file must have; all: the schema's */
+    static const struct { const struct cprof_column *cols; size_t n, nold, all; } schema[NTABLES] = {
+        {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS_REQUIRED, CPROF_ROUTINE_NCOLUMNS_OLD,
+         CPROF_ROUTINE_NCOLUMNS},
+        {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD, CPROF_CALL_NCOLUMNS},
+        {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
+        {cprof_region_columns, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS},
     };
     for (int t = 0; t < NTABLES; t++) {
         ls->t[t] = (struct layout){schema[t].n, schema[t].nold, NULL};
@@ -290,12 +292,12 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
         if (!json_is_array(names))
             return cprof_fail(l, "invalid profile: \"columns\" has no array \"%s\"", cprof_row_tables[t]);
         int *map = ls->map[t] = cprof_xcalloc(n + 1, sizeof *map);
-        bool *seen = cprof_xcalloc(schema[t].n, sizeof *seen);
+        bool *seen = cprof_xcalloc(schema[t].all, sizeof *seen);
         int rc = 0;
         for (size_t c = 0; c < n && !rc; c++) {
             const char *name = json_string_value(json_array_get(names, c));
             map[c] = -1;
-            for (size_t k = 0; name && k < schema[t].n; k++)
+            for (size_t k = 0; name && k < schema[t].all; k++)
                 if (!strcmp(name, schema[t].cols[k].name))
                     map[c] = (int)k;
             int side, r = t == T_PATHS && name && map[c] < 0 ? samples_column(rf, name, &side) : -1;
@@ -307,10 +309,10 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
             if (!name)
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s[%zu] is not a string",
                                 cprof_row_tables[t], c);
-            else if (map[c] >= 0 && map[c] < (int)schema[t].n && seen[map[c]])
+            else if (map[c] >= 0 && map[c] < (int)schema[t].all && seen[map[c]])
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s names \"%s\" twice",
                                 cprof_row_tables[t], name);
-            else if (map[c] >= 0 && map[c] < (int)schema[t].n)
+            else if (map[c] >= 0 && map[c] < (int)schema[t].all)
                 seen[map[c]] = true;
         }
         for (size_t k = 0; k < schema[t].n && !rc; k++)

@@ -37,6 +37,8 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         rv->c_calls = f.c_calls;
         rv->self = f.self;
         rv->inclusive = f.inclusive;
+        rv->team = f.team;
+        rv->team_self = f.team_self;
         rv->wall_self = r->s_self_t;
         rv->wall = r->s_caller.t;
         rv->ran = rv->s_calls || rv->c_calls;
@@ -58,20 +60,25 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
     return 0;
 }
 
-/* Worker self = sequential + concurrent self time; worker inclusive = the time the
- * routine was open on each thread (docs/report.md, "Wall and worker time"). */
+/* Worker self = sequential + concurrent + team self time; worker inclusive = the time
+ * the routine was open on each thread, plus its team time there (docs/report.md, "Wall
+ * and worker time"). */
 cprof_figures cprof_view_figures(const cprof_view *v, size_t i, size_t from, size_t to)
 {
     const cprof_prof_routine *r = &v->p->routines[i];
-    cprof_figures f = {0, 0, 0, 0};
+    cprof_figures f = {0, 0, 0, 0, 0, 0};
     for (size_t w = from; w < to; w++) {
         const cprof_prof_routine_worker *rw = &r->worker[w];
         f.s_calls = cprof_add(f.s_calls, rw->s_caller.n);
         f.c_calls = cprof_add(f.c_calls, rw->c_caller.n);
+        f.team = cprof_add(f.team, rw->team_t);
+        f.team_self = cprof_add(f.team_self, rw->team_self_t);
         f.self = cprof_add(f.self, cprof_add(rw->s_self_t, rw->c_self_t));
         f.inclusive = cprof_add(f.inclusive, cprof_add(rw->s_caller.t,
                                                        cprof_add(rw->c_caller.t, rw->c_thread_t)));
     }
+    f.self = cprof_add(f.self, f.team_self);
+    f.inclusive = cprof_add(f.inclusive, f.team);
     return f;
 }
 

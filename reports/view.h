@@ -31,6 +31,8 @@ typedef struct {
     int64_t inclusive;    /* worker: time the routine was open on each thread, summed */
     int64_t wall_self;    /* wall: self time of the sequential activations */
     int64_t wall;         /* wall: time of the outermost sequential activations */
+    int64_t team;         /* worker: the part of inclusive that is team time */
+    int64_t team_self;    /* worker: the part of self that is team time */
     int64_t self_calls;   /* calls of the routine by itself (its self-arc) */
     bool ran;             /* entered at least once */
     bool match;           /* named by --routine (every routine if there is none) */
@@ -66,6 +68,7 @@ typedef struct {
  * cprof_rview's; in an MPI job, those of one rank). */
 typedef struct {
     int64_t s_calls, c_calls, self, inclusive;
+    int64_t team, team_self;   /* the team time in inclusive and in self */
 } cprof_figures;
 
 /* Routine i on workers [from, to) of the profile. */

@@ -270,7 +270,7 @@ const struct cprof_routine_rec *cprof_routine_now(const struct cprof_routine_rec
     scratch->side_base = r->side_base;
     if (!r->side_base)
         return scratch;
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < CPROF_NSIDES; s++) {
         scratch->side[s].time -= r->side_base[s].time;
         scratch->side[s].thread_time -= r->side_base[s].thread_time;
         scratch->side[s].self_time -= r->side_base[s].self_time;

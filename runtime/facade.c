@@ -696,32 +696,35 @@ struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_constru
     return body_open(w, c, n, kase, sp, 0);
 }
 
-static inline __attribute__((always_inline)) void body_close(struct cprof_worker *w,
-                                                             struct cprof_frame *f, int trace)
+static inline __attribute__((always_inline)) struct cprof_body_nest
+body_close(struct cprof_worker *w, struct cprof_frame *f, int trace)
 {
     uint64_t now = cprof_ticks();
     if (f < w->stack + 1 || f >= w->top)
-        return;
+        return (struct cprof_body_nest){ 0, 0, 0 };
     unwind_to(w, f + 1, now, trace);
+    /* Read before the slot is given back (a signal handler may reuse it). */
+    struct cprof_body_nest in = { now - f->t0, f->children, f->direct };
     /* What nested in the body nested in the frame below, as without the body's frame. */
     uint64_t children = f[-1].children;
     uint32_t direct = f[-1].direct;
     close_frame(w, f, now, trace);
-    f[-1].children = children + f->children;
-    f[-1].direct = direct + f->direct;
+    f[-1].children = children + in.time;
+    f[-1].direct = direct + (uint32_t)in.direct;
+    return in;
 }
 
-static __attribute__((noinline)) void body_close_traced(struct cprof_worker *w,
-                                                        struct cprof_frame *f)
+static __attribute__((noinline)) struct cprof_body_nest
+body_close_traced(struct cprof_worker *w, struct cprof_frame *f)
 {
-    body_close(w, f, 1);
+    return body_close(w, f, 1);
 }
 
-void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
+struct cprof_body_nest cprof_body_close(struct cprof_worker *w, struct cprof_frame *f)
 {
     if (__builtin_expect(trace_on, 0))
         return body_close_traced(w, f);
-    body_close(w, f, 0);
+    return body_close(w, f, 0);
 }
 
 void cprof_close_open_frames(void)

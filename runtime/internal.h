@@ -163,11 +163,19 @@ struct cprof_side {
     uint64_t direct;
 };
 
+/* A routine record's sides: its sequential and concurrent entries, and its team time
+ * (omp.c, docs/semantics.md "Team time"): the bodies of parallel regions that this
+ * worker ran for a team opened under the routine by another thread, where it has no
+ * activation.  The team side's time is their inclusive time, self_time the part of the
+ * routine whose body has the construct, nested and direct the calls made in them;
+ * thread_time and thread_nested stay 0. */
+enum { CPROF_SIDE_S, CPROF_SIDE_C, CPROF_SIDE_TEAM, CPROF_NSIDES };
+
 /* Per worker and routine.  Entries are not counted here: they are the sum of the call
  * records that reach the routine. */
 struct cprof_routine_rec {
     struct cprof_call_rec ext;      /* entries from code cprof did not compile */
-    struct cprof_side side[2];      /* [0] sequential, [1] concurrent entries */
+    struct cprof_side side[CPROF_NSIDES];
     int depth;                      /* activations open on this worker, but the initial
                                        thread's sequential ones (cprof_routine.seq_depth) */
     int max_depth;
@@ -418,10 +426,15 @@ extern int cprof_stopped;
  * made in the body hang from n.  It is not an activation: what nests in it counts for
  * the frame below, as if it were not there, and its time is the body's.  Null if the
  * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
- * it. */
+ * it, which returns the body frame's time and what nested directly in it. */
 struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
                                     struct cprof_node *n, int kase, const void *sp);
-void cprof_body_close(struct cprof_worker *w, struct cprof_frame *f);
+struct cprof_body_nest {
+    uint64_t elapsed;               /* the frame's: what its context counts */
+    uint64_t time;                  /* of the activations nested directly in the body */
+    uint64_t direct;                /* how many */
+};
+struct cprof_body_nest cprof_body_close(struct cprof_worker *w, struct cprof_frame *f);
 extern int cprof_paths_on;
 /* Of the d innermost nesting levels, how many are active (more than one thread). */
 int cprof_active_levels_within(int d);

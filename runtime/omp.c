@@ -165,6 +165,9 @@ struct body {
     struct cprof_frame *frame;
     struct cprof_execution e;
     uint64_t t0, tasks0;            /* its start, and the worker's task time then */
+    uint64_t calls0;                /* the worker's calls then */
+    struct cprof_body_nest in;      /* at its end: its frame's time, and the activations
+                                       nested directly in it */
 };
 
 /* Opens the body of construct s (kind) met at context ctx of worker owner (this one or
@@ -193,6 +196,7 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
             c->key.count[kase]++;
     }
     b->tasks0 = w->task_ticks;
+    b->calls0 = w->calls;
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
@@ -204,8 +208,7 @@ static uint64_t body_end(struct body *b, uint64_t now)
 {
     struct cprof_worker *w = b->w;
     w->running = b->e.outer;
-    if (b->frame)
-        cprof_body_close(w, b->frame);
+    b->in = b->frame ? cprof_body_close(w, b->frame) : (struct cprof_body_nest){ 0, 0, 0 };
     return now - b->t0 - b->e.barrier_wait;
 }
 
@@ -228,6 +231,82 @@ static uint64_t tasks_of(const struct cprof_worker *w)
     return __atomic_load_n(&w->task_ticks, __ATOMIC_RELAXED);
 }
 
+/* Contexts of the opener's path looked at for a member's team time: a region opened
+ * deeper leaves the routines above them out. */
+#define TEAM_PATH_MAX 64
+
+/* On a member that did not open the region, the routines its body works for
+ * (docs/semantics.md, "Team time"): those on the opener's path (its canonical
+ * contexts: each routine once, and through the body of an outer region or a task, on
+ * to their opener's or creator's), or without contexts the routine whose body has the
+ * construct; self, the one of them whose body has it (the innermost one when the
+ * construct is unnamed), -1 if none.  Each one's records on this worker, and the time
+ * it had been open on this thread when the body began: its activations in the body
+ * count that time themselves. */
+struct team_path {
+    int n, self;
+    struct cprof_routine_rec *rec[TEAM_PATH_MAX];
+    uint64_t open0[TEAM_PATH_MAX];
+};
+
+static uint64_t open_time(const struct cprof_routine_rec *r)
+{
+    return r->side[CPROF_SIDE_S].time + r->side[CPROF_SIDE_C].time +
+           r->side[CPROF_SIDE_C].thread_time;
+}
+
+static void team_path_add(struct team_path *p, struct cprof_worker *w, int routine, int self)
+{
+    struct cprof_routine_rec *r = routine < w->routines_cap && w->routines[routine]
+                                      ? w->routines[routine]
+                                      : cprof_routine_rec_slow(w, routine);
+    if (self)
+        p->self = p->n;
+    p->rec[p->n] = r;
+    p->open0[p->n++] = open_time(r);
+}
+
+static void team_path_begin(struct team_path *p, const struct team *t, struct cprof_worker *w)
+{
+    const struct cprof_routine *named = t->construct ? t->construct->caller : 0;
+    int self = named ? named->id : -1, steps = 0;
+    p->n = 0;
+    p->self = -1;
+    if (!cprof_paths_on) {
+        if (self >= 0)
+            team_path_add(p, w, self, 1);
+        return;
+    }
+    for (const struct cprof_node *c = t->ctx; c && c->parent && steps < TEAM_PATH_MAX;
+         c = c->parent, steps++) {
+        int id = c->key ? c->key->callee : -1;
+        if (id < 0)
+            continue;           /* <other>, or a region's or task's context */
+        if (self < 0)
+            self = id;
+        team_path_add(p, w, id, id == self);
+    }
+}
+
+/* The body ended: its frame's time (its context's on this worker) is team time of the
+ * path's routines, less what their own activations in it counted; and, less the
+ * activations nested directly in it, team self time of the routine that has it. */
+static void team_path_end(const struct team_path *p, const struct body *b)
+{
+    uint64_t dt = b->in.elapsed, nested = b->w->calls - b->calls0;
+    for (int i = 0; i < p->n; i++) {
+        uint64_t own = open_time(p->rec[i]) - p->open0[i];
+        struct cprof_side *s = &p->rec[i]->side[CPROF_SIDE_TEAM];
+        s->time += dt > own ? dt - own : 0;
+        s->nested += nested;
+    }
+    if (p->self < 0)
+        return;
+    struct cprof_side *s = &p->rec[p->self]->side[CPROF_SIDE_TEAM];
+    s->self_time += dt > b->in.time ? dt - b->in.time : 0;
+    s->direct += b->in.direct;
+}
+
 static void run_member(void *arg)
 {
     struct team *t = arg;
@@ -243,11 +322,17 @@ static void run_member(void *arg)
     }
     struct cprof_construct_rec *c = b.e.rec;
     count_team(c);
+    struct team_path path;
+    path.n = 0;
+    if (b.w != t->opener && b.frame)
+        team_path_begin(&path, t, b.w);
     t->fn(t->data);
     /* A worksharing construct whose barrier gcc left out (the region's end is one). */
     cprof_pending.construct = 0;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&b, now);
+    if (path.n)
+        team_path_end(&path, &b);
     int me = omp_get_thread_num();
     if (me < t->cap)
         t->members[me] = (struct member){ c, b.w, busy, now, tasks_of(b.w) };

@@ -387,10 +387,14 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     uint64_t (*entries)[2] = cprof_alloc(entries_size);
     count_entries(w, entries);
     for (int i = 0; i < w->routines_cap; i++) {
-        if (!w->routines[i] || !(entries[i][0] | entries[i][1]))
+        if (!w->routines[i])
             continue;
         struct cprof_routine_rec scratch;
         const struct cprof_routine_rec *r = cprof_routine_now(w->routines[i], &scratch);
+        const struct cprof_side *team = &r->side[CPROF_SIDE_TEAM];
+        /* A worker that only ran a routine's team's bodies has a row for their time. */
+        if (!(entries[i][0] | entries[i][1] | team->time))
+            continue;
         const struct cprof_call_rec *x = &r->ext;
         uint64_t v[CPROF_ROUTINE_NCOLUMNS] = {
             [CPROF_R_ROUTINE] = (uint64_t)i,
@@ -409,6 +413,8 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
             [CPROF_R_C_EXT_REC_TIME] = x->rec_time[CPROF_CS],
             [CPROF_R_S_EXT_REC_NESTED] = x->rec_nested[CPROF_SS],
             [CPROF_R_C_EXT_REC_NESTED] = x->rec_nested[CPROF_CS],
+            [CPROF_R_TEAM_TIME] = team->time, [CPROF_R_TEAM_SELF] = team->self_time,
+            [CPROF_R_TEAM_NESTED] = team->nested, [CPROF_R_TEAM_DIRECT] = team->direct,
         };
         write_row(j, v, cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, npt);
     }

@@ -148,6 +148,76 @@ check "--csv regions: the header" "$(indent header.csv)" -- test "$(cat header.c
 check "the text report: the regions table after the per-thread table, the loop named" "$(indent report.err)" -- \
     bash -c "sed -n '/^Per-thread concurrency\$/,\$p' report.txt | grep -qE '^parallel +tri.c:$combined +main +4 +2 '"
 
+# Team time (docs/semantics.md, "Team time"): worker 1 ran its share of main's loops,
+# which call nothing, outside any activation of main on its thread; that time counts
+# for main on worker 1, and worker 0, which opened every region, has none.
+team() {  # team ROUTINE KEY W: the routine's KEY on worker W
+    jq -r --arg r "$1" ".routines[] | select(.name == \$r) | .$2[$3]" tri.json
+}
+t1=$(team main team_t 1)
+rs=($(jq -r '[.regions[] | select(.construct == "parallel" and .routine == "main")] |
+             [(map(.worker_busy_t[1]) | add), (map(.worker_barrier_wait_t[1]) | add)] | .[]' tri.json))
+check "tri: worker 1's team time of main ($t1) at least its busy time in main's regions (${rs[0]:-})" -- \
+    test "${t1:-0}" -ge "${rs[0]:-1}"
+# The body's time is its busy time and its barrier waits, and the few steps between the
+# body's clock reads and its frame's (slack: 20 ms and 2%, for a preempted thread).
+check "tri: ... and at most that plus its barrier wait (${rs[1]:-}) and slack" -- \
+    awk -v t="${t1:-0}" -v b="${rs[0]:-0}" -v w="${rs[1]:-0}" 'BEGIN { exit !(t <= (b + w) * 1.02 + 20e6) }'
+expect_jq "tri: main's team time and team self on worker 0, which opened every region: 0" tri.json \
+    '.routines[] | select(.name == "main") | [.team_t[0], .team_self_t[0]]' '[0, 0]'
+expect_jq "tri: main's worker incl is its wall incl and worker 1's team time (its loops call nothing: as self)" tri.json \
+    '.routines[] | select(.name == "main") | [(.inclusive_worker_t - .inclusive_wall_t - .team_t[1] | fabs) <= 2,
+                                              .team_self_t[1] == .team_t[1], .team_inclusive_worker_t == .team_t[1]]' \
+    '[true, true, true]'
+"$bin/cprof-report" --csv flat tri.out | tr -d '\r' > flat.csv
+fl=($(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               $c["name"] == "main" { print $c["self_worker_ns"], $c["inclusive_worker_ns"] }' flat.csv))
+ws=$(jq '.routines[] | select(.name == "main") | [.self_wall_t, .team_self_worker_t] | add' tri.json)
+check "tri: --csv flat: main's worker self (${fl[0]:-}) is its wall self and team self ($ws)" -- \
+    test "${fl[0]:-0}" = "$ws"
+check "tri: the flat profile's note names main's team time" -- \
+    grep -q '^team time in the worker times (ms, in worker incl / in worker self): main ' report.txt
+
+# A region in a routine main calls: its team time counts for both routines' inclusive
+# time, for the self time of the routine whose body has it only.
+cat > sub.c <<'C'
+#include <stdio.h>
+static volatile double sink;
+void work(int n)
+{
+    double total = 0;
+    #pragma omp parallel for schedule(static) reduction(+ : total)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i * 50; j++)
+            total += j * 1e-9;
+    sink = total;
+}
+int main(void)
+{
+    for (int rep = 0; rep < 4; rep++)
+        work(2000);
+    printf("%.3f\n", sink);
+    return 0;
+}
+C
+"$bin/cprof-cc" -fopenmp -O1 sub.c -o sub > cc3.err 2>&1
+OMP_NUM_THREADS=2 CPROF_OUT=sub.out ./sub > sub.txt 2> sub.err
+"$bin/cprof-report" --json sub.out > sub.json 2>> sub.err
+check "sub.c: built, run, reported" "$(indent cc3.err)" "$(indent sub.err)" -- test -s sub.json
+expect_jq "sub.c: worker 1 ran work's loop: team time of work, all self (the loop calls nothing)" sub.json \
+    '.routines[] | select(.name == "work") | [.team_t[0], .team_t[1] > 0, .team_self_t[1] == .team_t[1]]' \
+    '[0, true, true]'
+expect_jq "sub.c: main's team time is work's, inclusive only" sub.json \
+    '(.routines[] | select(.name == "work") | .team_t[1]) as $w |
+     .routines[] | select(.name == "main") | [.team_t[0], .team_t[1] == $w, .team_self_t]' \
+    '[0, true, [0, 0]]'
+expect_jq "sub.c: work's worker self is its wall self and its team self" sub.json \
+    '.routines[] | select(.name == "work") | .self_worker_t == .self_wall_t + .team_self_worker_t' 'true'
+check "sub.c: consistency.sh passes" -- "$root/tests/report/consistency.sh" sub.out
+expect_jq "sub.c: work's team time is its <parallel> context's time on worker 1" sub.json \
+    '(.paths[] | select(.routine == "<parallel>") | .worker_outer_time[1]) as $p |
+     .routines[] | select(.name == "work") | .team_t[1] == $p' 'true'
+
 "$bin/cprof-report" --html tri.out > tri.html 2> html.err
 sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' tri.html | sed '1d;$d' > sections.json
 "$bin/cprof-report" --csv region-workers tri.out | tr -d '\r' > rw.csv
@@ -241,4 +311,10 @@ check "--regions: the nested constructs indented under theirs" "$(indent regions
              grep -qE '^    parallel +shapes.c:$l_intask +main +1 +2 ' regions.txt &&
              grep -qE '^parallel +shapes.c:$l_one +main +1 +1 ' regions.txt"
 check "--regions: the per-worker table" -- grep -qx 'Parallel regions and tasks per worker' regions.txt
+# Team time through nested regions (an inner team's other members work for inner and,
+# through the outer region, for main) and a region inside a task.
+for n in 2 4; do
+    check "shapes on $n threads: consistency.sh passes (nested regions, a region in a task)" -- \
+        "$root/tests/report/consistency.sh" s$n.out
+done
 finish

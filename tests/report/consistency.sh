@@ -2,17 +2,26 @@
 # tests/report/consistency.sh FILE...: checks that the numbers of cprof-report never
 # contradict each other (issue 18, docs/report.md "Wall and worker time").  FILE is a
 # profile (cprof.out) or a `cprof-report --json` document.  For every routine:
-#   1. self <= inclusive, in worker time and in wall time;
+#   1. self <= inclusive, in worker time and in wall time, and in team time;
 #   2. worker inclusive <= elapsed x workers, and every arc's outer time too;
 #   3. the flat profile's %time column adds up to at most 100 (profiles only: the
 #      printed --csv flat);
-#   4. its worker inclusive <= the outer times of the arcs into it, added up, and its
-#      wall inclusive <= their sequential (s) outer times: a child never takes more
-#      time than its callers spent calling it;
+#   4. its worker inclusive, less its team time, <= the outer times of the arcs into it,
+#      added up, and its wall inclusive <= their sequential (s) outer times: a child
+#      never takes more time than its callers spent calling it (team time is no call:
+#      6 accounts for it);
 #   5. a profile with calling contexts (.paths): summed by call site and callee, the
 #      contexts' calls per case are the arcs' sites' calls exactly, and their times
 #      within the rounding slack; summed by routine, the roots from outside are the
-#      arcs from <external>.  Counted routines have no contexts and are left out.
+#      arcs from <external>.  Counted routines have no contexts and are left out;
+#   6. a profile with calling contexts: its team time is at most the time of the
+#      <parallel> contexts below it on the workers that ran them but not their parent
+#      context (the members of a team other than its opener), added up, within the
+#      rounding slack (docs/semantics.md, "Team time": equal unless the routine's own
+#      activations ran in those bodies, or recursion nested a body in another of the
+#      same construct on one worker, which its context counts twice).  For a profile whose routines rows have
+#      team time (an older writer's have none), or a --json document where some
+#      routine has team time (a document does not tell which).
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
 # record of recursion: its outer times are the paper's (docs/profile-format.md), so the
 # arcs' checks (2 for arcs, 4) are left out for it.
@@ -36,6 +45,8 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
      "\($n): worker self \(.self_worker_t) > worker inclusive \(.inclusive_worker_t)" else empty end),
   (if .self_wall_t > .inclusive_wall_t + 2 * $nw then
      "\($n): wall self \(.self_wall_t) > wall inclusive \(.inclusive_wall_t)" else empty end),
+  (if (.team_self_worker_t // 0) > (.team_inclusive_worker_t // 0) + 2 * $nw then
+     "\($n): team self \(.team_self_worker_t) > team inclusive \(.team_inclusive_worker_t)" else empty end),
   (if .inclusive_worker_t > $cap then
      "\($n): worker inclusive \(.inclusive_worker_t) > elapsed x workers \($cap)" else empty end)),
 (.arcs[] | select($new) | select(.s_callarc_outer_t + .c_callarc_outer_t > $cap) |
@@ -44,8 +55,8 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   "\(.name) (\(.file))" as $n | ($doc | arcs_into($r)) as $in | slack($in) as $tol |
   ([$in[] | .s_callarc_outer_t + .c_callarc_outer_t] | add // 0) as $worker |
   ([$in[] | .s_callarc_outer_t] | add // 0) as $wall |
-  (if .inclusive_worker_t > $worker + $tol then
-     "\($n): worker inclusive \(.inclusive_worker_t) > \($worker), the outer time of the arcs into it" else empty end),
+  (if .inclusive_worker_t - (.team_inclusive_worker_t // 0) > $worker + $tol then
+     "\($n): worker inclusive \(.inclusive_worker_t) less team time \(.team_inclusive_worker_t // 0) > \($worker), the outer time of the arcs into it" else empty end),
   (if .inclusive_wall_t > $wall + $tol then
      "\($n): wall inclusive \(.inclusive_wall_t) > \($wall), the sequential outer time of the arcs into it" else empty end)),
 (select(.paths) | . as $doc |
@@ -66,7 +77,21 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
        "call paths: time \(.k) \([$p.st, $p.ct]) != the arcs' \([$a.st, $a.ct])" else empty end)),
   ($arcs | map({(.k): 1}) | add // {}) as $ak |
   ($paths[] | select($ak[.k] | not) | select(.s + .c > 0) |
-    "call paths: \(.k) has \(.s + .c) calls in contexts and no arc"))
+    "call paths: \(.k) has \(.s + .c) calls in contexts and no arc"),
+  select($team or any(.routines[]; (.team_inclusive_worker_t // 0) > 0)) |
+  (.paths | map({(.id | tostring): .}) | add // {}) as $byid |
+  def up($n): if $n.parent == null then empty else $byid[$n.parent | tostring] | ., up(.) end;
+  ([.paths[] | select(.routine == "<parallel>") | . as $n |
+    (if .parent == null then null else $byid[.parent | tostring] end) as $p |
+    [range(0; .worker_calls | length) | select($n.worker_calls[.] > 0 and $p != null and $p.worker_calls[.] == 0)] as $m |
+    {t: ([$m[] | $n.worker_outer_time[.]] | add // 0), rows: ($m | length)} as $x |
+    select($x.t > 0) |
+    ([up($n) | select(.routine | IN("<other>", "<parallel>", "<task>") | not) | "\(.routine)@\(.file)"] | unique[]) as $k |
+    {k: $k, t: $x.t, rows: $x.rows}]
+   | group_by(.k) | map({(.[0].k): {t: (map(.t) | add), rows: (map(.rows) | add)}}) | add // {}) as $teams |
+  (.routines[] | ($teams["\(.name)@\(.file)"] // {t: 0, rows: 0}) as $p |
+    select((.team_inclusive_worker_t // 0) - $p.t > $nw + $p.rows) |
+    "\(.name) (\(.file)): team time \(.team_inclusive_worker_t // 0) > \($p.t), its <parallel> contexts' time on the members of their teams"))
 EOF
 
 # The flat profile as printed (--csv flat): the %time column adds up to at most 100
@@ -80,6 +105,7 @@ shares() {
 
 for f in "$@"; do
     new=true
+    team=false
     if jq -e '.format == "cprof"' "$f" > /dev/null 2>&1; then
         doc=$(cat "$f")
         flat=
@@ -90,8 +116,9 @@ for f in "$@"; do
     else
         flat=$(shares "$f")
         jq -e '[.workers[].routines[] | length == 18] | any' "$f" > /dev/null && new=false
+        jq -e '.columns.routines | index("team_time")' "$f" > /dev/null && team=true
     fi
-    if ! out=$(jq -r --argjson new "$new" "$CHECKS" <<< "$doc" 2>&1); then
+    if ! out=$(jq -r --argjson new "$new" --argjson team "$team" "$CHECKS" <<< "$doc" 2>&1); then
         echo "$f: not a cprof-report document ($out)"
         status=1
         continue
