@@ -187,7 +187,7 @@ static void tuple_cells(cprof_table *t, const cprof_prof_size *u, size_t n, bool
 
 cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv, bool by_path)
 {
-    /* The text form has no sums: its rows skip those cells (tuple_row, csv false). */
+    /* The text form has no sums: its rows skip those cells (tuple_cells, csv false). */
     static const cprof_column text_cols[] = {
         {"routine", NULL, true}, {"n (RMS)", NULL, false}, {"calls", NULL, false},
         {"us/call", NULL, false}, {"max ms", NULL, false}, {"min ms", NULL, false},
