@@ -77,7 +77,8 @@ static const char usage_text[] =
     "                    the routine that ran most of it, and a legend\n"
     "  --sizes[=NAME]    print the input-sensitive profiles (cprof-cc -fcprof-input-size):\n"
     "                    per routine (NAME's only) its costs by read memory size, and\n"
-    "                    their fitted growth (--csv sizes, size-growth)\n"
+    "                    their fitted growth; NAME's per calling context where it has\n"
+    "                    several (--csv sizes, size-growth, size-paths, size-path-growth)\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -329,17 +330,21 @@ int main(int argc, char **argv)
                     paths || folded || hatchet || resources || sizes))
         return usage_error("--regions takes only -b and --routine (--csv regions,"
                            " region-workers: its tables as CSV)");
-    /* --csv sizes and size-growth are the --sizes tables as CSV. */
+    /* --csv sizes, size-growth and size-path-growth are the --sizes tables as CSV;
+     * size-paths the tuples of each calling context. */
+    enum { SIZES_CSV, GROWTH_CSV, PATHS_CSV, PATH_GROWTH_CSV, NSIZES_CSV };
     int sizes_csv = -1;
     if (csv_name && !diff && !json)
-        sizes_csv = lookup(csv_name, (const char *const[]){"sizes", "size-growth"}, 2);
+        sizes_csv = lookup(csv_name, (const char *const[]){"sizes", "size-growth", "size-paths",
+                                                           "size-path-growth"}, NSIZES_CSV);
     if (sizes_csv >= 0) {
         sizes = true;
         csv_name = NULL;
     }
     if (sizes && (json || html || dot || diff || o.sort || o.has_threshold || o.routine ||
                   paths || folded || hatchet || resources || regions || csv_name))
-        return usage_error("--sizes takes only -b and --csv sizes or size-growth");
+        return usage_error("--sizes takes only -b and --csv sizes, size-growth, size-paths or"
+                           " size-path-growth");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
         return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
@@ -448,10 +453,20 @@ int main(int argc, char **argv)
                 error_line(msg);
                 rc = 1;
             } else {
-                cprof_table *t[2] = {sizes_csv == 1 ? NULL : cprof_section_sizes(&v[0], sizes_name,
-                                                                                sizes_csv == 0),
-                                     sizes_csv == 0 ? NULL : cprof_section_size_growth(&v[0], sizes_name)};
-                text = cprof_tables_text(t, 2, sizes_csv >= 0 ? sizes_csv : -1, o.brief);
+                /* The text form: the tuples, the fits, and NAME's per context where
+                 * they come from more than one. */
+                bool text_form = sizes_csv < 0;
+                bool per_path = sizes_name && cprof_sizes_contexts(&v[0], sizes_name) > 1;
+                cprof_table *t[NSIZES_CSV] = {
+                    text_form || sizes_csv == SIZES_CSV
+                        ? cprof_section_sizes(&v[0], sizes_name, !text_form, false) : NULL,
+                    text_form || sizes_csv == GROWTH_CSV
+                        ? cprof_section_size_growth(&v[0], sizes_name) : NULL,
+                    sizes_csv == PATHS_CSV ? cprof_section_sizes(&v[0], sizes_name, true, true)
+                                           : NULL,
+                    (text_form && per_path) || sizes_csv == PATH_GROWTH_CSV
+                        ? cprof_section_size_path_growth(&v[0], sizes_name) : NULL};
+                text = cprof_tables_text(t, NSIZES_CSV, sizes_csv, o.brief);
             }
         } else if (folded || hatchet) {
             text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);

@@ -261,9 +261,16 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         rc = cprof_resources_of_file(l, p, rf);
     if (!rc)
         rc = cprof_regions_of_file(l, p, rf);
+    /* The contexts first: the sizes' rows name them by each worker's paths rows. */
+    size_t **ctx = cprof_xcalloc(rf->nworkers + 1, sizeof *ctx);
     if (!rc)
-        rc = cprof_sizes_of_file(l, p, rf);
-    return rc ? rc : cprof_paths_of_file(l, p, rf);
+        rc = cprof_paths_of_file(l, p, rf, ctx);
+    if (!rc)
+        rc = cprof_sizes_of_file(l, p, rf, ctx);
+    for (size_t w = 0; w < rf->nworkers; w++)
+        free(ctx[w]);
+    free(ctx);
+    return rc;
 }
 
 /* ---- summing two profiles ----
@@ -513,9 +520,11 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     else if (__builtin_add_overflow(a->elapsed_ns, b->elapsed_ns, &out->elapsed_ns))
         return overflow(l);
     struct sum_map amap = {cprof_xcalloc(a->nroutines, sizeof(size_t)),
-                           cprof_xcalloc(a->nworkers, sizeof(size_t))};
+                           cprof_xcalloc(a->nworkers, sizeof(size_t)),
+                           cprof_xcalloc(a->npaths + 1, sizeof(size_t))};
     struct sum_map bmap = {cprof_xcalloc(b->nroutines, sizeof(size_t)),
-                           cprof_xcalloc(b->nworkers, sizeof(size_t))};
+                           cprof_xcalloc(b->nworkers, sizeof(size_t)),
+                           cprof_xcalloc(b->npaths + 1, sizeof(size_t))};
     sum_workers(out, a, b, &amap, &bmap);
     if (a->nranks)
         sum_ranks(out, a, b, &amap, &bmap);
@@ -527,12 +536,14 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     if (!rc)
         rc = cprof_regions_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
-        rc = cprof_sizes_sum(l, out, a, b, &amap, &bmap);
-    if (!rc)
         rc = cprof_paths_sum(l, out, a, b, &amap, &bmap);
-    free(amap.routine);
-    free(amap.worker);
-    free(bmap.routine);
-    free(bmap.worker);
+    if (!rc)
+        rc = cprof_sizes_sum(l, out, a, b, &amap, &bmap);
+    for (int s = 0; s < 2; s++) {
+        struct sum_map *m = s ? &bmap : &amap;
+        free(m->routine);
+        free(m->worker);
+        free(m->path);
+    }
     return rc;
 }

@@ -90,14 +90,15 @@ static int overflow(struct loader *l)
     return cprof_fail(l, "a sum of the profile's calling contexts overflows 64 bits");
 }
 
-int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf)
+int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                        size_t **ctx)
 {
     struct index ix = {0};
     size_t cap = 0;
     int rc = 0;
     for (size_t w = 0; w < rf->nworkers && !rc; w++) {
         const struct raw_worker *wk = &rf->workers[w];
-        size_t *row_to = cprof_xcalloc(wk->npath_rows + 1, sizeof *row_to);
+        size_t *row_to = ctx[w] = cprof_xcalloc(wk->npath_rows + 1, sizeof *row_to);
         for (size_t i = 0; i < wk->npath_rows && !rc; i++) {
             const int64_t *v = wk->path_rows[i];
             int64_t kind = v[CPROF_P_KIND];
@@ -127,7 +128,6 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
                 if (!add(&x->samples[r], v[SAMPLES_COL(0) + r]))
                     rc = overflow(l);
         }
-        free(row_to);
     }
     free(ix.slot);
     return rc;
@@ -146,11 +146,11 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
 {
     struct index ix = {0};
     size_t cap = 0;
-    size_t *to = cprof_xcalloc(a->npaths + b->npaths + 1, sizeof *to);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
         const cprof_profile *q = s ? b : a;
         const struct sum_map *map = s ? bmap : amap;
+        size_t *to = map->path;
         for (size_t i = 0; i < q->npaths && !rc; i++) {
             const cprof_prof_path *y = &q->paths[i];
             size_t parent = y->parent == CPROF_NO_PATH ? CPROF_NO_PATH : to[y->parent];
@@ -171,7 +171,6 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
                     rc = overflow(l);
         }
     }
-    free(to);
     free(ix.slot);
     return rc;
 }

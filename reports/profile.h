@@ -152,11 +152,13 @@ typedef struct {
     char *reason;           /* else why not (the first file's words), or NULL */
 } cprof_prof_resource;
 
-/* A routine's activations of read memory size n (docs/input-size.md): how many, and
- * of each cost ([0] elapsed ns, [1] memory accesses) the largest, the smallest, the sum
- * and the sum of squares. */
+/* A routine's activations of read memory size n (docs/input-size.md), in one calling
+ * context or all of them: how many, and of each cost ([0] elapsed ns, [1] memory
+ * accesses) the largest, the smallest, the sum and the sum of squares. */
 typedef struct {
     size_t routine;
+    size_t path;            /* index into paths; CPROF_NO_PATH: every context, or none
+                               known (CPROF_PATHS=0) */
     int64_t n, calls;
     int64_t max[2], min[2], sum[2];
     double sq[2];
@@ -227,9 +229,13 @@ typedef struct {
      * profiled activation.  NULL with no resource. */
     int64_t *res_total, *res_outside;
     /* Input-sensitive profiles (docs/input-size.md), if the files have them: per
-     * routine and read memory size, the tuples of every worker, context and file. */
-    cprof_prof_size *sizes;          /* by routine, then n */
+     * routine and read memory size, the tuples of every worker, context and file; and
+     * per routine, calling context (the context a recursion folds into) and size, those
+     * of every worker and file. */
+    cprof_prof_size *sizes;          /* by routine, then n; path CPROF_NO_PATH */
     size_t nsizes;
+    cprof_prof_size *path_sizes;     /* by routine, path, then n */
+    size_t npath_sizes;
     cprof_prof_sizes_info size_info;
 } cprof_profile;
 

@@ -144,15 +144,19 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
 int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile *a,
                        const cprof_profile *b);
 
-/* Where the routines and the workers of one of two profiles being summed are in the
- * sum: routine[i] and worker[w] are indexes into it. */
+/* Where the routines, the workers and the calling contexts of one of two profiles
+ * being summed are in the sum: routine[i], worker[w] and path[c] are indexes into it
+ * (path[] is filled by cprof_paths_sum). */
 struct sum_map {
-    size_t *routine, *worker;
+    size_t *routine, *worker, *path;
 };
 
 /* paths.c: the calling contexts of file rf into p (its routines merged already: each
- * raw routine's global index set); of a and b into out, with the maps of the sum. */
-int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+ * raw routine's global index set), ctx[w][i] (rf->nworkers arrays, malloc'd: the
+ * caller frees them, also after a failure) the context of worker w's paths row i; of
+ * a and b into out, with the maps of the sum (their path[] set). */
+int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                        size_t **ctx);
 int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
                     const cprof_profile *b, const struct sum_map *amap,
                     const struct sum_map *bmap);
@@ -174,9 +178,11 @@ int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profil
                         const struct sum_map *bmap);
 void cprof_resources_free(cprof_profile *p);
 
-/* sizes.c: the input sizes of file rf into p (its routines merged already), of a and b
- * into out, as the maps say; frees p's. */
-int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+/* sizes.c: the input sizes of file rf into p (its routines and contexts merged
+ * already, ctx as cprof_paths_of_file made it), of a and b into out, as the maps say
+ * (their paths summed already); frees p's. */
+int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                        size_t *const *ctx);
 int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
                     const cprof_profile *b, const struct sum_map *amap,
                     const struct sum_map *bmap);

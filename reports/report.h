@@ -91,11 +91,16 @@ int cprof_report_trace(const char *path, FILE *out, char *err, size_t errlen);
 int cprof_report_timeline(const char *path, int width, FILE *out, char *err, size_t errlen);
 /* Input sizes (sizesview.c, --sizes, docs/input-size.md): the tuples of the routines
  * named name (all if NULL), binned in the text form (csv false) or each size on its own
- * row; and each routine's fitted growth per cost. */
-cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv);
+ * row, or (by_path, CSV only) each calling context's; each routine's fitted growth per
+ * cost; and per calling context of each routine, heaviest first, the fits of both. */
+cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv, bool by_path);
 cprof_table *cprof_section_size_growth(const cprof_view *v, const char *name);
+cprof_table *cprof_section_size_path_growth(const cprof_view *v, const char *name);
 /* 0 if some routine named name (any if NULL) has tuples, else -1. */
 int cprof_sizes_check(const cprof_view *v, const char *name);
+/* How many calling contexts the tuples of the routines named name (all if NULL) come
+ * from (all unknown, CPROF_PATHS=0: one). */
+size_t cprof_sizes_contexts(const cprof_view *v, const char *name);
 /* How cost ([0] time, [1] accesses) grows with n over one routine's tuples t[0..nt):
  * mean cost ~ a*n^b by least squares on log-log over the sizes n >= 2 (points of
  * them), r2 its coefficient of determination; model (-1: fewer than 3 points) the one

@@ -1,7 +1,8 @@
 /* sizes.c: the input-sensitive profiles of the merged profile (profile.h,
  * docs/input-size.md): each worker's tuples of a file, keyed by routine, calling
- * context and read memory size, summed per routine and size over workers, contexts
- * and files. */
+ * context and read memory size, summed per routine, context and size over workers and
+ * files (the context one of the merged profile's, paths.c), and per routine and size
+ * over the contexts too. */
 #include "raw.h"
 
 #include <stdlib.h>
@@ -13,6 +14,7 @@ static int cmp_size(const void *x, const void *y)
 {
     const cprof_prof_size *a = x, *b = y;
     int c = CMP(a->routine, b->routine);
+    c = c ? c : CMP(a->path, b->path);
     return c ? c : CMP(a->n, b->n);
 }
 
@@ -21,14 +23,15 @@ static bool add_to(int64_t *a, int64_t b)
     return !__builtin_add_overflow(*a, b, a);
 }
 
-/* Sorts t[0..n) and adds up the tuples of one routine and size; the count left. */
+/* Sorts t[0..n) and adds up the tuples of one routine, context and size; the count
+ * left. */
 static int fold(struct loader *l, cprof_prof_size *t, size_t *n)
 {
     qsort(t, *n, sizeof *t, cmp_size);
     size_t k = 0;
     for (size_t i = 0; i < *n; i++) {
         cprof_prof_size *u = &t[k - (k > 0)];
-        if (k > 0 && u->routine == t[i].routine && u->n == t[i].n) {
+        if (k > 0 && !cmp_size(u, &t[i])) {
             bool ok = add_to(&u->calls, t[i].calls);
             for (int c = 0; c < 2; c++) {
                 ok = ok && add_to(&u->sum[c], t[i].sum[c]);
@@ -46,9 +49,10 @@ static int fold(struct loader *l, cprof_prof_size *t, size_t *n)
 }
 
 /* Row i of a worker's "input_sizes": CPROF_SIZE_NCOLUMNS numbers, integers but the sums of
- * squares, none negative, and a routine the file declares. */
-static int get_row(struct loader *l, const struct raw_file *rf, json_t *row, size_t w, size_t i,
-                   cprof_prof_size *out)
+ * squares, none negative, a routine the file declares and a context of the worker's
+ * (ctx: its paths rows' contexts in p) that reached that routine. */
+static int get_row(struct loader *l, const cprof_profile *p, const struct raw_file *rf,
+                   const size_t *ctx, json_t *row, size_t w, size_t i, cprof_prof_size *out)
 {
     int64_t v[CPROF_SIZE_NCOLUMNS];
     double sq[CPROF_SIZE_NCOLUMNS];
@@ -75,8 +79,20 @@ static int get_row(struct loader *l, const struct raw_file *rf, json_t *row, siz
         v[CPROF_Z_ACC_MIN] > v[CPROF_Z_ACC_MAX])
         return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: no calls, or a minimum"
                           " above its maximum", w, i);
+    size_t routine = rf->routines[v[CPROF_Z_ROUTINE]].global, path = CPROF_NO_PATH;
+    if ((uint64_t)v[CPROF_Z_PATH] > rf->workers[w].npath_rows)
+        return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: path %lld out of range"
+                          " (%zu paths)", w, i, (long long)v[CPROF_Z_PATH],
+                          rf->workers[w].npath_rows);
+    if (v[CPROF_Z_PATH]) {
+        path = ctx[v[CPROF_Z_PATH] - 1];
+        /* <other>: past CPROF_PATHS_MAX, the calls of every routine. */
+        if (p->paths[path].routine != routine && p->paths[path].routine != CPROF_OTHER_ROUTINE)
+            return cprof_fail(l, "invalid profile: workers[%zu].sizes[%zu]: path %lld does not"
+                              " reach its routine", w, i, (long long)v[CPROF_Z_PATH]);
+    }
     *out = (cprof_prof_size){
-        rf->routines[v[CPROF_Z_ROUTINE]].global, v[CPROF_Z_RMS], v[CPROF_Z_CALLS],
+        routine, path, v[CPROF_Z_RMS], v[CPROF_Z_CALLS],
         {v[CPROF_Z_TIME_MAX], v[CPROF_Z_ACC_MAX]}, {v[CPROF_Z_TIME_MIN], v[CPROF_Z_ACC_MIN]},
         {v[CPROF_Z_TIME_SUM], v[CPROF_Z_ACC_SUM]}, {sq[CPROF_Z_TIME_SQ], sq[CPROF_Z_ACC_SQ]}};
     return 0;
@@ -108,7 +124,8 @@ static int get_info(struct loader *l, json_t *h, cprof_prof_sizes_info *info)
     return 0;
 }
 
-int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf)
+int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                        size_t *const *ctx)
 {
     json_t *h = json_object_get(rf->root, CPROF_SECTION_SIZES);
     if (!h)
@@ -125,14 +142,39 @@ int cprof_sizes_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
         for (size_t i = 0; i < json_array_size(rows); i++) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 64;
-                p->sizes = cprof_xrealloc(p->sizes, cap * sizeof *p->sizes);
+                p->path_sizes = cprof_xrealloc(p->path_sizes, cap * sizeof *p->path_sizes);
             }
-            if (get_row(l, rf, json_array_get(rows, i), w, i, &p->sizes[n++]))
+            if (get_row(l, p, rf, ctx[w], json_array_get(rows, i), w, i, &p->path_sizes[n++]))
                 return -1;
         }
     }
-    p->nsizes = n;
-    return fold(l, p->sizes, &p->nsizes);
+    /* The same rows, their contexts summed. */
+    p->npath_sizes = p->nsizes = n;
+    p->sizes = cprof_xcalloc(n + 1, sizeof *p->sizes);
+    for (size_t i = 0; i < n; i++) {
+        p->sizes[i] = p->path_sizes[i];
+        p->sizes[i].path = CPROF_NO_PATH;
+    }
+    return fold(l, p->sizes, &p->nsizes) ? -1 : fold(l, p->path_sizes, &p->npath_sizes);
+}
+
+/* The tuples a[0..na) and b[0..nb) into *out, their routines and contexts renumbered by
+ * the maps, and folded. */
+static int sum_tuples(struct loader *l, cprof_prof_size **out, size_t *nout,
+                      const cprof_prof_size *a, size_t na, const cprof_prof_size *b, size_t nb,
+                      const struct sum_map *amap, const struct sum_map *bmap)
+{
+    *nout = na + nb;
+    *out = cprof_xcalloc(*nout + 1, sizeof **out);
+    for (size_t i = 0; i < *nout; i++) {
+        bool in_a = i < na;
+        const cprof_prof_size *u = in_a ? &a[i] : &b[i - na];
+        const struct sum_map *m = in_a ? amap : bmap;
+        (*out)[i] = *u;
+        (*out)[i].routine = m->routine[u->routine];
+        (*out)[i].path = u->path == CPROF_NO_PATH ? CPROF_NO_PATH : m->path[u->path];
+    }
+    return fold(l, *out, nout);
 }
 
 int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
@@ -147,22 +189,17 @@ int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
         x->shadow_bytes > y->shadow_bytes ? x->shadow_bytes : y->shadow_bytes,
         x->shadow_limit > y->shadow_limit ? x->shadow_limit : y->shadow_limit,
         x->untracked + y->untracked, x->saturated || y->saturated};
-    out->nsizes = a->nsizes + b->nsizes;
-    out->sizes = cprof_xcalloc(out->nsizes, sizeof *out->sizes);
-    for (size_t i = 0; i < a->nsizes; i++) {
-        out->sizes[i] = a->sizes[i];
-        out->sizes[i].routine = amap->routine[a->sizes[i].routine];
-    }
-    for (size_t i = 0; i < b->nsizes; i++) {
-        out->sizes[a->nsizes + i] = b->sizes[i];
-        out->sizes[a->nsizes + i].routine = bmap->routine[b->sizes[i].routine];
-    }
-    return fold(l, out->sizes, &out->nsizes);
+    if (sum_tuples(l, &out->sizes, &out->nsizes, a->sizes, a->nsizes, b->sizes, b->nsizes,
+                   amap, bmap))
+        return -1;
+    return sum_tuples(l, &out->path_sizes, &out->npath_sizes, a->path_sizes, a->npath_sizes,
+                      b->path_sizes, b->npath_sizes, amap, bmap);
 }
 
 void cprof_sizes_free(cprof_profile *p)
 {
     free(p->sizes);
-    p->sizes = NULL;
-    p->nsizes = 0;
+    free(p->path_sizes);
+    p->sizes = p->path_sizes = NULL;
+    p->nsizes = p->npath_sizes = 0;
 }

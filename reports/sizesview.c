@@ -1,8 +1,11 @@
 /* sizesview.c: --sizes (docs/input-size.md): each routine's input-sensitive tuples,
  * binned when there are many, and how its cost grows with the read memory size n: the
  * power law a*n^b fitted by least squares on log-log, with its R^2, and the best of
- * the models 1, n, n log n, n^2, n^3 by the residual of the same fit. */
+ * the models 1, n, n log n, n^2, n^3 by the residual of the same fit; the same per
+ * calling context of a routine, where a general routine's growth depends on its caller. */
 #include "report.h"
+
+#include "alloc.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -66,16 +69,59 @@ cprof_size_fit cprof_size_fit_of(const cprof_prof_size *t, size_t nt, int cost)
     return f;
 }
 
-/* The tuples of routine r: t[*from .. *to) of the profile's (sorted by routine). */
-static void routine_span(const cprof_profile *p, size_t r, size_t *from, size_t *to)
+/* The tuples of routine r: t[*from .. *to) of t[0..n) (sorted by routine). */
+static void routine_span(const cprof_prof_size *t, size_t n, size_t r, size_t *from, size_t *to)
 {
     size_t i = 0;
-    while (i < p->nsizes && p->sizes[i].routine < r)
+    while (i < n && t[i].routine < r)
         i++;
     *from = i;
-    while (i < p->nsizes && p->sizes[i].routine == r)
+    while (i < n && t[i].routine == r)
         i++;
     *to = i;
+}
+
+/* One calling context's tuples of a routine: p->path_sizes[from .. to), and its costs'
+ * sums. */
+struct context {
+    size_t from, to;
+    int64_t sum[2];
+};
+
+static int cmp_heavier(const void *x, const void *y)
+{
+    const struct context *a = x, *b = y;
+    for (int c = 0; c < 2; c++)
+        if (a->sum[c] != b->sum[c])
+            return a->sum[c] < b->sum[c] ? 1 : -1;
+    return (a->from > b->from) - (a->from < b->from);
+}
+
+/* Routine r's contexts, heaviest first (time, then accesses, then the context made
+ * first); how many into *n, the array malloc'd. */
+static struct context *contexts_of(const cprof_profile *p, size_t r, size_t *n)
+{
+    size_t from, to;
+    routine_span(p->path_sizes, p->npath_sizes, r, &from, &to);
+    struct context *c = cprof_xcalloc(to - from + 1, sizeof *c);
+    *n = 0;
+    for (size_t i = from; i < to; i++) {
+        if (i == from || p->path_sizes[i].path != p->path_sizes[i - 1].path)
+            c[(*n)++] = (struct context){.from = i};
+        struct context *x = &c[*n - 1];
+        x->to = i + 1;
+        for (int k = 0; k < 2; k++)
+            x->sum[k] = cprof_add(x->sum[k], p->path_sizes[i].sum[k]);
+    }
+    qsort(c, *n, sizeof *c, cmp_heavier);
+    return c;
+}
+
+/* How context i is written: its path as --paths writes it. */
+static char *context_label(const cprof_view *v, size_t i)
+{
+    return i == CPROF_NO_PATH ? cprof_xstrdup("(no calling context)")
+                              : cprof_path_label(v, i, " > ");
 }
 
 static bool shown(const cprof_view *v, size_t r, const char *name)
@@ -91,9 +137,19 @@ int cprof_sizes_check(const cprof_view *v, const char *name)
     return -1;
 }
 
-/* Tuples u[0..n) summed as one row: n's range, calls, each cost's mean, max, min. */
-static void tuple_row(cprof_table *t, const char *label, const cprof_prof_size *u, size_t n,
-                      bool csv)
+size_t cprof_sizes_contexts(const cprof_view *v, const char *name)
+{
+    const cprof_prof_size *t = v->p->path_sizes;
+    size_t n = 0;
+    for (size_t i = 0; i < v->p->npath_sizes; i++)
+        n += shown(v, t[i].routine, name) &&
+             (i == 0 || t[i].routine != t[i - 1].routine || t[i].path != t[i - 1].path);
+    return n;
+}
+
+/* Tuples u[0..n) summed as the rest of a row: n's range, calls, each cost's mean, max,
+ * min (and in CSV its sums). */
+static void tuple_cells(cprof_table *t, const cprof_prof_size *u, size_t n, bool csv)
 {
     cprof_prof_size s = u[0];
     for (size_t i = 1; i < n; i++) {
@@ -110,8 +166,6 @@ static void tuple_row(cprof_table *t, const char *label, const cprof_prof_size *
         snprintf(range, sizeof range, "%lld-%lld", (long long)u[0].n, (long long)u[n - 1].n);
     else
         snprintf(range, sizeof range, "%lld", (long long)u[0].n);
-    cprof_table_row(t);
-    cprof_cell_str(t, label);
     if (csv)
         cprof_cell_int(t, s.n);
     else
@@ -131,15 +185,17 @@ static void tuple_row(cprof_table *t, const char *label, const cprof_prof_size *
     }
 }
 
-cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv)
+cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv, bool by_path)
 {
-    /* The text form has no sums: its rows skip those cells (tuple_row, csv false). */
+    /* The text form has no sums: its rows skip those cells (tuple_cells, csv false). */
     static const cprof_column text_cols[] = {
         {"routine", NULL, true}, {"n (RMS)", NULL, false}, {"calls", NULL, false},
         {"us/call", NULL, false}, {"max ms", NULL, false}, {"min ms", NULL, false},
         {"acc/call", NULL, false}, {"max acc", NULL, false}, {"min acc", NULL, false},
     };
+    /* --csv size-paths: a tuple's context, then as --csv sizes. */
     static const cprof_column csv_cols[] = {
+        {NULL, "path_id", false}, {NULL, "path", false},
         {NULL, "routine", false}, {NULL, "rms", false}, {NULL, "calls", false},
         {NULL, "time_mean", false}, {NULL, "time_max", false}, {NULL, "time_min", false},
         {NULL, "time_sum", false}, {NULL, "time_sq", false},
@@ -155,16 +211,42 @@ cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv
              " memory accesses executed: the mean, the largest, the smallest; consecutive sizes"
              " binned into %d rows at most (--csv sizes lists each size).",
              (long long)p->size_info.cell, BINS);
-    cprof_table *t = csv ? cprof_table_new("Input sizes", NULL, csv_cols, sizeof csv_cols / sizeof *csv_cols)
+    size_t ncsv = sizeof csv_cols / sizeof *csv_cols;
+    cprof_table *t = by_path ? cprof_table_new("Input sizes per calling context", NULL, csv_cols, ncsv)
+                   : csv ? cprof_table_new("Input sizes", NULL, csv_cols + 2, ncsv - 2)
                          : cprof_table_new("Input sizes", explain, text_cols, sizeof text_cols / sizeof *text_cols);
     for (size_t r = 0; r < p->nroutines; r++) {
-        size_t from, to;
-        routine_span(p, r, &from, &to);
-        if (from == to || !shown(v, r, name))
+        if (!shown(v, r, name))
             continue;
+        if (by_path) {
+            size_t nc;
+            struct context *c = contexts_of(p, r, &nc);
+            for (size_t k = 0; k < nc; k++) {
+                size_t path = p->path_sizes[c[k].from].path;
+                char *label = context_label(v, path);
+                for (size_t i = c[k].from; i < c[k].to; i++) {
+                    cprof_table_row(t);
+                    if (path == CPROF_NO_PATH)
+                        cprof_cell_empty(t);
+                    else
+                        cprof_cell_int(t, (int64_t)path);
+                    cprof_cell_str(t, label);
+                    cprof_cell_str(t, v->r[r].label);
+                    tuple_cells(t, &p->path_sizes[i], 1, true);
+                }
+                free(label);
+            }
+            free(c);
+            continue;
+        }
+        size_t from, to;
+        routine_span(p->sizes, p->nsizes, r, &from, &to);
         size_t n = to - from, per = csv ? 1 : (n + BINS - 1) / BINS;
-        for (size_t i = from; i < to; i += per)
-            tuple_row(t, v->r[r].label, &p->sizes[i], i + per <= to ? per : to - i, csv);
+        for (size_t i = from; i < to; i += per) {
+            cprof_table_row(t);
+            cprof_cell_str(t, v->r[r].label);
+            tuple_cells(t, &p->sizes[i], i + per <= to ? per : to - i, csv);
+        }
     }
     if (!csv && p->size_info.untracked)
         cprof_table_note(t, "%lld accesses were past the shadow memory's bound (%lld bytes):"
@@ -174,6 +256,28 @@ cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv
         cprof_table_note(t, "the stamps ran out (2^32 activations): later activations were"
                          " not sized");
     return t;
+}
+
+/* One cost's fit of tuples u[0..n) as 5 cells: a, b, R^2, best, residual; empty below 3
+ * sizes. */
+static void fit_cells(cprof_table *t, const cprof_prof_size *u, size_t n, int cost)
+{
+    cprof_size_fit f = cprof_size_fit_of(u, n, cost);
+    if (f.model < 0) {
+        for (int k = 0; k < 5; k++)
+            cprof_cell_empty(t);
+        return;
+    }
+    char a[32], b[32], r2[32], res[32];
+    snprintf(a, sizeof a, "%.4g", f.a);
+    snprintf(b, sizeof b, "%.3f", f.b);
+    snprintf(r2, sizeof r2, "%.4f", f.r2);
+    snprintf(res, sizeof res, "%.4g", f.residual);
+    cprof_cell_str(t, a);
+    cprof_cell_str(t, b);
+    cprof_cell_str(t, r2);
+    cprof_cell_str(t, model_names[f.model]);
+    cprof_cell_str(t, res);
 }
 
 cprof_table *cprof_section_size_growth(const cprof_view *v, const char *name)
@@ -198,31 +302,66 @@ cprof_table *cprof_section_size_growth(const cprof_view *v, const char *name)
     static const char *const costs[] = {"time", "accesses"};
     for (size_t r = 0; r < p->nroutines; r++) {
         size_t from, to;
-        routine_span(p, r, &from, &to);
+        routine_span(p->sizes, p->nsizes, r, &from, &to);
         if (from == to || !shown(v, r, name))
             continue;
         for (int c = 0; c < 2; c++) {
-            cprof_size_fit f = cprof_size_fit_of(&p->sizes[from], to - from, c);
             cprof_table_row(t);
             cprof_cell_str(t, v->r[r].label);
             cprof_cell_str(t, costs[c]);
-            cprof_cell_int(t, (int64_t)f.points);
-            if (f.model < 0) {
-                for (int k = 0; k < 5; k++)
-                    cprof_cell_empty(t);
-                continue;
-            }
-            char a[32], b[32], r2[32], res[32];
-            snprintf(a, sizeof a, "%.4g", f.a);
-            snprintf(b, sizeof b, "%.3f", f.b);
-            snprintf(r2, sizeof r2, "%.4f", f.r2);
-            snprintf(res, sizeof res, "%.4g", f.residual);
-            cprof_cell_str(t, a);
-            cprof_cell_str(t, b);
-            cprof_cell_str(t, r2);
-            cprof_cell_str(t, model_names[f.model]);
-            cprof_cell_str(t, res);
+            cprof_cell_int(t, (int64_t)cprof_size_fit_of(&p->sizes[from], to - from, c).points);
+            fit_cells(t, &p->sizes[from], to - from, c);
         }
+    }
+    return t;
+}
+
+cprof_table *cprof_section_size_path_growth(const cprof_view *v, const char *name)
+{
+    static const cprof_column cols[] = {
+        {NULL, "routine", false}, {NULL, "path_id", false},
+        {"sizes", "sizes", false}, {"calls", "calls", false},
+        {"time a", "time_a", false}, {"b", "time_b", false}, {"R^2", "time_r2", false},
+        {"best", "time_best", true}, {NULL, "time_residual", false},
+        {"acc a", "accesses_a", false}, {"b", "accesses_b", false},
+        {"R^2", "accesses_r2", false}, {"best", "accesses_best", true},
+        {NULL, "accesses_residual", false},
+        {"path", "path", true},
+    };
+    cprof_table *t = cprof_table_new(
+        "Input size growth per calling context", "Per calling context of the routine (its"
+        " path as --paths writes it, a recursion's in the context it folds into), heaviest"
+        " first: the distinct read memory sizes of its activations there, their calls, and"
+        " the fit of each cost (time, memory accesses) as in the table above, over that"
+        " context's tuples alone.  No fit with fewer than 3 sizes.",
+        cols, sizeof cols / sizeof *cols);
+    const cprof_profile *p = v->p;
+    for (size_t r = 0; r < p->nroutines; r++) {
+        if (!shown(v, r, name))
+            continue;
+        size_t nc;
+        struct context *c = contexts_of(p, r, &nc);
+        for (size_t k = 0; k < nc; k++) {
+            const cprof_prof_size *u = &p->path_sizes[c[k].from];
+            size_t n = c[k].to - c[k].from;
+            int64_t calls = 0;
+            for (size_t i = 0; i < n; i++)
+                calls = cprof_add(calls, u[i].calls);
+            cprof_table_row(t);
+            cprof_cell_str(t, v->r[r].label);
+            if (u->path == CPROF_NO_PATH)
+                cprof_cell_empty(t);
+            else
+                cprof_cell_int(t, (int64_t)u->path);
+            cprof_cell_int(t, (int64_t)n);
+            cprof_cell_int(t, calls);
+            for (int cost = 0; cost < 2; cost++)
+                fit_cells(t, u, n, cost);
+            char *label = context_label(v, u->path);
+            cprof_cell_str(t, label);
+            free(label);
+        }
+        free(c);
     }
     return t;
 }
@@ -237,33 +376,68 @@ static json_t *fit_json(const cprof_prof_size *t, size_t nt, int cost)
                      "b", f.b, "r2", f.r2, "best", model_names[f.model], "residual", f.residual);
 }
 
+/* Tuples u[0..n) and their fits as the keys "tuples" and "fit" of object o (consumed);
+ * NULL if out of memory. */
+static json_t *with_tuples(json_t *o, const cprof_prof_size *u, size_t n)
+{
+    json_t *tuples = json_array();
+    for (size_t i = 0; tuples && i < n; i++) {
+        json_t *row = json_pack("[I, I, I, I, I, f, I, I, I, f]", (json_int_t)u[i].n,
+                                (json_int_t)u[i].calls, (json_int_t)u[i].max[0],
+                                (json_int_t)u[i].min[0], (json_int_t)u[i].sum[0], u[i].sq[0],
+                                (json_int_t)u[i].max[1], (json_int_t)u[i].min[1],
+                                (json_int_t)u[i].sum[1], u[i].sq[1]);
+        if (!row || json_array_append_new(tuples, row)) {
+            json_decref(tuples);
+            tuples = NULL;
+        }
+    }
+    json_t *fit = json_pack("{s:o, s:o}", "time", fit_json(u, n, 0), "accesses", fit_json(u, n, 1));
+    if (!o || !tuples || !fit || json_object_set_new(o, "tuples", tuples) ||
+        json_object_set_new(o, "fit", fit)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Routine r's calling contexts, heaviest first: {"path", "tuples", "fit"} each. */
+static json_t *contexts_json(const cprof_profile *p, size_t r)
+{
+    size_t nc;
+    struct context *c = contexts_of(p, r, &nc);
+    json_t *all = json_array();
+    for (size_t k = 0; all && k < nc; k++) {
+        size_t path = p->path_sizes[c[k].from].path;
+        json_t *one = with_tuples(json_pack("{s:o}", "path", path == CPROF_NO_PATH ? json_null()
+                                                              : json_integer((json_int_t)path)),
+                                  &p->path_sizes[c[k].from], c[k].to - c[k].from);
+        if (!one || json_array_append_new(all, one)) {
+            json_decref(all);
+            all = NULL;
+        }
+    }
+    free(c);
+    return all;
+}
+
 json_t *cprof_sizes_json(const cprof_profile *p)
 {
     const cprof_prof_sizes_info *in = &p->size_info;
     json_t *routines = json_array();
     for (size_t r = 0; routines && r < p->nroutines; r++) {
         size_t from, to;
-        routine_span(p, r, &from, &to);
+        routine_span(p->sizes, p->nsizes, r, &from, &to);
         if (from == to)
             continue;
-        json_t *tuples = json_array();
-        for (size_t i = from; tuples && i < to; i++) {
-            const cprof_prof_size *u = &p->sizes[i];
-            json_t *row = json_pack("[I, I, I, I, I, f, I, I, I, f]", (json_int_t)u->n,
-                                    (json_int_t)u->calls, (json_int_t)u->max[0],
-                                    (json_int_t)u->min[0], (json_int_t)u->sum[0], u->sq[0],
-                                    (json_int_t)u->max[1], (json_int_t)u->min[1],
-                                    (json_int_t)u->sum[1], u->sq[1]);
-            if (!row || json_array_append_new(tuples, row)) {
-                json_decref(tuples);
-                tuples = NULL;
-            }
-        }
-        json_t *one = json_pack("{s:s, s:s, s:o*, s:{s:o, s:o}}", "name", p->routines[r].name,
-                                "file", p->routines[r].file, "tuples", tuples, "fit",
-                                "time", fit_json(&p->sizes[from], to - from, 0), "accesses",
-                                fit_json(&p->sizes[from], to - from, 1));
-        if (!one || !tuples || json_array_append_new(routines, one)) {
+        json_t *one = with_tuples(json_pack("{s:s, s:s}", "name", p->routines[r].name,
+                                            "file", p->routines[r].file),
+                                  &p->sizes[from], to - from);
+        json_t *contexts = contexts_json(p, r);
+        if (!one || !contexts)
+            json_decref(one ? one : contexts);
+        if (!one || !contexts || json_object_set_new(one, "contexts", contexts) ||
+            json_array_append_new(routines, one)) {
             json_decref(routines);
             routines = NULL;
         }

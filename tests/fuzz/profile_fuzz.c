@@ -17,7 +17,8 @@
  *   - a successful load yields a report (the JSON writer does not return NULL);
  *   - summing a file with itself fails only if it overflows or the file is a rank of
  *     a job, and otherwise doubles every count and time (of regions too, but their
- *     team sizes) and keeps everything else
+ *     team sizes; of input sizes too, per routine and per context) and keeps
+ *     everything else
  *     (tests/report/run.sh checks the same on the fixtures);
  *   - a rank's profile is a job of one rank, which has all the workers;
  *   - a compensated load succeeds wherever the plain one does (and may where that
@@ -113,6 +114,16 @@ static void render_all(const cprof_profile *p, const cprof_opts *o)
         CHECK(text != NULL);
         free(text);
     }
+    /* --sizes: its tables in both forms, per routine and per calling context. */
+    for (int csv = -1; csv <= 3; csv++) {
+        cprof_table *t[4] = {cprof_section_sizes(&v, NULL, csv >= 0, false),
+                             cprof_section_size_growth(&v, NULL),
+                             cprof_section_sizes(&v, NULL, true, true),
+                             cprof_section_size_path_growth(&v, NULL)};
+        char *text = cprof_tables_text(t, 4, csv, o->brief);
+        CHECK(text != NULL);
+        free(text);
+    }
     cprof_view_free(&v);
 }
 
@@ -168,6 +179,18 @@ static void check_doubled(const cprof_profile *p1, const cprof_profile *p2)
             CHECK(y->c_self_t == 2 * x->c_self_t && y->c_direct == 2 * x->c_direct &&
                   y->s_self_t == 2 * x->s_self_t);
         }
+    }
+    /* Input sizes, per routine and per context: calls and sums doubled, the rest kept
+     * (the contexts are made in the same order). */
+    CHECK(p2->nsizes == p1->nsizes && p2->npath_sizes == p1->npath_sizes);
+    for (size_t i = 0; i < p1->nsizes + p1->npath_sizes; i++) {
+        bool all = i < p1->nsizes;
+        const cprof_prof_size *a = all ? &p1->sizes[i] : &p1->path_sizes[i - p1->nsizes];
+        const cprof_prof_size *b = all ? &p2->sizes[i] : &p2->path_sizes[i - p1->nsizes];
+        CHECK(a->routine == b->routine && a->path == b->path && a->n == b->n);
+        CHECK(b->calls == 2 * a->calls);
+        for (int c = 0; c < 2; c++)
+            CHECK(b->sum[c] == 2 * a->sum[c] && b->max[c] == a->max[c] && b->min[c] == a->min[c]);
     }
     /* Regions: counts and times doubled, team sizes kept. */
     CHECK(p2->nregions == p1->nregions);
