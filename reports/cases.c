@@ -140,8 +140,10 @@ cprof_table *cprof_section_cases(const cprof_view *v)
         start(t, v, i, true, "S entries", "wall");
         single(t, r->s_caller, r->s_caller.t);
         start(t, v, i, false, "C entries", "worker");
+        /* Worker inclusive less the sequential wall time and the team time, which is
+         * no entry's (docs/report.md). */
         per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller),
-                   v->r[i].inclusive - v->r[i].wall);
+                   v->r[i].inclusive - v->r[i].wall - v->r[i].team);
         start(t, v, i, false, "S-S", "wall");
         single(t, r->s_callee, cprof_outer(&r->s_callee));
         start(t, v, i, false, "S-C", "worker");

@@ -218,6 +218,44 @@ expect_jq "sub.c: work's team time is its <parallel> context's time on worker 1"
     '(.paths[] | select(.routine == "<parallel>") | .worker_outer_time[1]) as $p |
      .routines[] | select(.name == "work") | .team_t[1] == $p' 'true'
 
+# Team time is no entry's: a routine entered sequentially whose region calls a routine
+# (so it has a concurrency cases row) has no concurrent entries' time, its team time
+# left out of the row (its outer was worker inclusive less wall time, team time in it).
+cat > leafy.c <<'C'
+#include <stdio.h>
+static volatile double sink;
+double leaf(int i)
+{
+    double s = 0;
+    for (int j = 0; j < i * 50; j++)
+        s += j * 1e-9;
+    return s;
+}
+void work(int n)
+{
+    double total = 0;
+    #pragma omp parallel for schedule(static) reduction(+ : total)
+    for (int i = 0; i < n; i++)
+        total += leaf(i);
+    sink = total;
+}
+int main(void)
+{
+    for (int rep = 0; rep < 4; rep++)
+        work(2000);
+    printf("%.3f\n", sink);
+    return 0;
+}
+C
+"$bin/cprof-cc" -fopenmp -O1 leafy.c -o leafy > cc4.err 2>&1
+OMP_NUM_THREADS=2 CPROF_OUT=leafy.out ./leafy > leafy.txt 2> leafy.err
+"$bin/cprof-report" --csv cases leafy.out 2>> leafy.err | tr -d '\r' > leafy.csv
+check "leafy.c: work, entered sequentially, has team time and no concurrent entries' time" \
+    "$(indent cc4.err)" "$(indent leafy.err)" "$(grep '^work,' leafy.csv | indent)" -- \
+    grep -q '^work,[^,]*,C entries,worker,0,0,0,' leafy.csv
+expect_jq "leafy.c: work has team time on worker 1" <("$bin/cprof-report" --json leafy.out) \
+    '.routines[] | select(.name == "work") | .team_t[1] > 0' true
+
 "$bin/cprof-report" --html tri.out > tri.html 2> html.err
 sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' tri.html | sed '1d;$d' > sections.json
 "$bin/cprof-report" --csv region-workers tri.out | tr -d '\r' > rw.csv
