@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
 # What sampling resources costs (docs/resources.md): each example in examples/, built
 # once by cprof-cc, run with and without CPROF_RESOURCES=cpu,faults at the default
-# periods (CPU time sampled by a timer on each thread's CPU clock, a sample per ms or
-# per tick of the kernel, whichever is longer; faults by their counter, one per 100),
+# periods (a CPU sample per ms of a thread's CPU time, a fault sample per 100 faults),
 # interleaved, BENCH_ROUNDS rounds, timed to the microsecond.  Each round's ratio (with
 # over without) cancels the machine's slow drifts; the figure judged is their median,
 # with its 95% confidence interval (order statistics: a sign test, no assumption on the
 # noise's shape).  Target: at most 3% slower: "met" when the interval's top is at most
 # 1.03, "NOT met" when its bottom is above, else the run's noise cannot tell.  Beside
 # them the best runs' ratio and the median ratio of CPU time (user + system).  Then what one sample
-# costs, by the timer and by a sampling task-clock counter (the other way there is), and
-# the instructions a profiled call takes with and without the resources (callgrind on
-# bench/calls.c, sequential: the facade is the same code).
+# and one page fault cost, and the instructions a profiled call takes with and without
+# the resources (callgrind on bench/calls.c, sequential: the facade is the same code).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CPROF_BIN:-$root/build/bin}
@@ -86,63 +84,30 @@ for dir in "$root"/examples/*/; do
             i[1], i[2], b / a, q, c, f, verdict }'
 done
 # What one sample costs: a loop of fixed work timed by its own CPU clock, without
-# resources and with CPU samples every 0.25 ms, taken by cprof (the timer, checked at
-# the tick: fewer signals, each carrying the periods since the last) and by a
-# task-clock counter sampling on its own (a signal per period, as cprof did before).
+# resources and with a CPU sample every 0.25 ms (a signal each, from the thread's
+# task-clock counter).
 cat > "$tmp/spin.c" <<'C'
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <linux/perf_event.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
-static volatile long signals;
-static void on_signal(int s) { (void)s; signals++; }
 static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 volatile double sink;
 void work(long n) { double x = 0; for (long i = 0; i < n; i++) x += i * 0.5; sink = x; }
-int main(int argc, char **argv)
-{
-    if (argc > 1) {     /* a task-clock counter, a signal each argv[1] ns */
-        struct perf_event_attr a = { .size = sizeof a, .type = PERF_TYPE_SOFTWARE,
-            .config = PERF_COUNT_SW_TASK_CLOCK, .sample_period = atol(argv[1]), .wakeup_events = 1 };
-        int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-        struct f_owner_ex o = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
-        signal(SIGRTMIN + 4, on_signal);
-        if (fd < 0 || fcntl(fd, F_SETOWN_EX, &o) || fcntl(fd, F_SETSIG, SIGRTMIN + 4) ||
-            fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK))
-            return 1;
-    }
-    double t0 = cpu();
-    work(400000000L);
-    printf("%.6f %ld\n", cpu() - t0, signals);
-    return 0;
-}
+int main(void) { double t0 = cpu(); work(400000000L); printf("%.6f\n", cpu() - t0); return 0; }
 C
 "$bin/cprof-cc" -O1 "$tmp/spin.c" -o "$tmp/spin"
-: > "$tmp/s.none"; : > "$tmp/s.timer"; : > "$tmp/s.counter"
+: > "$tmp/s.none"; : > "$tmp/s.on"
 for r in $(seq "$rounds"); do
     CPROF_OUT=$tmp/s.out "$tmp/spin" >> "$tmp/s.none"
-    CPROF_RESOURCES=cpu:250000 CPROF_OUT=$tmp/s.out "$tmp/spin" > "$tmp/s.one" &&
-        "$bin/cprof-report" --json "$tmp/s.out" |
-        jq -r '[.resources[0].outside[] | add] + [.paths[].samples.cpu | add] | add' > "$tmp/s.periods" &&
-        echo "$(cat "$tmp/s.one") $(cat "$tmp/s.periods")" >> "$tmp/s.timer"
-    CPROF_OUT=$tmp/s.out "$tmp/spin" 250000 >> "$tmp/s.counter"
+    CPROF_RESOURCES=cpu:250000 CPROF_OUT=$tmp/s.out "$tmp/spin" >> "$tmp/s.on"
 done
 # Each round's ratio to its own run without samples, then the median: the VM's speed
 # drifts between rounds by more than what is measured here.
-base=$(awk '{ print $1 }' "$tmp/s.none" | med)
-rt=$(paste "$tmp/s.none" "$tmp/s.timer" | awk '{ print $3 / $1 }' | med)
-rc=$(paste "$tmp/s.none" "$tmp/s.counter" | awk '{ print $3 / $1 }' | med)
-nc=$(awk '{ print $2 }' "$tmp/s.counter" | med); np=$(awk '{ print $3 }' "$tmp/s.timer" | med)
-awk -v b="$base" -v rt="$rt" -v rc="$rc" -v nc="$nc" -v np="$np" 'BEGIN {
+base=$(med < "$tmp/s.none")
+rt=$(paste "$tmp/s.none" "$tmp/s.on" | awk '{ print $2 / $1 }' | med)
+awk -v b="$base" -v rt="$rt" 'BEGIN {
+    n = b * rt * 1e9 / 250000
     printf "fixed work, %.4f s of CPU without samples (median)\n", b
-    printf "cprof, cpu:250000 (timer, at the tick): %+.2f%%, %d periods charged\n", 100 * (rt - 1), np
-    printf "a task-clock counter sampling every 0.25 ms: %+.2f%%, %d signals, %.1f us a signal\n",
-        100 * (rc - 1), nc, (nc > 0 ? (rc - 1) * b * 1e6 / nc : 0) }'
+    printf "a CPU sample every 0.25 ms: %+.2f%%, %.1f us a sample\n", 100 * (rt - 1), (rt - 1) * b * 1e6 / n }'
 # What counting page faults costs each fault: a loop that touches fresh pages, 200,000
 # faults, without resources and with faults sampled at the default period (a perf
 # software counter enabled in the kernel's fault path).

@@ -95,8 +95,8 @@ static void describe(cprof_table *t, const cprof_prof_resource *x)
         cprof_table_note(t, "%s (%s): counted per worker, not sampled%s%s", x->name, x->event,
                          x->reason ? ": " : "", x->reason ? x->reason : "");
     else if (!strcmp(x->unit, "ns"))
-        cprof_table_note(t, "%s (%s): a sample every %.3f ms of it, taken at the kernel's "
-                         "tick%s%s", x->name, x->event, (double)x->period / 1e6,
+        cprof_table_note(t, "%s (%s): a sample every %.3f ms of it%s%s", x->name, x->event,
+                         (double)x->period / 1e6,
                          x->reason ? "; " : "", x->reason ? x->reason : "");
     else
         cprof_table_note(t, "%s (%s): a sample every %lld %s%s%s", x->name, x->event,

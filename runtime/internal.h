@@ -261,8 +261,6 @@ struct cprof_worker {
     int nnodes;
     uint64_t other_calls;                   /* timed calls past the node limit */
     int res_fd[CPROF_RESOURCES_MAX];        /* its counters (resources.c), -1: none */
-    timer_t cpu_timer;                      /* its CPU-time sampling timer, if armable */
-    int has_cpu_timer;
     uint64_t res_base[CPROF_RESOURCES_MAX]; /* their values at the last reset */
     uint64_t calls;                         /* entries on this worker so far */
     struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
@@ -350,7 +348,6 @@ struct cprof_resource {
     uint64_t period;            /* units per sample; 0: counted only */
     int sampled;                /* charged to contexts by sampling, else counted only */
     int monitored;              /* sampled by the monitor thread (csw, migrations) */
-    int timed;                  /* sampled by a CPU-time timer, not the counter (cpu) */
     int available;              /* else reason says why not */
     int opened;                 /* by some worker */
     char reason[160];           /* why not available, or not sampled as asked */

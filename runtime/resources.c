@@ -8,12 +8,6 @@
  * shadow stack: the path is known without unwinding anything.  Nothing is added to the
  * per-call path; with no resource asked for, nothing here runs after start-up.
  *
- * CPU time is sampled by a POSIX timer on the thread's CPU clock instead: the kernel
- * checks it at the scheduler's tick, which happens anyway, where a sampling task-clock
- * counter runs a timer interrupt of its own per sample and, in a virtual machine, costs
- * about 20 us a sample against 1 (bench/resources.sh).  Periods below the tick come as
- * one signal carrying the periods that passed (its overrun), charged as that many.
- *
  * Context switches and migrations are counted per worker; sampled only with a period
  * given, and then not by their own thread: their overflow comes as the thread blocks,
  * and a signal would wake it inside the blocking call (a sleep cut short, the next
@@ -33,7 +27,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -42,37 +35,30 @@ struct kind {
     uint32_t type;
     uint64_t config;
     uint64_t period;            /* default; 0: counted, sampled only with a period given */
-    /* What signals a sample: the counter's overflow, to its thread; the same to the
-     * monitor (counted as the thread blocks); a timer on the thread's CPU clock. */
-    enum { BY_COUNTER, BY_MONITOR, BY_TIMER } sampler;
+    int blocking;               /* counted as its thread blocks: sampled by the monitor */
 };
 
 static const struct kind kinds[] = {
-    { "cpu", "ns", "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000,
-      BY_TIMER },
-    { "faults", "faults", "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100,
-      BY_COUNTER },
+    { "cpu", "ns", "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000, 0 },
+    { "faults", "faults", "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100, 0 },
     { "minor-faults", "faults", "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN,
-      100, BY_COUNTER },
-    { "major-faults", "faults", "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ,
-      1, BY_COUNTER },
+      100, 0 },
+    { "major-faults", "faults", "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1, 0 },
     { "csw", "switches", "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0,
-      BY_MONITOR },
+      1 },
     { "migrations", "migrations", "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS,
-      0, BY_MONITOR },
-    { "cycles", "cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 10000000,
-      BY_COUNTER },
+      0, 1 },
+    { "cycles", "cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 10000000, 0 },
     { "instructions", "instructions", "instructions", PERF_TYPE_HARDWARE,
-      PERF_COUNT_HW_INSTRUCTIONS, 10000000, BY_COUNTER },
+      PERF_COUNT_HW_INSTRUCTIONS, 10000000, 0 },
     { "cache-misses", "misses", "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-      10000, BY_COUNTER },
+      10000, 0 },
     { "branch-misses", "misses", "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-      10000, BY_COUNTER },
+      10000, 0 },
 };
 
 /* The sampling signals: real-time ones, so that overflows queue rather than merge.  The
- * first goes to the counting thread's handler (from its counters and its CPU timer),
- * the second to the monitor thread. */
+ * first goes to the counting thread's handler, the second to the monitor thread. */
 #define SAMPLE_SIGNAL (SIGRTMIN + 5)
 #define MONITOR_SIGNAL (SIGRTMIN + 6)
 
@@ -163,10 +149,9 @@ static int parse(const char *spec)
                 return -1;
             }
             r->period = p;
-            r->monitored = kd->sampler == BY_MONITOR;
+            r->monitored = kd->blocking;
         }
         r->sampled = r->period != 0;
-        r->timed = kd->sampler == BY_TIMER;
     }
     return 0;
 }
@@ -176,18 +161,18 @@ static int parse(const char *spec)
  * program's cost all the same).  Null in a thread whose counters these are not. */
 static __thread struct cprof_worker *sampled_worker;
 
-/* n samples of resource r on worker w: charged to the context of the activation on
+/* One sample of resource r on worker w: charged to the context of the activation on
  * top of w's shadow stack, on the side (sequential or concurrent entry) it was entered
  * on.  Each resource's samples have one writer, the counting thread's handler or the
  * monitor, and the signal is blocked while it is handled, so plain increments are
  * exact.  A frame being filled may still hold the context of the last activation at
  * its depth: a sample that lands in those few instructions goes there. */
-static void charge(struct cprof_worker *w, int r, uint64_t samples)
+static void charge(struct cprof_worker *w, int r)
 {
     const struct cprof_frame *f = w->top - 1;
     struct cprof_node *n = f->ctx ? f->ctx : w->root;
     int concurrent = n->key && f->side == &n->key->rec->side[1];
-    n->samples[2 * r + concurrent] += samples;
+    n->samples[2 * r + concurrent]++;
 }
 
 static void on_sample(int sig, siginfo_t *si, void *uc)
@@ -196,17 +181,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
     struct cprof_worker *w = sampled_worker;
     if (!w)
         return;         /* not a counter of this thread's (a forked child's copy) */
-    if (si->si_code == SI_TIMER) {
-        int r = si->si_value.sival_int;
-        if (r >= 0 && r < nres && si->si_overrun >= 0)
-            charge(w, r, 1 + (uint64_t)si->si_overrun);
-        return;
-    }
     int r = 0;
     while (r < nres && w->res_fd[r] != si->si_fd)
         r++;
     if (r < nres)
-        charge(w, r, 1);
+        charge(w, r);
 }
 
 /* The monitor: each signal names the counter that overflowed; its worker's thread is
@@ -225,7 +204,7 @@ static void *monitor(void *arg)
         for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
             for (int r = 0; r < nres; r++)
                 if (res[r].monitored && w->res_fd[r] == si.si_fd)
-                    charge(w, r, 1);
+                    charge(w, r);
     }
     return 0;
 }
@@ -252,32 +231,16 @@ static int start_monitor(void)
     return 0;
 }
 
-/* A thread's timer goes with it: each holds a queued signal of the user's
- * RLIMIT_SIGPENDING, which a program starting thread after thread would exhaust. */
-static pthread_key_t timer_owner;
-
-static void thread_gone(void *arg)
-{
-    struct cprof_worker *w = arg;
-    pthread_mutex_lock(&w->lock);
-    if (w->has_cpu_timer)
-        timer_delete(w->cpu_timer);
-    w->has_cpu_timer = 0;
-    pthread_mutex_unlock(&w->lock);
-}
-
 /* A forked child has copies of its parent's counter descriptors, which count the
  * parent's threads: it closes them, and its profile has no resource totals. */
 static void forked_child(void)
 {
-    for (struct cprof_worker *w = cprof_workers(); w; w = w->next) {
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
         for (int i = 0; i < nres; i++)
             if (w->res_fd[i] >= 0) {
                 close(w->res_fd[i]);
                 w->res_fd[i] = -1;
             }
-        w->has_cpu_timer = 0;       /* timers are not inherited */
-    }
     sampled_worker = 0;
 }
 
@@ -304,13 +267,6 @@ void cprof_resources_start(void)
             }
     if (!sampling)
         return;
-    if (pthread_key_create(&timer_owner, thread_gone) != 0)
-        for (int i = 0; i < nres; i++)
-            if (res[i].timed && res[i].sampled) {
-                res[i].sampled = 0;
-                snprintf(res[i].reason, sizeof res[i].reason,
-                         "counted, not sampled: no thread-specific key left for its timers");
-            }
     struct sigaction old;
     if (sigaction(SAMPLE_SIGNAL, 0, &old) == 0 && old.sa_handler != SIG_DFL) {
         for (int i = 0; i < nres; i++)
@@ -347,7 +303,7 @@ static int open_counter(struct cprof_resource *r, int disabled)
 {
     struct perf_event_attr a = { .size = sizeof a, .type = r->type, .config = r->config,
                                  .disabled = disabled, .exclude_hv = 1 };
-    if (r->sampled && !r->timed) {
+    if (r->sampled) {
         a.sample_period = r->period;
         a.wakeup_events = 1;
     }
@@ -362,7 +318,7 @@ static int open_counter(struct cprof_resource *r, int disabled)
         return -1;
     }
     fd = move_high(fd);
-    if (r->sampled && !r->timed) {
+    if (r->sampled) {
         struct f_owner_ex owner = { F_OWNER_TID,
                                     r->monitored ? monitor_tid : (pid_t)syscall(SYS_gettid) };
         if (fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
@@ -379,57 +335,12 @@ static int open_counter(struct cprof_resource *r, int disabled)
     return fd;
 }
 
-/* Resource r's timer armed, or disarmed (on 0), on worker w; under w's lock, as its
- * thread's exit deletes it. */
-static void arm(struct cprof_worker *w, int r, int on)
-{
-    uint64_t p = on ? res[r].period : 0;
-    struct timespec t = { (time_t)(p / 1000000000), (long)(p % 1000000000) };
-    struct itimerspec its = { t, t };
-    if (!w->has_cpu_timer)
-        return;         /* none, or a forked child's worker: its lock may be held */
-    pthread_mutex_lock(&w->lock);
-    if (w->has_cpu_timer)
-        timer_settime(w->cpu_timer, 0, &its, 0);
-    pthread_mutex_unlock(&w->lock);
-}
-
-/* A timer on the calling thread's CPU clock that signals the thread itself, with
- * resource r's index; its failure leaves the resource counted, not sampled, on w. */
-static void open_timer(struct cprof_worker *w, int r)
-{
-    struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SAMPLE_SIGNAL,
-                           .sigev_value.sival_int = r };
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &w->cpu_timer) != 0) {
-        snprintf(res[r].reason, sizeof res[r].reason,
-                 "not sampled on some workers: timer_create failed (%s)", strerror(errno));
-        return;
-    }
-    w->has_cpu_timer = 1;
-    pthread_setspecific(timer_owner, w);
-    if (!cprof_stopped)
-        arm(w, r, 1);
-}
-
-/* The resource sampled by a timer, or -1. */
-static int timed_resource(void)
-{
-    for (int i = 0; i < nres; i++)
-        if (res[i].sampled && res[i].timed)
-            return i;
-    return -1;
-}
-
 /* On the worker's own thread: its counters count that thread only. */
 void cprof_resources_open(struct cprof_worker *w)
 {
     int saved = errno;
-    for (int i = 0; i < nres; i++) {
+    for (int i = 0; i < nres; i++)
         w->res_fd[i] = res[i].available ? open_counter(&res[i], cprof_stopped) : -1;
-        if (w->res_fd[i] >= 0 && res[i].sampled && res[i].timed)
-            open_timer(w, i);
-    }
     sampled_worker = w;
     errno = saved;
 }
@@ -451,18 +362,13 @@ void cprof_resources_writing(int writing)
     for (int i = 0; i < nres; i++)
         if (w->res_fd[i] >= 0)
             ioctl(w->res_fd[i], writing ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
-    if (timed_resource() >= 0)
-        arm(w, timed_resource(), !writing);
 }
 
 /* Stopped, the counters stop too: the totals leave out what ran meanwhile. */
 void cprof_resources_enable(int on)
 {
-    for (struct cprof_worker *w = cprof_workers(); w; w = w->next) {
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
         for (int i = 0; i < nres; i++)
             if (w->res_fd[i] >= 0)
                 ioctl(w->res_fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
-        if (timed_resource() >= 0)
-            arm(w, timed_resource(), on);
-    }
 }
