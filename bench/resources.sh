@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# What sampling resources costs (docs/resources.md): each example in examples/, built
-# once by cprof-cc, run with and without CPROF_RESOURCES=cpu,faults at the default
-# periods (a CPU sample per ms of a thread's CPU time, a fault sample per 100 faults),
-# interleaved, BENCH_ROUNDS rounds, timed to the microsecond.  Each round's ratio (with
-# over without) cancels the machine's slow drifts; the figure judged is their median,
-# with its 95% confidence interval (order statistics: a sign test, no assumption on the
-# noise's shape).  Target: at most 3% slower: "met" when the interval's top is at most
-# 1.03, "NOT met" when its bottom is above, else the run's noise cannot tell.  Beside
-# them the best runs' ratio and the median ratio of CPU time (user + system).  Then what one sample
-# and one page fault cost, and the instructions a profiled call takes with and without
-# the resources (callgrind on bench/calls.c, sequential: the facade is the same code).
+# What sampling resources costs (docs/resources.md).  First what each part costs, apart:
+# a CPU sample (a loop of fixed work sampled every 0.25 ms), a page fault counted, and
+# a run's fixed cost (a program that does almost nothing: the counters opened and read
+# on each thread).  Then each example in examples/, built once by cprof-cc, run with
+# and without CPROF_RESOURCES=cpu,faults at the default periods (a CPU sample per 10 ms
+# of a thread's CPU time, a fault sample per 100 faults), interleaved, BENCH_ROUNDS
+# rounds, timed to the microsecond.  Each round's ratio (with over without) cancels the
+# machine's slow drifts; the figure judged is their median, with its 95% confidence
+# interval (order statistics: a sign test, no assumption on the noise's shape), for
+# wall time and for CPU time (user + system).  Beside them what the parts predict: the
+# run's samples and faults (read from its profile) at the parts' costs, plus the fixed
+# cost, over the CPU time without resources.  Target: at most 3% slower: "met" when the
+# wall interval's top is at most 1.03, "NOT met" when its bottom is above, else the
+# noise cannot tell, and the prediction is the figure to read.  Last, the instructions
+# a profiled call takes with and without the resources (callgrind on bench/calls.c,
+# sequential: the facade is the same code).
 set -u
+# BENCH_THREADS: the examples' threads (default 2).  With one, the runs are disturbed
+# less by other work on a small machine; a sample costs the same per CPU second.
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-11}
 res=${BENCH_RESOURCES:-cpu,faults}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-export OMP_NUM_THREADS=2
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+export OMP_NUM_THREADS=${BENCH_THREADS:-2}
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg); OMP_NUM_THREADS=$OMP_NUM_THREADS"
 # timed CMD...: runs it, its output to /dev/null; prints wall s and user + system s.
 cat > "$tmp/timed.c" <<'C'
 #include <fcntl.h>
@@ -50,42 +57,14 @@ int main(int argc, char **argv)
 }
 C
 gcc -O2 "$tmp/timed.c" -o "$tmp/timed"
-printf '%-10s %9s %9s %8s %15s %8s %8s %8s %8s  %s\n' example "best off" "best on" ratio "95% interval" \
-    "best" "cpu" "cpu smp" "flt smp" target
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-least() { sort -g | head -1; }
 # The 95% interval of the median of the numbers read: "low high" (n >= 6).
 interval() { sort -g | awk '{ a[NR] = $1 } END { k = int((NR - 1.96 * sqrt(NR)) / 2);
     if (k < 1) k = 1; print a[k], a[NR + 1 - k] }'; }
-for dir in "$root"/examples/*/; do
-    name=$(basename "$dir")
-    # An MPI example is built by mpicc and run by mpirun (tests/cli/mpi.sh), not here.
-    [ -f "$dir$name.c" ] && ! grep -q '<mpi.h>' "$dir$name.c" || continue
-    "$bin/cprof-cc" -fopenmp -O2 "$dir$name.c" -o "$tmp/prof" -lm || continue
-    : > "$tmp/off"; : > "$tmp/on"
-    for r in $(seq "$rounds"); do
-        CPROF_OUT=$tmp/off.out "$tmp/timed" "$tmp/prof" >> "$tmp/off"
-        CPROF_RESOURCES=$res CPROF_OUT=$tmp/on.out "$tmp/timed" "$tmp/prof" >> "$tmp/on"
-    done
-    off=$(awk '{ print $1 }' "$tmp/off" | least); on=$(awk '{ print $1 }' "$tmp/on" | least)
-    ratio=$(paste "$tmp/off" "$tmp/on" | awk '{ print $3 / $1 }' | med)
-    ci=$(paste "$tmp/off" "$tmp/on" | awk '{ print $3 / $1 }' | interval)
-    cratio=$(paste "$tmp/off" "$tmp/on" | awk '{ print ($2 > 0 ? $4 / $2 : 0) }' | med)
-    "$bin/cprof-report" --json "$tmp/on.out" > "$tmp/on.json"
-    smp() { jq --arg r "$1" '([.paths[]?.samples[$r] | add] | add // 0) +
-                ([.resources[] | select(.name == $r) | .outside[] | add] | add)' "$tmp/on.json"; }
-    awk -v n="$name" -v a="$off" -v b="$on" -v r="$ratio" -v ci="$ci" -v q="$cratio" \
-        -v c="$(smp cpu)" -v f="$(smp faults)" 'BEGIN {
-        split(ci, i, " ")
-        verdict = "<= 1.03x: noise too large to tell"
-        if (i[2] <= 1.03) verdict = "<= 1.03x met"
-        if (i[1] > 1.03) verdict = "<= 1.03x NOT met"
-        printf "%-10s %9.3f %9.3f %7.3fx %7.3f-%-7.3f %7.3fx %7.3fx %8s %8s  %s\n", n, a, b, r,
-            i[1], i[2], b / a, q, c, f, verdict }'
-done
 # What one sample costs: a loop of fixed work timed by its own CPU clock, without
 # resources and with a CPU sample every 0.25 ms (a signal each, from the thread's
-# task-clock counter).
+# task-clock counter).  A fault sample is its signal alone (no timer interrupt): the
+# CPU sample's cost bounds it.
 cat > "$tmp/spin.c" <<'C'
 #include <stdio.h>
 #include <time.h>
@@ -104,10 +83,11 @@ done
 # drifts between rounds by more than what is measured here.
 base=$(med < "$tmp/s.none")
 rt=$(paste "$tmp/s.none" "$tmp/s.on" | awk '{ print $2 / $1 }' | med)
-awk -v b="$base" -v rt="$rt" 'BEGIN {
-    n = b * rt * 1e9 / 250000
+sample_us=$(awk -v b="$base" -v rt="$rt" 'BEGIN { printf "%.2f", (rt - 1) * b * 1e6 / (b * rt * 1e9 / 250000) }')
+awk -v b="$base" -v rt="$rt" -v us="$sample_us" 'BEGIN {
     printf "fixed work, %.4f s of CPU without samples (median)\n", b
-    printf "a CPU sample every 0.25 ms: %+.2f%%, %.1f us a sample\n", 100 * (rt - 1), (rt - 1) * b * 1e6 / n }'
+    printf "a CPU sample every 0.25 ms: %+.2f%%, %.1f us a sample: %.2f%% of a busy thread at 1 ms, %.2f%% at 10 ms (the default)\n",
+        100 * (rt - 1), us, us / 10, us / 100 }'
 # What counting page faults costs each fault: a loop that touches fresh pages, 200,000
 # faults, without resources and with faults sampled at the default period (a perf
 # software counter enabled in the kernel's fault path).
@@ -140,9 +120,69 @@ for r in $(seq "$rounds"); do
     CPROF_OUT=$tmp/f.out "$tmp/faults" >> "$tmp/f.off"
     CPROF_RESOURCES=faults CPROF_OUT=$tmp/f.out "$tmp/faults" >> "$tmp/f.on"
 done
-awk -v a="$(med < "$tmp/f.off")" -v b="$(paste "$tmp/f.off" "$tmp/f.on" | awk '{ print $2 / $1 }' | med)" 'BEGIN {
+fa=$(med < "$tmp/f.off"); fr=$(paste "$tmp/f.off" "$tmp/f.on" | awk '{ print $2 / $1 }' | med)
+fault_ns=$(awk -v a="$fa" -v b="$fr" 'BEGIN { printf "%.1f", (b - 1) * a }')
+awk -v a="$fa" -v b="$fr" 'BEGIN {
     printf "a page fault: %.0f ns of CPU without resources, %+.0f ns (%+.1f%%) with faults sampled (median ratio)\n",
         a, (b - 1) * a, 100 * (b - 1) }'
+# A run's fixed cost: a team's threads that do almost nothing, with and without cpu,faults
+# (the counters opened on each, read and closed at exit); CPU time of the whole
+# process, median of each round's difference over 5 x BENCH_ROUNDS rounds.
+cat > "$tmp/idle.c" <<'C'
+#include <stdio.h>
+int main(void)
+{
+    int n = 0;
+#pragma omp parallel reduction(+ : n)
+    n++;
+    printf("%d\n", n);
+    return 0;
+}
+C
+"$bin/cprof-cc" -O2 -fopenmp "$tmp/idle.c" -o "$tmp/idle"
+: > "$tmp/i.off"; : > "$tmp/i.on"
+for r in $(seq $((5 * rounds))); do
+    CPROF_OUT=$tmp/i.out "$tmp/timed" "$tmp/idle" >> "$tmp/i.off"
+    CPROF_RESOURCES=$res CPROF_OUT=$tmp/i.out "$tmp/timed" "$tmp/idle" >> "$tmp/i.on"
+done
+fixed_us=$(paste "$tmp/i.off" "$tmp/i.on" | awk '{ print ($4 - $2) * 1e6 }' | med)
+awk -v f="$fixed_us" -v w="$(paste "$tmp/i.off" "$tmp/i.on" | awk '{ print ($3 - $1) * 1e6 }' | med)" 'BEGIN {
+    printf "a run'"'"'s fixed cost (%s threads, %s): %+.0f us of CPU, %+.0f us of wall time (median differences)\n",
+        "'"$OMP_NUM_THREADS"'", "'"$res"'", f, w }'
+echo
+printf '%-10s %8s %15s %8s %15s %9s %7s %8s %7s  %s\n' example wall "95% interval" cpu "95% interval" \
+    predicted "cpu smp" faults "flt smp" target
+for dir in "$root"/examples/*/; do
+    name=$(basename "$dir")
+    # An MPI example is built by mpicc and run by mpirun (tests/cli/mpi.sh), not here.
+    [ -f "$dir$name.c" ] && ! grep -q '<mpi.h>' "$dir$name.c" || continue
+    "$bin/cprof-cc" -fopenmp -O2 "$dir$name.c" -o "$tmp/prof" -lm || continue
+    : > "$tmp/off"; : > "$tmp/on"
+    for r in $(seq "$rounds"); do
+        CPROF_OUT=$tmp/off.out "$tmp/timed" "$tmp/prof" >> "$tmp/off"
+        CPROF_RESOURCES=$res CPROF_OUT=$tmp/on.out "$tmp/timed" "$tmp/prof" >> "$tmp/on"
+    done
+    paste "$tmp/off" "$tmp/on" | awk '{ print $3 / $1 }' > "$tmp/wr"
+    paste "$tmp/off" "$tmp/on" | awk '{ print ($2 > 0 ? $4 / $2 : 0) }' > "$tmp/cr"
+    "$bin/cprof-report" --json "$tmp/on.out" > "$tmp/on.json"
+    # A resource's samples in the last run (its contexts' and those outside any), and
+    # its exact total over the workers.
+    smp() { jq --arg r "$1" '([.paths[]?.samples[$r] | add] | add // 0) +
+                ([.resources[] | select(.name == $r) | .outside[] | add] | add)' "$tmp/on.json"; }
+    total() { jq --arg r "$1" '[.resources[] | select(.name == $r) | .totals[]] | add' "$tmp/on.json"; }
+    awk -v n="$name" -v r="$(med < "$tmp/wr")" -v ci="$(interval < "$tmp/wr")" \
+        -v q="$(med < "$tmp/cr")" -v qi="$(interval < "$tmp/cr")" \
+        -v c="$(smp cpu)" -v fl="$(total faults)" -v f="$(smp faults)" \
+        -v base="$(awk '{ print $2 }' "$tmp/off" | med)" \
+        -v us="$sample_us" -v ns="$fault_ns" -v fix="$fixed_us" 'BEGIN {
+        split(ci, i, " "); split(qi, j, " ")
+        p = 1 + ((c + f) * us * 1e-6 + fl * ns * 1e-9 + fix * 1e-6) / base
+        verdict = sprintf("<= 1.03x: noise too large to tell; the parts: %.3fx", p)
+        if (i[2] <= 1.03) verdict = "<= 1.03x met"
+        if (i[1] > 1.03) verdict = "<= 1.03x NOT met"
+        printf "%-10s %7.3fx %7.3f-%-7.3f %7.3fx %7.3f-%-7.3f %8.4fx %7d %8d %7d  %s\n", n, r,
+            i[1], i[2], q, j[1], j[2], p, c, fl, f, verdict }'
+done
 # Why no exact mode (docs/resources.md): what reading a thread's CPU time costs, the
 # cheapest exact reading there is, against the ~20 ns of a whole timed call.
 cat > "$tmp/clock.c" <<'C'

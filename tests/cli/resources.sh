@@ -163,6 +163,8 @@ check "--csv resources: a row per resource and worker" "$(indent rw.csv)" -- \
 expect_jq "two files: totals and samples doubled" rr.json \
     '[(.resources[1].totals[0] == 2 * '"$faults0"'), ([.paths[] | select(.routine == "touch") | .samples.faults[0]] == [6000])]' '[true, true]'
 CPROF_RESOURCES=cpu CPROF_OUT=c.out ./res > /dev/null 2>&1
+expect_jq "cpu without a period: a sample per 10 ms of CPU (gprof's rate)" c.out \
+    '.resources[0] | [.name, .period]' '["cpu",10000000]'
 "$bin/cprof-report" r.out c.out > /dev/null 2> mix.err; st=$?
 check "other resources: refused in one line" "status $st" "$(indent mix.err)" -- \
     bash -c "[ $st = 1 ] && [ \$(wc -l < mix.err) = 1 ] && grep -q 'same CPROF_RESOURCES' mix.err"
