@@ -115,8 +115,8 @@ static const char routines_explain[] =
     "100%: sampling error (few samples), or a routine called very often for little work\n"
     "each time: a sample in cprof's own code at its entry or exit, while its frame is on\n"
     "the stack but its clock is not running, is charged to it where its times give that\n"
-    "code to the caller's self time (about 18 ns a call on a 2-core EPYC VM; its caller's\n"
-    "incl is right).\n";
+    "code to the caller's self time (14 to 18 ns a call on a 2-core EPYC VM; its\n"
+    "caller's incl is right).\n";
 
 /* Routine indexes by incl, heaviest first. */
 static const int64_t *sort_by;
