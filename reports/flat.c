@@ -169,11 +169,10 @@ static double sort_share(const cprof_view *v, const cprof_rview *r, int64_t all_
 cprof_table *cprof_section_flat(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
-    /* --resources: their columns after the numbers, before the name. */
-    enum { NAME_AT = 9 };
+    /* --resources: their columns after the numbers, before the last two (name, file). */
+    size_t ncols = sizeof cols / sizeof *cols;
     cprof_rescols *rc = cprof_rescols_new(v, CPROF_RESCOLS_ROUTINES);
-    cprof_table *t = cprof_rescols_table(rc, "Flat profile", explain, cols,
-                                         sizeof cols / sizeof *cols, NAME_AT);
+    cprof_table *t = cprof_rescols_table(rc, "Flat profile", explain, cols, ncols, ncols - 2);
     size_t *order = cprof_xcalloc(p->nroutines, sizeof *order), n = 0, hidden = 0;
     for (size_t i = 0; i < p->nroutines; i++)
         if (v->r[i].ran && v->r[i].match)

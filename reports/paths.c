@@ -265,7 +265,7 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
         }
     /* Up, a step has the routine's figures through it: its context's time, which holds
      * its callees', and so its subtree's samples. */
-    int64_t *sub = up ? subtree_samples(p) : NULL;
+    int64_t *sub = up && p->nresources ? subtree_samples(p) : NULL;
     bool found = false;
     for (size_t i = 0; i < p->npaths; i++) {
         if (!named(p, i, name) || inner(p, i, name))
@@ -283,7 +283,7 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
         }
         /* Up: the routine, then each caller in turn, every step with this context's
          * figures; a step's site is where it called the step before. */
-        const int64_t *samples = sub + i * 2 * p->nresources;
+        const int64_t *samples = sub ? sub + i * 2 * p->nresources : p->paths[i].samples;
         size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, p->paths[i].routine, NULL, 0);
         add_figures(&d.out.paths[c], &p->paths[i], samples, p);
         for (size_t below = i, a = p->paths[i].parent; a != CPROF_NO_PATH;

@@ -234,14 +234,14 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
     char *title = mode == CPROF_PATHS_ALL ? cprof_xstrdup("Call paths")
                   : cprof_xasprintf("Call paths %s %s", mode == CPROF_PATHS_DOWN ? "from" : "up from",
                                     name);
-    /* --resources: their columns after workers. */
-    enum { RESOURCES_AT = 6 };
+    /* --resources: their columns after workers, before the last four (id ... path). */
+    size_t ncols = sizeof cols / sizeof *cols;
     cprof_rescols *rc = cprof_rescols_new(v, mode == CPROF_PATHS_UP ? CPROF_RESCOLS_PATHS_UP
                                                                     : CPROF_RESCOLS_PATHS);
     cprof_table *t = cprof_rescols_table(rc, title, mode == CPROF_PATHS_ALL ? paths_explain
                                                     : mode == CPROF_PATHS_DOWN ? down_explain
                                                     : up_explain,
-                                         cols, sizeof cols / sizeof *cols, RESOURCES_AT);
+                                         cols, ncols, ncols - 4);
     free(title);
     struct tree tr;
     tree_make(&tr, v->p);
