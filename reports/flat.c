@@ -169,8 +169,10 @@ static double sort_share(const cprof_view *v, const cprof_rview *r, int64_t all_
 cprof_table *cprof_section_flat(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
-    cprof_table *t = cprof_table_new("Flat profile", explain, cols,
-                                     sizeof cols / sizeof *cols);
+    /* --resources: their columns after the numbers, before the last two (name, file). */
+    size_t ncols = sizeof cols / sizeof *cols;
+    cprof_rescols *rc = cprof_rescols_new(v, CPROF_RESCOLS_ROUTINES);
+    cprof_table *t = cprof_rescols_table(rc, "Flat profile", explain, cols, ncols, ncols - 2);
     size_t *order = cprof_xcalloc(p->nroutines, sizeof *order), n = 0, hidden = 0;
     for (size_t i = 0; i < p->nroutines; i++)
         if (v->r[i].ran && v->r[i].match)
@@ -197,6 +199,7 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         cprof_cell_int(t, r->c_calls);
         cprof_cell_per_call(t, r->self, calls);
         cprof_cell_per_call(t, r->inclusive, calls);
+        cprof_rescols_cells(rc, t, order[k]);
         cprof_cell_str2(t, r->label, p->routines[order[k]].name);
         cprof_cell_str(t, p->routines[order[k]].file);
     }
@@ -220,5 +223,6 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         cprof_table_note(t, "never called (%zu): %s", nnever, never);
     free(never);
     free(order);
+    cprof_rescols_free(rc);
     return t;
 }

@@ -163,7 +163,9 @@ static char *profile_cut(const cprof_profile *p, json_t *keep)
 /* The text report's sections by their --csv names, then the page's own tables. */
 static char *sections(const cprof_profile *p, json_t **keep)
 {
-    static const cprof_opts all;   /* every routine, no option: the page sorts and filters */
+    /* Every routine, no option: the page sorts and filters; the resources' columns
+     * where the profile has resources. */
+    static const cprof_opts all = {.resources = true};
     cprof_view v;
     cprof_view_init(&v, p, &all);
     json_t *o = json_object();

@@ -202,38 +202,60 @@ static json_t *path(const cprof_profile *p, size_t i)
                      "worker_calls", wcalls, "worker_outer_time", wtime, "samples", samples);
 }
 
+/* A share in % (cprof_cpu_share), null where it has none. */
+static json_t *share(int64_t cpu_ns, int64_t time_ns)
+{
+    double pct = cprof_cpu_share(cpu_ns, time_ns);
+    return isnan(pct) ? json_null() : json_real(pct);
+}
+
 /* A resource beyond time (docs/resources.md): as declared, each worker's total (null:
  * no counter) and samples outside any profiled routine, and the routines it was
- * charged to. */
-static json_t *resource(const cprof_profile *p, size_t r)
+ * charged to; for cpu, each worker's utilisation and each routine's cpu/wall (the
+ * columns of --resources, rescols.c). */
+static json_t *resource(const cprof_view *v, size_t r)
 {
+    const cprof_profile *p = v->p;
     const cprof_prof_resource *x = &p->resources[r];
+    bool cpu = cprof_resource_is_cpu(x);
     json_t *totals = json_array(), *outside = json_array(), *routines = json_array();
+    json_t *utilisation = cpu ? json_array() : NULL;
     for (size_t w = 0; w < p->nworkers; w++) {
-        int64_t t = p->res_total[w * p->nresources + r];
+        int64_t t = cprof_resource_total(p, w, r);
         const int64_t *o = &p->res_outside[(w * p->nresources + r) * 2];
         totals = append(totals, t < 0 ? json_null() : json_integer(t));
         outside = append(outside, json_pack("[I, I]", (json_int_t)o[0], (json_int_t)o[1]));
+        if (cpu)
+            utilisation = append(utilisation, share(t, p->elapsed_ns));
     }
     if (x->period) {
         int64_t (*self)[2] = cprof_xcalloc(p->nroutines + 1, sizeof *self);
         int64_t *incl = cprof_xcalloc(p->nroutines + 1, sizeof *incl);
         int64_t *path_incl = cprof_xcalloc(p->npaths + 1, sizeof *path_incl);
         cprof_resource_sums(p, r, self, incl, path_incl);
-        for (size_t i = 0; i < p->nroutines; i++)
-            if (incl[i])
-                routines = append(routines, json_pack(
-                    "{s:s, s:s, s:I, s:I, s:I}", "name", p->routines[i].name,
-                    "file", p->routines[i].file, "s_samples", (json_int_t)self[i][0],
-                    "c_samples", (json_int_t)self[i][1], "inclusive_samples", (json_int_t)incl[i]));
+        for (size_t i = 0; i < p->nroutines; i++) {
+            if (!incl[i])
+                continue;
+            json_t *o = json_pack(
+                "{s:s, s:s, s:I, s:I, s:I}", "name", p->routines[i].name,
+                "file", p->routines[i].file, "s_samples", (json_int_t)self[i][0],
+                "c_samples", (json_int_t)self[i][1], "inclusive_samples", (json_int_t)incl[i]);
+            if (o && cpu &&
+                json_object_set_new(o, "pct_cpu_wall",
+                                    share(cprof_resource_amount(x, incl[i]), v->r[i].inclusive))) {
+                json_decref(o);
+                o = NULL;
+            }
+            routines = append(routines, o);
+        }
         free(self);
         free(incl);
         free(path_incl);
     }
-    return json_pack("{s:s, s:s, s:s, s:I, s:b, s:s?, s:o, s:o, s:o}", "name", x->name,
+    return json_pack("{s:s, s:s, s:s, s:I, s:b, s:s?, s:o, s:o, s:o, s:o*}", "name", x->name,
                      "unit", x->unit, "event", x->event, "period", (json_int_t)x->period,
                      "available", x->available, "reason", x->reason, "totals", totals,
-                     "outside", outside, "routines", routines);
+                     "outside", outside, "routines", routines, "pct_elapsed", utilisation);
 }
 
 static json_t *worker(const cprof_profile *p, size_t id)
@@ -351,6 +373,9 @@ char *cprof_report_json(const cprof_profile *p)
     json_t *regions = p->nregions ? json_array() : NULL;
     for (size_t i = 0; i < p->nregions; i++)
         regions = append(regions, region(&v, i));
+    json_t *res = p->nresources ? json_array() : NULL;
+    for (size_t r = 0; r < p->nresources; r++)
+        res = append(res, resource(&v, r));
     cprof_view_free(&v);
     for (size_t i = 0; i < p->narcs; i++)
         arcs = append(arcs, arc(p, &p->arcs[i]));
@@ -391,15 +416,11 @@ char *cprof_report_json(const cprof_profile *p)
         doc = NULL;
     } else if (!doc)
         json_decref(regions);
-    if (doc && p->nresources) {
-        json_t *res = json_array();
-        for (size_t r = 0; r < p->nresources; r++)
-            res = append(res, resource(p, r));
-        if (!res || json_object_set_new(doc, "resources", res)) {
-            json_decref(doc);
-            doc = NULL;
-        }
-    }
+    if (doc && p->nresources && (!res || json_object_set_new(doc, "resources", res))) {
+        json_decref(doc);
+        doc = NULL;
+    } else if (!doc)
+        json_decref(res);
     /* Input-sensitive profiles (docs/input-size.md). */
     if (doc && p->size_info.cell) {
         json_t *sizes = cprof_sizes_json(p);

@@ -25,10 +25,10 @@ static const char usage_text[] =
     "       cprof-report [LOAD] --json | --html [FILE...]\n"
     "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
     "       cprof-report [LOAD] --paths [--root NAME | --callers NAME] [-b]\n"
-    "                    [--threshold PCT] [FILE...]\n"
+    "                    [--threshold PCT] [--resources] [FILE...]\n"
     "       cprof-report [LOAD] --folded | --hatchet [FILE...]\n"
-    "       cprof-report [LOAD] --resources [-b] [--threshold PCT] [--routine NAME]\n"
-    "                    [FILE...]\n"
+    "       cprof-report [LOAD] --resources [-b] [--sort KEY] [--threshold PCT]\n"
+    "                    [--routine NAME] [--csv SECTION] [FILE...]\n"
     "       cprof-report [LOAD] --regions [-b] [--routine NAME] [FILE...]\n"
     "       cprof-report --trace [FILE]\n"
     "       cprof-report --timeline [--width N] [FILE]\n"
@@ -63,9 +63,14 @@ static const char usage_text[] =
     "  --folded          print folded stacks of self times in ns (flamegraph.pl, inferno,\n"
     "                    speedscope)\n"
     "  --hatchet         print the calling-context tree as Hatchet's literal format\n"
-    "  --resources       print the resources beyond time (CPROF_RESOURCES): each\n"
-    "                    worker's totals, the routines and call paths they were charged\n"
-    "                    to (--csv resources, resource-routines, resource-paths)\n"
+    "  --resources       with the resources beyond time (CPROF_RESOURCES): their\n"
+    "                    columns in the flat profile (per sampled resource its inclusive\n"
+    "                    amount, for cpu cpu/wall), the per-thread table (each worker's\n"
+    "                    totals, for cpu its utilisation) and --paths (each context's\n"
+    "                    inclusive amount), also as --csv flat, threads and paths; the\n"
+    "                    text report then ends with their tables: per worker, per routine\n"
+    "                    and per call path (--csv resources, resource-routines,\n"
+    "                    resource-paths)\n"
     "  --regions         print the OpenMP parallel regions and tasks: per construct its\n"
     "                    executions, team sizes, busy time, barrier waits, imbalance and\n"
     "                    time lost to it, most waiting first; then per worker\n"
@@ -323,9 +328,12 @@ int main(int argc, char **argv)
         resources = true;
         csv_name = NULL;
     }
-    if (resources && (json || html || dot || diff || o.sort || paths || folded || hatchet || csv_name))
-        return usage_error("--resources takes only -b, --threshold, --routine and --csv"
-                           " resources, resource-routines or resource-paths");
+    /* --resources adds their columns to the text report, --paths and --csv flat,
+     * threads and paths; its own tables close the text report. */
+    if (resources && (json || html || dot || diff || folded || hatchet || (res_csv >= 0 && paths)))
+        return usage_error("--resources goes with the text report, --paths (--root,"
+                           " --callers) and --csv, not with other views");
+    o.resources = resources;
     if (regions && (json || html || dot || diff || o.sort || o.has_threshold || csv_name ||
                     paths || folded || hatchet || resources || sizes))
         return usage_error("--regions takes only -b and --routine (--csv regions,"
@@ -347,8 +355,8 @@ int main(int argc, char **argv)
                            " size-path-growth");
     int path_modes = paths + folded + hatchet;
     if (path_modes > 1 || (path_modes && (json || html || dot || diff || o.sort || o.routine || csv_name)))
-        return usage_error("--paths, --folded and --hatchet go alone (--paths with -b and"
-                           " --threshold)");
+        return usage_error("--paths, --folded and --hatchet go alone (--paths with -b,"
+                           " --threshold and --resources)");
     if (root && callers)
         return usage_error("--root and --callers go one at a time");
     if ((folded || hatchet) && (o.brief || o.has_threshold))
@@ -432,12 +440,12 @@ int main(int argc, char **argv)
             }
             if (name)
                 cprof_paths_free(&seen);
-        } else if (resources) {
+        } else if (res_csv >= 0) {
             cprof_table **t;
             const char *const *names;
             size_t n;
             cprof_sections_resources(&v[0], &t, &names, &n);
-            text = cprof_tables_text(t, n, res_csv >= 0 ? res_csv : -1, o.brief);
+            text = cprof_tables_text(t, n, res_csv, o.brief);
             free(t);
         } else if (regions) {
             cprof_table *t[2] = {cprof_section_regions(&v[0]), cprof_section_region_workers(&v[0])};

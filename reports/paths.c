@@ -206,14 +206,16 @@ static bool inner(const cprof_profile *p, size_t i, const char *name)
     return false;
 }
 
-static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, const cprof_profile *p)
+/* y's figures added to x's; its resources' samples from samples. */
+static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, const int64_t *samples,
+                        const cprof_profile *p)
 {
     for (int k = 0; k < 4; k++)
         tally_add(&x->cases[k], &y->cases[k]);
     for (size_t w = 0; w < p->nworkers; w++)
         tally_add(&x->worker[w], &y->worker[w]);
     for (size_t r = 0; r < 2 * p->nresources; r++)
-        add(&x->samples[r], y->samples[r]);
+        add(&x->samples[r], samples[r]);
 }
 
 struct derived {
@@ -228,9 +230,24 @@ static void copy_down(struct derived *d, const cprof_profile *p, const size_t *f
 {
     const cprof_prof_path *y = &p->paths[i];
     size_t c = context(&d->out, &d->ix, &d->cap, parent, y->routine, y->site_file, y->site_line);
-    add_figures(&d->out.paths[c], &p->paths[i], p);
+    add_figures(&d->out.paths[c], y, y->samples, p);
     for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
         copy_down(d, p, first, next, k, c);
+}
+
+/* Each context's samples with those of the contexts under it: [i * 2 * nresources +
+ * 2 * r + side]. */
+static int64_t *subtree_samples(const cprof_profile *p)
+{
+    size_t n = 2 * p->nresources;
+    int64_t *sub = cprof_xcalloc(p->npaths * n + 1, sizeof *sub);
+    for (size_t i = 0; i < p->npaths; i++)
+        memcpy(sub + i * n, p->paths[i].samples, n * sizeof *sub);
+    /* Parents come before their children. */
+    for (size_t i = p->npaths; i-- > 0;)
+        for (size_t r = 0; p->paths[i].parent != CPROF_NO_PATH && r < n; r++)
+            add(&sub[p->paths[i].parent * n + r], sub[i * n + r]);
+    return sub;
 }
 
 int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
@@ -246,6 +263,9 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
             next[i] = first[p->paths[i].parent];
             first[p->paths[i].parent] = i;
         }
+    /* Up, a step has the routine's figures through it: its context's time, which holds
+     * its callees', and so its subtree's samples. */
+    int64_t *sub = up && p->nresources ? subtree_samples(p) : NULL;
     bool found = false;
     for (size_t i = 0; i < p->npaths; i++) {
         if (!named(p, i, name) || inner(p, i, name))
@@ -256,22 +276,24 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
              * the path's, not the tree's). */
             const cprof_prof_path *y = &p->paths[i];
             size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, y->routine, NULL, 0);
-            add_figures(&d.out.paths[c], y, p);
+            add_figures(&d.out.paths[c], y, y->samples, p);
             for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
                 copy_down(&d, p, first, next, k, c);
             continue;
         }
         /* Up: the routine, then each caller in turn, every step with this context's
          * figures; a step's site is where it called the step before. */
+        const int64_t *samples = sub ? sub + i * 2 * p->nresources : p->paths[i].samples;
         size_t c = context(&d.out, &d.ix, &d.cap, CPROF_NO_PATH, p->paths[i].routine, NULL, 0);
-        add_figures(&d.out.paths[c], &p->paths[i], p);
+        add_figures(&d.out.paths[c], &p->paths[i], samples, p);
         for (size_t below = i, a = p->paths[i].parent; a != CPROF_NO_PATH;
              below = a, a = p->paths[a].parent) {
             const cprof_prof_path *b = &p->paths[below];
             c = context(&d.out, &d.ix, &d.cap, c, p->paths[a].routine, b->site_file, b->site_line);
-            add_figures(&d.out.paths[c], &p->paths[i], p);
+            add_figures(&d.out.paths[c], &p->paths[i], samples, p);
         }
     }
+    free(sub);
     free(first);
     free(next);
     free(d.ix.slot);

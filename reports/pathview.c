@@ -162,6 +162,7 @@ static const char paths_explain[] =
 struct paths_out {
     const cprof_view *v;
     const struct tree *t;
+    const cprof_rescols *rc;    /* --resources */
     cprof_table *table;
     int64_t whole;
     size_t hidden;
@@ -193,6 +194,7 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
     cprof_cell_int(o->table, cn);
     cprof_cell_time(o->table, conc_time(x));
     cprof_cell_int(o->table, workers);
+    cprof_rescols_cells(o->rc, o->table, i);
     /* The tree itself, for a program that reads the rows (the HTML page's tree). */
     cprof_cell_int(o->table, (int64_t)i);
     if (x->parent == CPROF_NO_PATH)
@@ -232,13 +234,18 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
     char *title = mode == CPROF_PATHS_ALL ? cprof_xstrdup("Call paths")
                   : cprof_xasprintf("Call paths %s %s", mode == CPROF_PATHS_DOWN ? "from" : "up from",
                                     name);
-    cprof_table *t = cprof_table_new(title, mode == CPROF_PATHS_ALL ? paths_explain
-                                            : mode == CPROF_PATHS_DOWN ? down_explain : up_explain,
-                                     cols, sizeof cols / sizeof *cols);
+    /* --resources: their columns after workers, before the last four (id ... path). */
+    size_t ncols = sizeof cols / sizeof *cols;
+    cprof_rescols *rc = cprof_rescols_new(v, mode == CPROF_PATHS_UP ? CPROF_RESCOLS_PATHS_UP
+                                                                    : CPROF_RESCOLS_PATHS);
+    cprof_table *t = cprof_rescols_table(rc, title, mode == CPROF_PATHS_ALL ? paths_explain
+                                                    : mode == CPROF_PATHS_DOWN ? down_explain
+                                                    : up_explain,
+                                         cols, ncols, ncols - 4);
     free(title);
     struct tree tr;
     tree_make(&tr, v->p);
-    struct paths_out o = {v, &tr, t, 0, 0, mode == CPROF_PATHS_UP ? " < " : " > "};
+    struct paths_out o = {v, &tr, rc, t, 0, 0, mode == CPROF_PATHS_UP ? " < " : " > "};
     o.whole = v->p->elapsed_ns * (int64_t)(v->p->nworkers ? v->p->nworkers : 1);
     for (size_t r = 0; r < tr.nroots; r++)
         path_rows(&o, tr.roots[r], NULL);
@@ -249,6 +256,7 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
         cprof_table_note(t, "(%zu contexts below %.2f%% hidden, with what is under them)",
                          o.hidden, v->o->threshold);
     tree_free(&tr);
+    cprof_rescols_free(rc);
     return t;
 }
 

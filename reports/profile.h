@@ -256,7 +256,8 @@ typedef struct {
 /* The calling contexts of p seen from the routines named name (paths.c): with up false,
  * Hall and Goldberg's downward profile rooted there (the trees under its outermost
  * contexts, merged); with up true, the upward one (from the routine to each path's
- * root, every step weighted by the routine's figures there).  Contexts of the routine
+ * root, every step weighted by the routine's figures there, its resources' samples
+ * those of its context's subtree).  Contexts of the routine
  * nested in one of its own count in the outer one only.  *paths is malloc'd (free it
  * with cprof_paths_free on a profile holding it); -1 if no context has the routine. */
 int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,

@@ -35,8 +35,8 @@ cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c *
 cprof_table *cprof_section_by_case(const cprof_view *v);           /* cases.c */
 cprof_table *cprof_section_worker_entries(const cprof_view *v);    /* threads.c */
 
-/* The text report (every section in order), or with csv >= 0 that section as CSV;
- * malloc'd, NULL if out of memory. */
+/* The text report (every section in order, then with --resources their tables), or
+ * with csv >= 0 that section as CSV; malloc'd, NULL if out of memory. */
 char *cprof_report_text(const cprof_view *v, int csv);
 /* The index of the section named name (summary, ranks, flat, ... spread) for csv, or
  * -1. */
@@ -78,10 +78,41 @@ void cprof_sections_resources(const cprof_view *v, cprof_table ***t, const char 
                               size_t *n);
 /* --csv of one of them, by name: resources, resource-routines, resource-paths. */
 int cprof_resources_section(const char *name);
-/* Resource r's samples per routine (self: entered sequentially, concurrently), their
+/* The resources' figures (rescols.c), shared by those tables and the columns below.
+ * Resource r's samples per routine (self: entered sequentially, concurrently), their
  * inclusive sums (recursion once), and each context's subtree. */
 void cprof_resource_sums(const cprof_profile *p, size_t r, int64_t (*self)[2], int64_t *incl,
                          int64_t *path_incl);
+/* samples of x as an amount of its unit: samples x period, saturating. */
+int64_t cprof_resource_amount(const cprof_prof_resource *x, int64_t samples);
+bool cprof_resource_is_cpu(const cprof_prof_resource *x);
+/* Worker w's exact total of resource r; negative if it had no counter. */
+int64_t cprof_resource_total(const cprof_profile *p, size_t w, size_t r);
+/* A cell with an amount of x: a time (ms in the text form) if its unit is ns, else a
+ * count. */
+void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t amount);
+/* CPU time over a time, in % (a routine's cpu/wall, a worker's utilisation); NAN without
+ * a CPU time (negative: no counter) or a time; and as a cell, empty then. */
+double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns);
+void cprof_cell_cpu_share(cprof_table *t, int64_t cpu_ns, int64_t time_ns);
+
+/* --resources' columns in another table: per sampled resource, a routine's inclusive
+ * amount (and for cpu, cpu/wall) or a context's (up from a routine, cprof_paths_derive:
+ * each step's own samples, which are the routine's inclusive ones); per measured
+ * resource, a worker's total (and for cpu, its utilisation).  NULL, adding nothing,
+ * without --resources or resources in the profile. */
+typedef enum {
+    CPROF_RESCOLS_ROUTINES, CPROF_RESCOLS_PATHS, CPROF_RESCOLS_PATHS_UP, CPROF_RESCOLS_WORKERS
+} cprof_rescols_of;
+typedef struct cprof_rescols cprof_rescols;
+cprof_rescols *cprof_rescols_new(const cprof_view *v, cprof_rescols_of of);
+void cprof_rescols_free(cprof_rescols *c);
+/* A table of cols[0..ncols) with c's columns before cols[at], and c's explanation after
+ * explain. */
+cprof_table *cprof_rescols_table(const cprof_rescols *c, const char *title, const char *explain,
+                                 const cprof_column *cols, size_t ncols, size_t at);
+/* c's cells of routine, context or worker i (in the order of cprof_rescols_new's v). */
+void cprof_rescols_cells(const cprof_rescols *c, cprof_table *t, size_t i);
 
 /* A run's trace (trace.c, docs/tracing.md), from the profile at path and the trace file
  * it names, streamed to out once the whole file was checked: --trace, the Chrome Trace

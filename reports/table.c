@@ -21,7 +21,7 @@ struct cell {
 
 struct cprof_table {
     char *title, *explain;
-    const cprof_column *cols;
+    cprof_column *cols;  /* its own copy: a section may make its columns up */
     size_t ncols;
     bool no_header;
     struct cell *cells;  /* row-major; a RULE row is one cell */
@@ -38,7 +38,10 @@ cprof_table *cprof_table_new(const char *title, const char *explain,
     cprof_table *t = cprof_xcalloc(1, sizeof *t);
     t->title = cprof_xstrdup(title);
     t->explain = explain ? cprof_xstrdup(explain) : NULL;
-    t->cols = cols;
+    t->cols = cprof_xcalloc(ncols + 1, sizeof *t->cols);
+    for (size_t c = 0; c < ncols; c++)
+        t->cols[c] = (cprof_column){cols[c].head ? cprof_xstrdup(cols[c].head) : NULL,
+                                    cols[c].key ? cprof_xstrdup(cols[c].key) : NULL, cols[c].left};
     t->ncols = ncols;
     return t;
 }
@@ -53,6 +56,11 @@ void cprof_table_free(cprof_table *t)
     }
     for (size_t i = 0; i < t->nnotes; i++)
         free(t->notes[i]);
+    for (size_t c = 0; c < t->ncols; c++) {
+        free((char *)t->cols[c].head);
+        free((char *)t->cols[c].key);
+    }
+    free(t->cols);
     free(t->notes);
     free(t->cells);
     free(t->row_start);

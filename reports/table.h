@@ -21,7 +21,7 @@ typedef struct {
 typedef struct cprof_table cprof_table;
 
 /* title is underlined in the text form; explain (may be NULL) is printed after the
- * table unless the report is brief. */
+ * table unless the report is brief.  The table keeps copies of all three. */
 cprof_table *cprof_table_new(const char *title, const char *explain,
                              const cprof_column *cols, size_t ncols);
 void cprof_table_free(cprof_table *t);

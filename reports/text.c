@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "alloc.h"
 
 typedef cprof_table *section_fn(const cprof_view *v);
 
@@ -58,8 +59,20 @@ char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief)
 
 char *cprof_report_text(const cprof_view *v, int csv)
 {
-    cprof_table *t[NSECTIONS];
+    /* --resources: their own tables close the text report, with what the columns
+     * leave out (the s / c samples, those outside any routine, the periods). */
+    cprof_table **res = NULL;
+    const char *const *names;
+    size_t nres = 0;
+    if (v->o->resources && csv < 0)
+        cprof_sections_resources(v, &res, &names, &nres);
+    cprof_table **t = cprof_xcalloc(NSECTIONS + nres, sizeof *t);
     for (size_t s = 0; s < NSECTIONS; s++)
         t[s] = csv < 0 || (size_t)csv == s ? sections[s](v) : NULL;
-    return cprof_tables_text(t, NSECTIONS, csv, v->o->brief);
+    for (size_t s = 0; s < nres; s++)
+        t[NSECTIONS + s] = res[s];
+    free(res);
+    char *text = cprof_tables_text(t, NSECTIONS + nres, csv, v->o->brief);
+    free(t);
+    return text;
 }

@@ -92,8 +92,11 @@ cprof_table *cprof_section_threads(const cprof_view *v)
     const cprof_profile *p = v->p;
     bool job = p->nranks > 0, regions = p->nregions > 0;
     char *explain = cprof_xasprintf("%s%s", workers_explain, regions ? regions_explain : "");
-    cprof_table *t = cprof_table_new("Per-thread concurrency", explain, worker_cols + !job,
-                                     sizeof worker_cols / sizeof *worker_cols - !job - 2 * !regions);
+    size_t ncols = sizeof worker_cols / sizeof *worker_cols - !job - 2 * !regions;
+    /* --resources: each worker's totals, last. */
+    cprof_rescols *rc = cprof_rescols_new(v, CPROF_RESCOLS_WORKERS);
+    cprof_table *t = cprof_rescols_table(rc, "Per-thread concurrency", explain, worker_cols + !job,
+                                         ncols, ncols);
     free(explain);
     cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
     int64_t sum = 0;
@@ -131,8 +134,10 @@ cprof_table *cprof_section_threads(const cprof_view *v)
             cprof_cell_time(t, b);
             cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)b / (double)p->elapsed_ns : 0.0);
         }
+        cprof_rescols_cells(rc, t, w);
     }
     free(c);
+    cprof_rescols_free(rc);
     return t;
 }
 

@@ -19,6 +19,8 @@ typedef struct {
     bool has_threshold;
     const char *routine;   /* --routine: only entries that involve routines of this name */
     bool csv;              /* --csv: a section the profile has nothing for is its header */
+    bool resources;        /* --resources: their columns in the flat profile, the call
+                              paths and the per-thread table, their tables at the end */
 } cprof_opts;
 
 typedef struct {

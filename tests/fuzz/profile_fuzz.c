@@ -141,7 +141,7 @@ static void report(const cprof_profile *p)
     cprof_opts plain = { 0 };
     render_all(p, &plain);
     cprof_opts filtered = { .brief = true, .sort = CPROF_SORT_NAME, .threshold = 1.0,
-                            .has_threshold = true,
+                            .has_threshold = true, .resources = true,
                             .routine = p->nroutines ? p->routines[0].name : "none" };
     render_all(p, &filtered);
 }
