@@ -152,6 +152,7 @@ awk -v f="$fixed_us" -v w="$(paste "$tmp/i.off" "$tmp/i.on" | awk '{ print ($3 -
 echo
 printf '%-10s %8s %15s %8s %15s %9s %7s %8s %7s  %s\n' example wall "95% interval" cpu "95% interval" \
     predicted "cpu smp" faults "flt smp" target
+: > "$tmp/all.wr"; : > "$tmp/all.cr"
 for dir in "$root"/examples/*/; do
     name=$(basename "$dir")
     # An MPI example is built by mpicc and run by mpirun (tests/cli/mpi.sh), not here.
@@ -164,6 +165,7 @@ for dir in "$root"/examples/*/; do
     done
     paste "$tmp/off" "$tmp/on" | awk '{ print $3 / $1 }' > "$tmp/wr"
     paste "$tmp/off" "$tmp/on" | awk '{ print ($2 > 0 ? $4 / $2 : 0) }' > "$tmp/cr"
+    cat "$tmp/wr" >> "$tmp/all.wr"; cat "$tmp/cr" >> "$tmp/all.cr"
     "$bin/cprof-report" --json "$tmp/on.out" > "$tmp/on.json"
     # A resource's samples in the last run (its contexts' and those outside any), and
     # its exact total over the workers.
@@ -183,6 +185,18 @@ for dir in "$root"/examples/*/; do
         printf "%-10s %7.3fx %7.3f-%-7.3f %7.3fx %7.3f-%-7.3f %8.4fx %7d %8d %7d  %s\n", n, r,
             i[1], i[2], q, j[1], j[2], p, c, fl, f, verdict }'
 done
+# The examples together: every round of every example, one ratio each.  Per example
+# the VM's noise (runs of the same binary differ by 5-10%) makes the intervals wide;
+# pooled, the interval of the median is narrower, and what it bounds is the typical
+# example's slowdown.
+awk -v r="$(med < "$tmp/all.wr")" -v ci="$(interval < "$tmp/all.wr")" -v q="$(med < "$tmp/all.cr")" \
+    -v qi="$(interval < "$tmp/all.cr")" -v n="$(wc -l < "$tmp/all.wr")" 'BEGIN {
+    split(ci, i, " "); split(qi, j, " ")
+    verdict = "<= 1.03x: noise too large to tell"
+    if (i[2] <= 1.03) verdict = "<= 1.03x met"
+    if (i[1] > 1.03) verdict = "<= 1.03x NOT met"
+    printf "%-10s %7.3fx %7.3f-%-7.3f %7.3fx %7.3f-%-7.3f  (%d rounds)  %s\n", "all", r, i[1], i[2], q,
+        j[1], j[2], n, verdict }'
 # Why no exact mode (docs/resources.md): what reading a thread's CPU time costs, the
 # cheapest exact reading there is, against the ~20 ns of a whole timed call.
 cat > "$tmp/clock.c" <<'C'
