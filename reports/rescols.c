@@ -133,10 +133,8 @@ static const char routine_incl_explain[] =
     "            are good to about 1/sqrt(n): --resources' per routine table has them\n";
 static const char cpu_wall_explain[] =
     "cpu incl over worker incl, in %: below 100 the routine waited (I/O,\n"
-    "            sleep, a lock, the CPU given to another thread).  Above 100: sampling\n"
-    "            error, or a routine called very often for little work each time,\n"
-    "            whose CPU samples hold part of cprof's own code at its entry and\n"
-    "            exit, which its times give to its caller's self (docs/resources.md)\n";
+    "            sleep, a lock, the CPU given to another thread).  Above 100:\n"
+    "            sampling error, about 1/sqrt(n) of n samples (docs/resources.md)\n";
 static const char path_incl_explain[] =
     "each sampled resource (CPROF_RESOURCES) while the context, or one under\n"
     "            it, was on top of its worker's stack: samples x period, times in ms\n";

@@ -112,11 +112,9 @@ static const char routines_explain[] =
     "relative standard error of about 1/sqrt(samples): 100 samples, 10%; 10,000, 1%.\n"
     "cpu/wall: for cpu, incl over the routine's worker time (the flat profile's incl):\n"
     "below 100% it waited (I/O, sleep, a lock, the CPU given to another thread).  Above\n"
-    "100%: sampling error (few samples), or a routine called very often for little work\n"
-    "each time: a sample in cprof's own code at its entry or exit, while its frame is on\n"
-    "the stack but its clock is not running, is charged to it where its times give that\n"
-    "code to the caller's self time (14 to 18 ns a call on a 2-core EPYC VM; its\n"
-    "caller's incl is right).\n";
+    "100%: sampling error (few samples).  cprof's own code at a call is charged as the\n"
+    "times charge it: to the caller, outside the clock reads of the routine's entry and\n"
+    "exit.\n";
 
 /* Routine indexes by incl, heaviest first. */
 static const int64_t *sort_by;

@@ -477,6 +477,13 @@ static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
     struct cprof_worker *w = cprof_self;
     if (__builtin_expect(f != w->top - 1, 0))
         return leave_unwinding(w, f, now);
+    /* The caller's context, once the clock is read: from here on the times give
+     * cprof's code to the caller, and so does a CPU sample (resources.c), which takes
+     * the context this names over a frame whose own is not it.  After the read, not
+     * before: the entry's read ends before its frame's context is set, so each
+     * activation's samples hold one clock read, as its time does.  close_frame names
+     * it again last, for a signal handler's calls in between. */
+    cprof_pending.context = f[-1].ctx;
     close_frame(w, f, now, trace);
 }
 

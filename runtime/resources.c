@@ -168,11 +168,18 @@ static __thread struct cprof_worker *sampled_worker;
  * top of w's shadow stack, on the side (sequential or concurrent entry) it was entered
  * on.  Each resource's samples have one writer, the counting thread's handler or the
  * monitor, and the signal is blocked while it is handled, so plain increments are
- * exact.  A frame being filled may still hold the context of the last activation at
- * its depth: a sample that lands in those few instructions goes there. */
-static void charge(struct cprof_worker *w, int r)
+ * exact.  On the sampled thread itself (own), a top frame that is being filled, or
+ * being closed after its last clock read, is not the context the thread's calls are
+ * made in (cprof_pending.context, set last as a frame opens and first as it closes):
+ * that code is its caller's by the times, and the sample goes to the caller too, so
+ * that a routine's CPU and its time cover the same instructions.  The monitor, on
+ * another thread, cannot read that one's context: its samples are taken while the
+ * thread is switched out, not in cprof's code. */
+static void charge(struct cprof_worker *w, int r, int own)
 {
     const struct cprof_frame *f = w->top - 1;
+    if (own && f > w->stack && f->ctx != cprof_pending.context && f[-1].ctx == cprof_pending.context)
+        f--;
     struct cprof_node *n = f->ctx ? f->ctx : w->root;
     int concurrent = n->key && f->side == &n->key->rec->side[1];
     n->samples[2 * r + concurrent]++;
@@ -188,7 +195,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
     while (r < nres && w->res_fd[r] != si->si_fd)
         r++;
     if (r < nres)
-        charge(w, r);
+        charge(w, r, 1);
 }
 
 /* The monitor: each signal names the counter that overflowed; its worker's thread is
@@ -207,7 +214,7 @@ static void *monitor(void *arg)
         for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
             for (int r = 0; r < nres; r++)
                 if (res[r].monitored && w->res_fd[r] == si.si_fd)
-                    charge(w, r);
+                    charge(w, r, 0);
     }
     return 0;
 }

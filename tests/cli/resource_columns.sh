@@ -186,6 +186,45 @@ R --paths --callers spin --resources -b c.out > up.txt
 check "--callers spin --resources: its first step holds spin's flat cpu incl" "$(indent up.txt 4)" -- \
     test "$(awk '$NF == "spin" && NF == 9 { print $7; exit }' up.txt)" = "$(flat spin 10)"
 
+# ---- cprof's own code at a call ----
+# A routine that does nothing, timed, called 20 million times: its time is little more
+# than a clock read a call, and cprof's code around it is most of the run.  Its CPU
+# samples must cover what its time covers: the code before its entry's clock read and
+# after its exit's is its caller's by the times, and by the samples too (the sampled
+# context is the caller's once the exit's clock is read).  Before, its samples held
+# that code: cpu/wall 230%, its caller's self CPU as much too low.  Bounded against
+# the caller's cpu/wall, which the machine's load moves alike.
+cat > idle.c <<'C'
+#include <stdio.h>
+__attribute__((noinline)) void nothing(void) { __asm__ volatile(""); }
+void loop(long n)
+{
+    for (long i = 0; i < n; i++)
+        nothing();
+}
+int main(void)
+{
+    loop(20000000);
+    puts("done");
+    return 0;
+}
+C
+"$bin/cprof-cc" -O2 -fcprof-timed=nothing idle.c -o idle > idle.err 2>&1
+CPROF_RESOURCES=cpu:1000000 CPROF_OUT=i.out ./idle > /dev/null 2>> idle.err
+R --csv flat --resources i.out | tr -d '\r' > i.csv
+idle_row() { echo "$(field i.csv pct_cpu_wall name "$1") $(field i.csv cpu_incl_ns name "$1") $(field i.csv inclusive_worker_ns name "$1")"; }
+check "a timed routine that does nothing: its cpu/wall within 25% of its caller's (nothing: $(idle_row nothing); loop: $(idle_row loop))" \
+    "$(indent idle.err)" -- \
+    awk -v a="$(field i.csv pct_cpu_wall name nothing)" -v b="$(field i.csv pct_cpu_wall name loop)" \
+        'BEGIN { exit !(a != "" && b > 0 && a / b >= 0.75 && a / b <= 1.25) }'
+R --csv resource-routines i.out | tr -d '\r' > ir.csv
+R --csv flat i.out | tr -d '\r' > if.csv
+loop_self_cpu=$(awk -F, '$1 == "cpu" && $8 == "loop" { print $5 }' ir.csv)
+loop_self=$(field if.csv self_worker_ns name loop)
+check "its caller's self CPU (${loop_self_cpu} ns sampled) within 25% of its self time ($loop_self ns) x its cpu/wall" -- \
+    awk -v c="$loop_self_cpu" -v t="$loop_self" -v p="$(field i.csv pct_cpu_wall name loop)" \
+        'BEGIN { w = t * p / 100; exit !(c != "" && w > 0 && c / w >= 0.75 && c / w <= 1.25) }'
+
 # ---- the options ----
 R --resources --routine spin -b --sort inclusive c.out > one.txt 2> one.err
 check "--resources with --routine, -b and --sort: spin's rows only, no explanation" "$(indent one.err)" -- \
