@@ -58,9 +58,17 @@ int main(int argc, char **argv)
 C
 gcc -O2 "$tmp/timed.c" -o "$tmp/timed"
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-# The 95% interval of the median of the numbers read: "low high" (n >= 6).
+# The 95% interval of the median of the numbers read: "low high"; with fewer than 6
+# there is none, and "min max few" says so.
 interval() { sort -g | awk '{ a[NR] = $1 } END { k = int((NR - 1.96 * sqrt(NR)) / 2);
-    if (k < 1) k = 1; print a[k], a[NR + 1 - k] }'; }
+    if (k < 1) k = 1; print a[k], a[NR + 1 - k], (NR < 6 ? "few" : "") }'; }
+# The target judged on such an interval: at most 3% slower.
+verdict() { awk -v ci="$1" 'BEGIN { split(ci, i, " ")
+    v = "<= 1.03x: noise too large to tell"
+    if (i[2] <= 1.03) v = "<= 1.03x met"
+    if (i[1] > 1.03) v = "<= 1.03x NOT met"
+    if (i[3] == "few") v = "<= 1.03x: too few rounds to tell (BENCH_ROUNDS >= 6)"
+    print v }'; }
 # What one sample costs: a loop of fixed work timed by its own CPU clock, without
 # resources and with a CPU sample every 0.25 ms (a signal each, from the thread's
 # task-clock counter).  A fault sample is its signal alone (no timer interrupt): the
@@ -176,12 +184,10 @@ for dir in "$root"/examples/*/; do
         -v q="$(med < "$tmp/cr")" -v qi="$(interval < "$tmp/cr")" \
         -v c="$(smp cpu)" -v fl="$(total faults)" -v f="$(smp faults)" \
         -v base="$(awk '{ print $2 }' "$tmp/off" | med)" \
-        -v us="$sample_us" -v ns="$fault_ns" -v fix="$fixed_us" 'BEGIN {
+        -v us="$sample_us" -v ns="$fault_ns" -v fix="$fixed_us" -v v="$(verdict "$(interval < "$tmp/wr")")" 'BEGIN {
         split(ci, i, " "); split(qi, j, " ")
         p = 1 + ((c + f) * us * 1e-6 + fl * ns * 1e-9 + fix * 1e-6) / base
-        verdict = sprintf("<= 1.03x: noise too large to tell; the parts: %.3fx", p)
-        if (i[2] <= 1.03) verdict = "<= 1.03x met"
-        if (i[1] > 1.03) verdict = "<= 1.03x NOT met"
+        verdict = v ~ /tell/ ? sprintf("%s; the parts: %.3fx", v, p) : v
         printf "%-10s %7.3fx %7.3f-%-7.3f %7.3fx %7.3f-%-7.3f %8.4fx %7d %8d %7d  %s\n", n, r,
             i[1], i[2], q, j[1], j[2], p, c, fl, f, verdict }'
 done
@@ -190,11 +196,9 @@ done
 # pooled, the interval of the median is narrower, and what it bounds is the typical
 # example's slowdown.
 awk -v r="$(med < "$tmp/all.wr")" -v ci="$(interval < "$tmp/all.wr")" -v q="$(med < "$tmp/all.cr")" \
-    -v qi="$(interval < "$tmp/all.cr")" -v n="$(wc -l < "$tmp/all.wr")" 'BEGIN {
+    -v qi="$(interval < "$tmp/all.cr")" -v n="$(wc -l < "$tmp/all.wr")" \
+    -v verdict="$(verdict "$(interval < "$tmp/all.wr")")" 'BEGIN {
     split(ci, i, " "); split(qi, j, " ")
-    verdict = "<= 1.03x: noise too large to tell"
-    if (i[2] <= 1.03) verdict = "<= 1.03x met"
-    if (i[1] > 1.03) verdict = "<= 1.03x NOT met"
     printf "%-10s %7.3fx %7.3f-%-7.3f %7.3fx %7.3f-%-7.3f  (%d rounds)  %s\n", "all", r, i[1], i[2], q,
         j[1], j[2], n, verdict }'
 # Why no exact mode (docs/resources.md): what reading a thread's CPU time costs, the

@@ -39,7 +39,7 @@ struct kind {
 };
 
 /* CPU time is sampled every 10 ms by default, gprof's and pprof's 100 Hz: a sample (the
- * counter's timer interrupt and the signal) costs 15-22 us in a virtual machine
+ * counter's timer interrupt and the signal) costs 15-23 us in a virtual machine
  * (bench/resources.sh), 2% of a busy thread's CPU at a sample per ms. */
 static const struct kind kinds[] = {
     { "cpu", "ns", "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 10000000, 0 },
