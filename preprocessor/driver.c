@@ -249,6 +249,8 @@ static const char cprof_help_end[] =
     "  CPROF_PATHS=0            keep no calling contexts (call paths)\n"
     "  CPROF_SHADOW_MB=N        -fcprof-input-size's shadow memory bound (default: half\n"
     "                           the machine's memory)\n"
+    "  CPROF_SIZES_SLOWDOWN=X   -fcprof-input-size: size a sample of the activations, the\n"
+    "                           run about X times its unsized time (default: all)\n"
     "  CPROF_RESOURCES=LIST     resources beyond time, NAME[:PERIOD],...: cpu, faults,\n"
     "                           minor-faults, major-faults, csw, migrations, cycles,\n"
     "                           instructions, cache-misses, branch-misses\n"

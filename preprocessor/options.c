@@ -49,7 +49,7 @@ static const struct option options[] = {
     { "timed", "CPROF_TIMED", LIST, FIELD(timed_functions), 0,
       "always time these", 0, 0 },
     { "input-size", "CPROF_INPUT_SIZE", SWITCH, FIELD(input_size), 0,
-      "input-sensitive profiles: each\nroutine's cost by input size\n(implies -fcprof-small=0)", 0, 1 },
+      "input-sensitive profiles: each\nroutine's cost by input size\n(implies -fcprof-small=0)", 0, 0 },
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 

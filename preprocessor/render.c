@@ -88,8 +88,14 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         add_line_marker(u, out, n->start);
         return;
     }
-    if (n->kind == N_CLOSE) {
+    if (n->kind == N_CLOSE || (n->kind == N_TWIN_END && !u->rendering_twin)) {
         str_add(out, " }", 2);
+        return;
+    }
+    if (n->kind == N_TWIN_END)
+        return;
+    if (n->kind == N_TWIN) {
+        render_twin(u, out, n);
         return;
     }
     if (n->kind == N_CONSTRUCT) {
@@ -103,11 +109,15 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     if (n->kind == N_HOOK) {
+        if (u->rendering_twin)
+            return;
         if (!u->routines[n->index].counted)
             str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
                             " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
         if (u->routines[n->index].reads_case0)
             str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
+        if (u->routines[n->index].twin)
+            add_dispatch(u, out, n->index);
         return;
     }
     if (n->kind != N_CALL) {

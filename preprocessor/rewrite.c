@@ -92,6 +92,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     find_addresses_taken(&u);
     choose_counted(&u);
     choose_caches(&u);
+    add_twins(&u);
     number_sites(&u);
     build_trees(&u);
     /* The prelude goes on its own lines before the line of the first definition,
@@ -137,6 +138,7 @@ done:
     for (int i = 0; i < u.nroutines; i++) {
         free(u.routines[i].name);
         free(u.routines[i].file);
+        free(u.routines[i].twin_args);
     }
     free(u.routines);
     free(u.defined);

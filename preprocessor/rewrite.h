@@ -21,8 +21,9 @@ struct cprof_rewrite_options {
     const char *count_only_functions;
     const char *timed_functions;
     int small_tokens;
-    /* cprof-cc's alone (docs/input-size.md): units also compiled with gcc's
-     * -fsanitize=thread, whose access hooks the runtime defines; every routine timed. */
+    /* docs/input-size.md: units also compiled with gcc's -fsanitize=thread, whose access
+     * hooks the runtime defines; every routine timed, and rendered with an instrumented
+     * twin that the sized activations run (twins.c). */
     int input_size;
 };
 

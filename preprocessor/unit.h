@@ -23,7 +23,7 @@ enum construct { CONSTRUCT_NONE, CONSTRUCT_PARALLEL, CONSTRUCT_TASK, CONSTRUCT_F
                  CONSTRUCT_SECTIONS, CONSTRUCT_SINGLE, CONSTRUCT_BARRIER };
 
 enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE,
-                 N_CONSTRUCT };
+                 N_CONSTRUCT, N_TWIN, N_TWIN_END };
 
 struct node {
     enum node_kind kind;
@@ -65,6 +65,13 @@ struct routine {
                                        count with it */
     int region;                     /* a user region (cprof_region_begin): no function of
                                        that name, never counted, never called by name */
+    /* -fcprof-input-size: rendered with an instrumented twin (twins.c); where its
+     * definition, name and body start and where it ends; the names its parameters are
+     * passed on by; returns void; the twin needs `static`. */
+    int twin;
+    unsigned def_start, name_start, name_end, body_start, def_end;
+    char *twin_args;
+    int twin_void, twin_static;
 };
 
 struct site {
@@ -138,6 +145,7 @@ struct unit {
     int routine;
     unsigned body_start, body_end;
     int block_first, block_next, block_last;
+    int rendering_twin;             /* a twin's body: hooks are left out */
 };
 
 #define GROW(array, n, cap) do { \
@@ -189,6 +197,17 @@ int is_mpi_function(const char *name);
 int is_small(const struct unit *u, CXCursor body);
 int has_attribute(const struct unit *u, CXCursor fn, const char *const *words);
 void choose_counted(struct unit *u);
+
+/* ---- twins.c: -fcprof-input-size's instrumented twin of each routine that can be copied:
+ * find_twin tells from the walk which can, add_twins (once the analysis has chosen the
+ * counted routines and caches) places their nodes: N_TWIN at the definition, whose
+ * render_twin renders the prototype, the twin and the original's attribute, and for a
+ * void routine N_TWIN_END before its closing brace; add_dispatch renders the jump to
+ * the twin after the original's hook. */
+void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r);
+void add_twins(struct unit *u);
+void render_twin(struct unit *u, struct str *out, const struct node *n);
+void add_dispatch(struct unit *u, struct str *out, int routine);
 
 /* ---- walk.c: the AST walk.  walk() finds the functions calls may profile and visits every
  * definition: its routine, hook, calls (nodes and sites), cleanup calls, and through

@@ -415,6 +415,7 @@ static void add_function(struct unit *u, CXCursor fn)
             "used", "ifunc", "alias", "section", "externally_visible", 0 }),
     };
     new_node(u, N_HOOK, bstart + 1, bstart + 1)->index = u->routine;
+    find_twin(u, fn, body, &u->routines[u->routine]);
 
     int first = 0;
     while (first < u->nblocks && u->blocks[first].pragma_end < bstart)

@@ -166,10 +166,14 @@ typedef struct {
 
 /* What the files say of their input sizes: the cell (bytes), the shadow memory's size
  * (the largest of a file's) and bound, the accesses past the bound, and whether a
- * file's stamps ran out (its later activations unsized).  cell 0: no file has sizes. */
+ * file's stamps ran out (its later activations unsized); sampled runs' largest slowdown
+ * budget (0: every file sized every activation), their samples and the samples' time.
+ * cell 0: no file has sizes. */
 typedef struct {
     int64_t cell, shadow_bytes, shadow_limit, untracked;
     bool saturated;
+    double slowdown_budget;
+    int64_t samples, sampled_ns;
 } cprof_prof_sizes_info;
 
 /* A program whose profiles are summed, and how many of its files. */

@@ -99,7 +99,9 @@ static int get_row(struct loader *l, const cprof_profile *p, const struct raw_fi
 }
 
 /* The header's "input_sizes": {cell_bytes, shadow_bytes, shadow_limit_bytes, tuple_bytes,
- * untracked_accesses, columns, saturated}, its columns this cprof-report's. */
+ * untracked_accesses, columns, saturated}, its columns this cprof-report's; a sampled
+ * run's slowdown_budget, samples and sampled_ns (absent before sampling: every
+ * activation sized). */
 static int get_info(struct loader *l, json_t *h, cprof_prof_sizes_info *info)
 {
     json_t *cols = json_object_get(h, "columns"), *sat = json_object_get(h, "saturated");
@@ -121,6 +123,18 @@ static int get_info(struct loader *l, json_t *h, cprof_prof_sizes_info *info)
         return cprof_fail(l, "invalid profile: sizes: \"columns\" are not this cprof-report's,"
                           " or \"saturated\" is not true or false");
     info->saturated = json_is_true(sat);
+    json_t *budget = json_object_get(h, "slowdown_budget");
+    if (budget && (!json_is_number(budget) || json_number_value(budget) < 0))
+        return cprof_fail(l, "invalid profile: sizes: \"slowdown_budget\" is not a number >= 0");
+    info->slowdown_budget = budget ? json_number_value(budget) : 0;
+    const char *counts[] = {"samples", "sampled_ns"};
+    int64_t *into[] = {&info->samples, &info->sampled_ns};
+    for (size_t k = 0; k < NELEM(counts); k++) {
+        json_t *x = json_object_get(h, counts[k]);
+        if (x && (!json_is_integer(x) || json_integer_value(x) < 0))
+            return cprof_fail(l, "invalid profile: sizes: \"%s\" is not an integer >= 0", counts[k]);
+        *into[k] = x ? json_integer_value(x) : 0;
+    }
     return 0;
 }
 
@@ -188,7 +202,9 @@ int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
         x->cell ? x->cell : y->cell,
         x->shadow_bytes > y->shadow_bytes ? x->shadow_bytes : y->shadow_bytes,
         x->shadow_limit > y->shadow_limit ? x->shadow_limit : y->shadow_limit,
-        x->untracked + y->untracked, x->saturated || y->saturated};
+        x->untracked + y->untracked, x->saturated || y->saturated,
+        x->slowdown_budget > y->slowdown_budget ? x->slowdown_budget : y->slowdown_budget,
+        x->samples + y->samples, x->sampled_ns + y->sampled_ns};
     if (sum_tuples(l, &out->sizes, &out->nsizes, a->sizes, a->nsizes, b->sizes, b->nsizes,
                    amap, bmap))
         return -1;

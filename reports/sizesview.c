@@ -252,6 +252,11 @@ cprof_table *cprof_section_sizes(const cprof_view *v, const char *name, bool csv
         cprof_table_note(t, "%lld accesses were past the shadow memory's bound (%lld bytes):"
                          " not sized", (long long)p->size_info.untracked,
                          (long long)p->size_info.shadow_limit);
+    if (!csv && p->size_info.slowdown_budget > 0)
+        cprof_table_note(t, "sampled (CPROF_SIZES_SLOWDOWN=%g): %lld samples, activations sized"
+                         " with all they called, took %.3f s; calls count sized activations only",
+                         p->size_info.slowdown_budget, (long long)p->size_info.samples,
+                         (double)p->size_info.sampled_ns / 1e9);
     if (!csv && p->size_info.saturated)
         cprof_table_note(t, "the stamps ran out (2^32 activations): later activations were"
                          " not sized");
@@ -442,8 +447,10 @@ json_t *cprof_sizes_json(const cprof_profile *p)
             routines = NULL;
         }
     }
-    return json_pack("{s:I, s:I, s:I, s:I, s:b, s:o*}", "cell_bytes", (json_int_t)in->cell,
-                     "shadow_bytes", (json_int_t)in->shadow_bytes, "shadow_limit_bytes",
-                     (json_int_t)in->shadow_limit, "untracked_accesses", (json_int_t)in->untracked,
-                     "saturated", in->saturated, "routines", routines);
+    return json_pack("{s:I, s:I, s:I, s:I, s:b, s:f, s:I, s:I, s:o*}", "cell_bytes",
+                     (json_int_t)in->cell, "shadow_bytes", (json_int_t)in->shadow_bytes,
+                     "shadow_limit_bytes", (json_int_t)in->shadow_limit, "untracked_accesses",
+                     (json_int_t)in->untracked, "saturated", in->saturated, "slowdown_budget",
+                     in->slowdown_budget, "samples", (json_int_t)in->samples, "sampled_ns",
+                     (json_int_t)in->sampled_ns, "routines", routines);
 }

@@ -159,6 +159,10 @@ struct cprof_facade {
     void (*leave)(struct cprof_frame *frame);
 };
 extern struct cprof_facade cprof_facade;
+/* -fcprof-input-size: nonzero while the calling thread's activations are sized; an
+ * entry hook that finds it set runs the routine's instrumented twin (runtime/sizes.c,
+ * docs/input-size.md). */
+extern __thread int cprof_sizes_twin;
 /* The call-site facade of a counted routine (site->callee): classifies and counts the
  * call, keeps no frame. */
 void cprof_count(const struct cprof_site *site);

@@ -19,10 +19,20 @@
  * write also stamps a shared write shadow: a read of a cell written by another worker
  * since this worker's latest access to it is a new input for all its open activations.
  *
+ * Sampling (CPROF_SIZES_SLOWDOWN): each routine of such a unit has an instrumented twin
+ * and an original gcc compiles plainly (preprocessor/twins.c); the original's entry hook
+ * runs the twin while cprof_sizes_twin is set.  By default it is always set: every
+ * activation is sized.  With a slowdown budget, a thread runs plainly until an entry
+ * whose calling context's past activations say that sizing this one keeps the thread's
+ * sized time, and the context's, within the budget's share; that activation and all it
+ * calls are then sized, as always, and their tuples are exact.
+ *
  * Only these __tsan_* entry points reference this file: a program none of whose units
  * was compiled with -fcprof-input-size links none of it, and its facade is the usual.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +60,19 @@ struct entry {
     int routine, path;
     const struct cprof_frame *frame;    /* the facade's frame: matches the exit */
     uint64_t t0, a0;                    /* ticks and accesses at entry */
+    /* A sample's first: its frame's slot and entry ticks (the frame may be reused
+     * before it closes, when a longjmp left it). */
+    const uint64_t *slot;
+    uint64_t entered;
+};
+
+/* Sampling: the sized time and activations a calling context (its frames' slot) has
+ * had as the first sized activation of its thread, and their time over the plain mean
+ * (the twin's slowdown there). */
+struct budget {
+    const uint64_t *slot;
+    uint64_t ticks, calls;
+    double expansion;
 };
 
 struct tuple {
@@ -75,8 +98,22 @@ struct thread {
     struct tuple *tuples;               /* open addressing, at most half full */
     size_t cap, ntuples;
     uint64_t untracked;                 /* cell accesses past the shadow's bound */
+    /* Sampling: its samples (first sized activations), its contexts' budgets (open
+     * addressing, at most half full). */
+    uint64_t samples;
+    struct budget *budgets;
+    size_t budgets_cap, nbudgets;
     struct thread *next;
 };
+
+__thread int cprof_sizes_twin;
+/* The share of the run's elapsed time that samples, all threads' added up, may take:
+ * 1 - 1 / slowdown; 1: all of it (every activation sized).  Added up, not per thread:
+ * a sample on one thread holds up the others at the next barrier, and a thread's own
+ * time would count that wait as room for samples of its own. */
+static double sized_share = 1, slowdown_budget;
+static int sampling;
+static uint64_t run_start, sampled_ticks;
 
 static __thread struct thread *me;
 static struct thread *threads;          /* every worker's, newest first */
@@ -242,7 +279,7 @@ static inline __attribute__((always_inline)) void touch(const void *a, size_t si
     struct thread *t = me;
     if (__builtin_expect(!t, 0) && !(t = thread_new()))
         return;
-    if (!size)
+    if (!size || (__builtin_expect(sampling, 0) && t->top == t->stack))
         return;
     uintptr_t at = (uintptr_t)a;
     uint64_t first = at >> CELL_SHIFT, last = (at + size - 1) >> CELL_SHIFT;
@@ -448,15 +485,117 @@ static void stamp_facade(struct thread *t)
     }
 }
 
+/* Sampling: context slot's budget on thread t, made if new. */
+static struct budget *budget_of(struct thread *t, const uint64_t *slot)
+{
+    if (2 * (t->nbudgets + 1) > t->budgets_cap) {
+        size_t cap = t->budgets_cap ? 2 * t->budgets_cap : 64;
+        cprof_inside_begin();
+        struct budget *old = t->budgets, *nb = cprof_alloc(cap * sizeof *nb);
+        cprof_inside_end();
+        for (size_t i = 0; i < t->budgets_cap; i++)
+            if (old[i].slot) {
+                size_t k = ((uintptr_t)old[i].slot >> 3) * 0x9e3779b97f4a7c15u >> 40 & (cap - 1);
+                while (nb[k].slot)
+                    k = (k + 1) & (cap - 1);
+                nb[k] = old[i];
+            }
+        cprof_inside_begin();
+        cprof_free(old, t->budgets_cap * sizeof *old);
+        cprof_inside_end();
+        t->budgets = nb;
+        t->budgets_cap = cap;
+    }
+    size_t k = ((uintptr_t)slot >> 3) * 0x9e3779b97f4a7c15u >> 40 & (t->budgets_cap - 1);
+    for (; t->budgets[k].slot; k = (k + 1) & (t->budgets_cap - 1))
+        if (t->budgets[k].slot == slot)
+            return &t->budgets[k];
+    t->nbudgets++;
+    t->budgets[k] = (struct budget){ .slot = slot, .expansion = 30 };
+    return &t->budgets[k];
+}
+
+/* A frame's slot is time[case] of its record (a call record or a context), whose
+ * count[] comes just before: the activations of that case entered so far. */
+_Static_assert(offsetof(struct cprof_call_rec, time) == sizeof(unsigned long long) * CPROF_NCASES
+               && offsetof(struct cprof_node, time) == sizeof(unsigned long long) * CPROF_NCASES
+               && offsetof(struct cprof_call_rec, count) == 0 && offsetof(struct cprof_node, count) == 0,
+               "count[] right before time[] in both records");
+static uint64_t entered(const uint64_t *slot)
+{
+    return ((const unsigned long long *)(const void *)(slot - CPROF_NCASES))[0];
+}
+
+/* Sampling: whether the plain entry of frame f (no activation of its thread sized) is to
+ * be sized.  Its context's completed activations give the plain mean; times the twin's
+ * slowdown there (30 until measured), the sample's likely time.  It is taken if, with
+ * it, both the thread's sized time since its first entry and the context's stay within
+ * the share.  A context seen for the first time is never sampled: a routine called once
+ * (main) would make the whole run sized. */
+static int sample_now(struct thread *t, const struct cprof_frame *f)
+{
+    uint64_t done = entered(f->slot) - 1, ticks = f->slot[0];
+    if (!done)
+        return 0;
+    double share = sized_share, now = (double)(f->t0 - run_start);
+    double sampled = (double)__atomic_load_n(&sampled_ticks, __ATOMIC_RELAXED);
+    if (sampled > share * now)
+        return 0;               /* cheap first: within the run's share at all */
+    struct budget *b = budget_of(t, f->slot);
+    if (done <= b->calls || ticks <= b->ticks)
+        return 0;               /* no plain activation to go by */
+    double mean = (double)(ticks - b->ticks) / (double)(done - b->calls);
+    double guess = mean * b->expansion;
+    return sampled + guess <= share * (now + guess)
+           && (double)b->ticks + guess <= share * ((double)ticks + guess);
+}
+
+/* Sampling: the first sized activation e of thread t closed at now; its time runs from
+ * the facade's entry, so that sizing's own work at the entry and exit is the sample's. */
+static void sample_done(struct thread *t, const struct entry *e, uint64_t now)
+{
+    const uint64_t *slot = e->slot;
+    uint64_t took = now - e->entered, done = entered(slot), ticks = slot[0];
+    struct budget *b = budget_of(t, slot);
+    /* The plain mean before this one: its time is not yet in the record. */
+    if (done > b->calls + 1 && ticks > b->ticks) {
+        double mean = (double)(ticks - b->ticks) / (double)(done - b->calls - 1);
+        b->expansion = (double)took / mean;
+    }
+    b->ticks += took;
+    b->calls++;
+    __atomic_add_fetch(&sampled_ticks, took, __ATOMIC_RELAXED);
+    t->samples++;
+}
+
+/* Entries left by longjmp (frames at or above f, reused) are closed at now. */
+static void close_above(struct thread *t, const struct cprof_frame *f, uint64_t now, int inclusive)
+{
+    while (t->top != t->stack && (inclusive ? t->top->frame >= f : t->top->frame > f)) {
+        if (sampling && t->top - 1 == t->stack) {
+            struct entry first = *t->top;
+            close_entry(t, now);
+            sample_done(t, &first, cprof_ticks());
+        } else {
+            close_entry(t, now);
+        }
+    }
+}
+
 static struct cprof_frame *sizes_enter(struct cprof_routine *r)
 {
     struct cprof_frame *f = base.enter(r);
     struct thread *t = me;
     if (!f || (!t && !(t = thread_new())) || t->w != cprof_self)
         return f;
-    uint64_t now = cprof_ticks();
-    while (t->top->frame >= f)      /* closed by longjmp: their frames are reused */
-        close_entry(t, now);
+    if (t->top->frame >= f)
+        close_above(t, f, cprof_ticks(), 1);
+    if (sampling && t->top == t->stack) {
+        cprof_sizes_twin = sample_now(t, f);
+        if (!cprof_sizes_twin)
+            return f;
+    }
+    cprof_sizes_twin = 1;
     stamp ts = __atomic_add_fetch(&clock_stamp, 1, __ATOMIC_RELAXED);
     if (__builtin_expect(ts == UINT32_MAX || t->top + 1 == t->end, 0)) {
         __atomic_store_n(&saturated, 1, __ATOMIC_RELAXED);
@@ -464,7 +603,7 @@ static struct cprof_frame *sizes_enter(struct cprof_routine *r)
     }
     struct entry *e = ++t->top;
     *e = (struct entry){ .ts = ts, .routine = r->id, .path = f->ctx->id, .frame = f,
-                         .a0 = t->accesses };
+                         .a0 = t->accesses, .slot = f->slot, .entered = f->t0 };
     t->now = ts;
     stamp_facade(t);
     e->t0 = cprof_ticks();
@@ -476,10 +615,9 @@ static void sizes_leave(struct cprof_frame *f)
     struct thread *t = me;
     if (t && t->w == cprof_self && t->top->frame >= f) {
         uint64_t now = cprof_ticks();
-        while (t->top->frame > f)   /* left by longjmp */
-            close_entry(t, now);
-        if (t->top->frame == f)
-            close_entry(t, now);
+        close_above(t, f, now, 0);  /* left by longjmp */
+        close_above(t, f, now, 1);
+        cprof_sizes_twin = !sampling || t->top != t->stack;
     }
     base.leave(f);
 }
@@ -488,6 +626,16 @@ struct cprof_facade cprof_sizes_facade(struct cprof_facade chosen)
 {
     if (!on || cprof_clock == CPROF_CLOCK_NONE)
         return chosen;
+    const char *slowdown = getenv("CPROF_SIZES_SLOWDOWN");
+    if (slowdown && *slowdown) {
+        char *end;
+        double x = strtod(slowdown, &end);
+        if (*end || !(x > 1) || x > 1e6)
+            fprintf(stderr, "cprof: CPROF_SIZES_SLOWDOWN: '%s' is not a number above 1; "
+                    "every activation is sized\n", slowdown);
+        else
+            slowdown_budget = x, sized_share = 1 - 1 / x, sampling = 1, run_start = cprof_ticks();
+    }
     const char *limit = getenv("CPROF_SHADOW_MB");
     long mb = limit && *limit ? strtol(limit, 0, 10) : 0;
     shadow_limit = mb > 0 ? (size_t)mb << 20
@@ -506,11 +654,12 @@ int cprof_sizes_kept(void)
 void cprof_sizes_write_header(struct cprof_json *j)
 {
     size_t tuple_bytes = 0;
-    uint64_t untracked = 0;
+    uint64_t untracked = 0, samples = 0;
     pthread_mutex_lock(&threads_lock);
     for (struct thread *t = threads; t; t = t->next) {
         tuple_bytes += t->cap * sizeof *t->tuples;
         untracked += t->untracked;
+        samples += t->samples;
     }
     pthread_mutex_unlock(&threads_lock);
     cprof_json_key(j, CPROF_SECTION_SIZES);
@@ -520,6 +669,12 @@ void cprof_sizes_write_header(struct cprof_json *j)
     cprof_json_field_uint(j, "shadow_limit_bytes", shadow_limit);
     cprof_json_field_uint(j, "tuple_bytes", tuple_bytes);
     cprof_json_field_uint(j, "untracked_accesses", untracked);
+    /* Sampling: the budget (0: every activation sized), the samples, their time. */
+    cprof_json_key(j, "slowdown_budget");
+    cprof_json_real(j, slowdown_budget);
+    cprof_json_field_uint(j, "samples", samples);
+    cprof_json_field_uint(j, "sampled_ns", (uint64_t)((double)__atomic_load_n(&sampled_ticks,
+                                                      __ATOMIC_RELAXED) * cprof_ns_per_tick()));
     cprof_json_key(j, "columns");
     cprof_json_begin(j, '[');
     for (int c = 0; c < CPROF_SIZE_NCOLUMNS; c++)

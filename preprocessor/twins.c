@@ -1,0 +1,194 @@
+/* twins.c: -fcprof-input-size's two copies of a routine (docs/input-size.md, "Two
+ * copies of each routine").  The unit is compiled under gcc's thread sanitizer, whose
+ * hook at every load and store costs 5 to 50 times the plain code.  So each routine
+ * that can be copied is rendered twice: the definition the program names, marked
+ * no_sanitize_thread, which runs at gcc's speed, and an instrumented static twin.  The
+ * routine's entry hook stays in the first; right after it, the first runs the twin
+ * when the runtime says the activation is sized (cprof_sizes_twin, set by the hook):
+ *
+ *   static int f(int n);                                     (a prototype, its own line)
+ *   static int __cprof_tw_f(int n) { <body, no hook> }        (from the definition's line)
+ *   __attribute__((no_sanitize_thread)) static int f(int n) { <hook>
+ *       if (__builtin_expect(cprof_sizes_twin, 0)) return __cprof_tw_f(n); <body> }
+ *
+ * (a void routine: if (...) __cprof_tw_f(n); else { <body> }).
+ *
+ * A routine is copied only when the copy means exactly what the original does: named
+ * parameters and no variadic ones (to pass them on), no static variable inside (the
+ * copy would have its own), no attribute that a static copy refuses or that names the
+ * symbol, not noreturn, no call rendered in its declarator.  The others keep one instrumented copy,
+ * as every function of such a unit had before. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+
+static enum CXChildVisitResult find_static_local(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if ((k == CXCursor_VarDecl && (clang_Cursor_getStorageClass(c) == CX_SC_Static
+                                   || clang_getCursorTLSKind(c) != CXTLS_None))
+        || (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c))) {
+        *(int *)data = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
+{
+    if (!u->options->input_size || u->offload || r->special_entry)
+        return;
+    CXType type = clang_getCursorType(fn);
+    enum CX_StorageClass storage = clang_Cursor_getStorageClass(fn);
+    int nargs = clang_Cursor_getNumArguments(fn);
+    /* f() defines a function of no parameters; an old-style list is not passed on. */
+    int proto = type.kind == CXType_FunctionProto || (type.kind == CXType_FunctionNoProto && !nargs);
+    if (!proto || (type.kind == CXType_FunctionProto && clang_isFunctionTypeVariadic(type))
+        || nargs < 0 || (storage != CX_SC_Static && storage != CX_SC_None))
+        return;
+    if (has_attribute(u, fn, (const char *const[]){ "weak", "visibility", "target_clones",
+                                                     "naked", 0 }))
+        return;
+    /* noreturn (libclang has the attribute in the type, from any declaration, and
+     * _Noreturn on a declaration): the original would seem to return after its twin,
+     * and gcc warns. */
+    char *spelling = cx_take(clang_getTypeSpelling(type));
+    const char *const c11[] = { "Noreturn", 0 };  /* _Noreturn: an attribute of a declaration */
+    int noreturn = strstr(spelling, "noreturn") || has_attribute(u, fn, c11)
+                   || has_attribute(u, clang_getCanonicalCursor(fn), c11);
+    free(spelling);
+    if (noreturn)
+        return;
+    int bad = 0;
+    clang_visitChildren(body, find_static_local, &bad);
+    if (bad)
+        return;
+    struct str args = { 0 };
+    for (int i = 0; i < nargs; i++) {
+        char *name = cx_take(clang_getCursorSpelling(clang_Cursor_getArgument(fn, (unsigned)i)));
+        if (!*name) {
+            free(name);
+            free(args.p);
+            return;
+        }
+        str_printf(&args, "%s%s", i ? ", " : "", name);
+        free(name);
+    }
+    str_add(&args, "", 0);
+    unsigned fend, bend;
+    extent_of(fn, &r->def_start, &fend);
+    extent_of(body, &r->body_start, &bend);
+    r->name_start = offset_of(clang_getCursorLocation(fn));
+    r->name_end = r->name_start + (unsigned)strlen(r->name);
+    r->def_end = bend;
+    if (r->name_end > r->body_start || strncmp(u->text + r->name_start, r->name, strlen(r->name))) {
+        free(args.p);
+        return;
+    }
+    r->twin_args = args.p;
+    r->twin_void = clang_getResultType(type).kind == CXType_Void;
+    r->twin_static = storage == CX_SC_None;
+    r->twin = 1;
+}
+
+/* Copies p[0..n) with __func__ and its GNU names, outside literals, replaced by the
+ * original's name: the twin reports the name the user wrote. */
+static void add_renaming_func(struct str *out, const char *p, size_t n, const char *name)
+{
+    static const char *const words[] = { "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__" };
+    size_t i = 0, from = 0;
+    while (i < n) {
+        char c = p[i];
+        if (c == '"' || c == '\'') {
+            for (i++; i < n && p[i] != c; i++)
+                i += p[i] == '\\';
+            i++;
+            continue;
+        }
+        if (!is_word_char(c)) {
+            i++;
+            continue;
+        }
+        size_t w = i;
+        while (i < n && is_word_char(p[i]))
+            i++;
+        if (w > 0 && is_word_char(p[w - 1]))
+            continue;
+        for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+            if (i - w == strlen(words[k]) && !memcmp(p + w, words[k], i - w)) {
+                str_add(out, p + from, w - from);
+                str_literal(out, name);
+                from = i;
+            }
+    }
+    str_add(out, p + from, n - from);
+}
+
+/* Once the analysis is over: a routine counted at its sites has no hook to dispatch
+ * from, one that reads case0 names its hook's variable in its sites, and a node in or
+ * at its declarator would be copied into a prototype (a call in a parameter's array
+ * size) or hold the twin's node inside it (a declare reduction's copy before it). */
+void add_twins(struct unit *u)
+{
+    int nnodes = u->nnodes;
+    for (int i = 0; i < u->nroutines; i++) {
+        struct routine *r = &u->routines[i];
+        r->twin &= !r->counted && !r->reads_case0;
+        for (int k = 0; r->twin && k < nnodes; k++) {
+            const struct node *n = &u->nodes[k];
+            r->twin = n->start > r->body_start || n->end < r->def_start;
+        }
+        if (!r->twin)
+            continue;
+        new_node(u, N_TWIN, r->def_start, r->def_start)->index = i;
+        if (r->twin_void)
+            new_node(u, N_TWIN_END, r->def_end - 1, r->def_end - 1)->index = i;
+    }
+}
+
+/* The prototype and the twin of routine n->index, before its definition; the
+ * definition follows on the line the marker gives back. */
+void render_twin(struct unit *u, struct str *out, const struct node *n)
+{
+    const struct routine *r = &u->routines[n->index];
+    str_add(out, "\n", 1);
+    for (unsigned i = r->def_start; i < r->body_start; i++)
+        str_add(out, u->text[i] == '\n' ? " " : u->text + i, 1);
+    str_add(out, ";\n", 2);
+    add_line_marker(u, out, r->def_start);
+    if (r->twin_static)
+        str_add(out, "static ", 7);
+    str_add(out, u->text + r->def_start, r->name_start - r->def_start);
+    str_printf(out, "__cprof_tw_%s", r->name);
+    str_add(out, u->text + r->name_end, r->body_start - r->name_end);
+    struct str body = { 0 };
+    u->rendering_twin = 1;
+    render_range(u, &body, r->body_start, r->def_end, u->tops[0], u->ntops[0]);
+    u->rendering_twin = 0;
+    /* Only main falls off its end into a return of 0. */
+    size_t close = body.len;
+    if (!strcmp(r->name, "main") && !r->twin_void && close > 0 && body.p[close - 1] == '}')
+        close--;
+    add_renaming_func(out, body.p, close, r->name);
+    if (close < body.len)
+        str_add(out, " return 0; }", 12);
+    free(body.p);
+    str_add(out, "\n", 1);
+    add_line_marker(u, out, r->def_start);
+    str_add(out, "__attribute__((no_sanitize_thread)) ", 36);
+}
+
+/* A void routine runs its body in an else: a return after the twin would be an error
+ * in a noreturn one (a die() declared so elsewhere). */
+void add_dispatch(struct unit *u, struct str *out, int routine)
+{
+    const struct routine *r = &u->routines[routine];
+    if (r->twin_void)
+        str_printf(out, " if (__builtin_expect(cprof_sizes_twin, 0)) __cprof_tw_%s(%s); else {",
+                   r->name, r->twin_args);
+    else
+        str_printf(out, " if (__builtin_expect(cprof_sizes_twin, 0)) return __cprof_tw_%s(%s);",
+                   r->name, r->twin_args);
+}
