@@ -2,7 +2,10 @@
 # cprof-cc -fcprof-input-size (docs/input-size.md): the slowdown and peak memory of the
 # seed's examples 1-4 in a loop (bench/sizes.c) and of each example in examples/, on
 # BENCH_THREADS threads (1), against gcc's build and cprof's usual one: every activation
-# sized, and sampled with CPROF_SIZES_SLOWDOWN=BENCH_SLOWDOWN (4).  Times are user +
+# sized (the option's default build: every routine timed), and sampled with
+# CPROF_SIZES_SLOWDOWN=BENCH_SLOWDOWN (4) in a build that keeps cprof's usual small
+# routines (-fcprof-small=64: loop-free static routines counted at their sites, not
+# sized; their accesses are their callers').  Times are user +
 # system CPU seconds (medians of ROUNDS runs; a loaded machine stretches wall time, not
 # these; on several threads wall time, printed beside them, is what the budget bounds),
 # memory the peak RSS; the sizes' shadow memory, which the profile reports (its tables
@@ -18,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 budget=${BENCH_SLOWDOWN:-4}
 export OMP_NUM_THREADS=${BENCH_THREADS:-1}
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "threads: $OMP_NUM_THREADS; sampled: CPROF_SIZES_SLOWDOWN=$budget"
+echo "threads: $OMP_NUM_THREADS; sampled: -fcprof-small=64, CPROF_SIZES_SLOWDOWN=$budget"
 
 med() { awk -v k="$2" '{ print $k }' "$1" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # bench NAME SOURCE FLAGS...: one row.
@@ -28,14 +31,14 @@ bench() {
     gcc "$@" "$src" -o "$tmp/plain" -lm
     "$bin/cprof-cc" "$@" "$src" -o "$tmp/cprof" -lm
     "$bin/cprof-cc" -fcprof-input-size "$@" "$src" -o "$tmp/sizes" -lm
+    "$bin/cprof-cc" -fcprof-input-size -fcprof-small=64 "$@" "$src" -o "$tmp/sampled" -lm
     "$tmp/plain" > "$tmp/plain.txt"
-    local v run
+    local run
     for run in plain cprof sizes sampled; do
-        v=$run; [ $run = sampled ] && v=sizes
         : > "$tmp/$run.t"
         for r in $(seq "$rounds"); do
             CPROF_SIZES_SLOWDOWN=$([ $run = sampled ] && echo "$budget") CPROF_OUT=$tmp/$run.out \
-                /usr/bin/time -f '%U %S %M %e' -a -o "$tmp/$run.t" "$tmp/$v" > "$tmp/$run.txt"
+                /usr/bin/time -f '%U %S %M %e' -a -o "$tmp/$run.t" "$tmp/$run" > "$tmp/$run.txt"
         done
         awk '{ print $1 + $2, $3, $4 }' "$tmp/$run.t" > "$tmp/$run.s"
     done

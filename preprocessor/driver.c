@@ -303,9 +303,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         cprof_push_arg(&args, argv[i]);
     struct cprof_rewrite_options select = { 0 };
+    /* A routine counted at its sites has no activation to size: -fcprof-input-size times
+     * every routine, unless told which are small (cheaper: docs/input-size.md). */
+    int small_given = cprof_option_given("small", (char *const *)args.v, args.n);
     take_cprof_options(&args, &select);
-    if (select.input_size)
-        select.small_tokens = 0;    /* a routine counted at its sites has no activation to size */
+    if (select.input_size && !small_given)
+        select.small_tokens = 0;
     struct cprof_cmdline c;
     cprof_cmdline_parse(&c, args.n, (char **)args.v);
     c.select = select;

@@ -146,6 +146,20 @@ int cprof_options_take(struct cprof_rewrite_options *o, const char *arg, char *e
     return 0;
 }
 
+int cprof_option_given(const char *name, char *const *args, int n)
+{
+    const struct option *op = options;
+    while (op < options + NOPTIONS && strcmp(op->name, name))
+        op++;
+    if (op == options + NOPTIONS)
+        return 0;
+    const char *e = getenv(op->env), *value;
+    int given = e && *e;
+    for (int i = 1; i < n && !given; i++)
+        given = match(args[i], "-fcprof-", &value) == op || match(args[i], "-fno-cprof-", &value) == op;
+    return given;
+}
+
 int cprof_options_take_rewriter(struct cprof_rewrite_options *o, const char *arg, char *err,
                                 size_t err_size)
 {

@@ -17,6 +17,10 @@ int cprof_options_from_env(struct cprof_rewrite_options *o, char *err, size_t er
 int cprof_options_take(struct cprof_rewrite_options *o, const char *arg, char *err,
                        size_t err_size);
 
+/* Whether option NAME is given by its variable or in args[1..n) (before cprof_options_take
+ * takes them). */
+int cprof_option_given(const char *name, char *const *args, int n);
+
 /* The same for cprof-rewrite's form of them (--NAME=VALUE, --NAME). */
 int cprof_options_take_rewriter(struct cprof_rewrite_options *o, const char *arg, char *err,
                                 size_t err_size);

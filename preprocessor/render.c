@@ -116,7 +116,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
                             " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
         if (u->routines[n->index].reads_case0)
             str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
-        if (u->routines[n->index].twin)
+        if (u->routines[n->index].twin)     /* a counted routine's too */
             add_dispatch(u, out, n->index);
         return;
     }

@@ -6,12 +6,14 @@
  * routine's entry hook stays in the first; right after it, the first runs the twin
  * when the runtime says the activation is sized (cprof_sizes_twin, set by the hook):
  *
- *   static int f(int n);                                     (a prototype, its own line)
+ *   static int f(int n);                                     (a prototype, unless declared)
  *   static int __cprof_tw_f(int n) { <body, no hook> }        (from the definition's line)
  *   __attribute__((no_sanitize_thread)) static int f(int n) { <hook>
  *       if (__builtin_expect(cprof_sizes_twin, 0)) return __cprof_tw_f(n); <body> }
  *
- * (a void routine: if (...) __cprof_tw_f(n); else { <body> }).
+ * (a void routine: if (...) __cprof_tw_f(n); else { <body> }).  A routine counted at
+ * its call sites has no hook, and the same test at its start: called from a twin, it
+ * runs its own (gcc inlines no function into one of another sanitizer setting).
  *
  * A routine is copied only when the copy means exactly what the original does: named
  * parameters and no variadic ones (to pass them on), no static variable inside (the
@@ -36,6 +38,23 @@ static enum CXChildVisitResult find_static_local(CXCursor c, CXCursor parent, CX
     return CXChildVisit_Recurse;
 }
 
+/* Nothing but () between fn's name and its body. */
+static int empty_list(const struct unit *u, CXCursor fn, CXCursor body)
+{
+    unsigned at = offset_of(clang_getCursorLocation(fn)), end, unused;
+    extent_of(body, &end, &unused);
+    char *name = cx_take(clang_getCursorSpelling(fn));
+    at += (unsigned)strlen(name);
+    free(name);
+    const char *want = "()";
+    for (; at < end; at++)
+        if (*want && u->text[at] == *want)
+            want++;
+        else if (!strchr(" \t\n", u->text[at]))
+            return 0;
+    return !*want;
+}
+
 void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
 {
     if (!u->options->input_size || u->offload || r->special_entry)
@@ -44,7 +63,8 @@ void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
     enum CX_StorageClass storage = clang_Cursor_getStorageClass(fn);
     int nargs = clang_Cursor_getNumArguments(fn);
     /* f() defines a function of no parameters; an old-style list is not passed on. */
-    int proto = type.kind == CXType_FunctionProto || (type.kind == CXType_FunctionNoProto && !nargs);
+    int proto = type.kind == CXType_FunctionProto || (type.kind == CXType_FunctionNoProto && !nargs
+                                                       && empty_list(u, fn, body));
     if (!proto || (type.kind == CXType_FunctionProto && clang_isFunctionTypeVariadic(type))
         || nargs < 0 || (storage != CX_SC_Static && storage != CX_SC_None))
         return;
@@ -77,6 +97,16 @@ void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
         free(name);
     }
     str_add(&args, "", 0);
+    /* An old-style definition declares its parameters after the list: a ';' follows
+     * the last of them (libclang may give it a prototype). */
+    unsigned pend = 0, unused, bstart;
+    if (nargs > 0)
+        extent_of(clang_Cursor_getArgument(fn, (unsigned)nargs - 1), &unused, &pend);
+    extent_of(body, &bstart, &unused);
+    if (nargs > 0 && memchr(u->text + pend, ';', bstart - pend)) {
+        free(args.p);
+        return;
+    }
     unsigned fend, bend;
     extent_of(fn, &r->def_start, &fend);
     extent_of(body, &r->body_start, &bend);
@@ -90,6 +120,7 @@ void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
     r->twin_args = args.p;
     r->twin_void = clang_getResultType(type).kind == CXType_Void;
     r->twin_static = storage == CX_SC_None;
+    r->twin_declared = !clang_equalCursors(clang_getCanonicalCursor(fn), fn);
     r->twin = 1;
 }
 
@@ -126,8 +157,8 @@ static void add_renaming_func(struct str *out, const char *p, size_t n, const ch
     str_add(out, p + from, n - from);
 }
 
-/* Once the analysis is over: a routine counted at its sites has no hook to dispatch
- * from, one that reads case0 names its hook's variable in its sites, and a node in or
+/* Once the analysis is over: a routine that reads case0 names its hook's variable in
+ * its sites, and a node in or
  * at its declarator would be copied into a prototype (a call in a parameter's array
  * size) or hold the twin's node inside it (a declare reduction's copy before it). */
 void add_twins(struct unit *u)
@@ -135,7 +166,7 @@ void add_twins(struct unit *u)
     int nnodes = u->nnodes;
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        r->twin &= !r->counted && !r->reads_case0;
+        r->twin &= !r->reads_case0;
         for (int k = 0; r->twin && k < nnodes; k++) {
             const struct node *n = &u->nodes[k];
             r->twin = n->start > r->body_start || n->end < r->def_start;
@@ -154,9 +185,14 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
 {
     const struct routine *r = &u->routines[n->index];
     str_add(out, "\n", 1);
-    for (unsigned i = r->def_start; i < r->body_start; i++)
-        str_add(out, u->text[i] == '\n' ? " " : u->text + i, 1);
-    str_add(out, ";\n", 2);
+    /* A prototype for the twin's recursive calls, unless one was given (a second one
+     * would be news to -Wredundant-decls); its lines as they are (gcc's line markers
+     * among them, where a macro of a system header was expanded), the marker after it
+     * putting the definition's line back. */
+    if (!r->twin_declared) {
+        str_add(out, u->text + r->def_start, r->body_start - r->def_start);
+        str_add(out, ";\n", 2);
+    }
     add_line_marker(u, out, r->def_start);
     if (r->twin_static)
         str_add(out, "static ", 7);

@@ -67,11 +67,11 @@ struct routine {
                                        that name, never counted, never called by name */
     /* -fcprof-input-size: rendered with an instrumented twin (twins.c); where its
      * definition, name and body start and where it ends; the names its parameters are
-     * passed on by; returns void; the twin needs `static`. */
+     * passed on by; returns void; the twin needs `static`; declared before. */
     int twin;
     unsigned def_start, name_start, name_end, body_start, def_end;
     char *twin_args;
-    int twin_void, twin_static;
+    int twin_void, twin_static, twin_declared;
 };
 
 struct site {

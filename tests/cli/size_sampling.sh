@@ -5,8 +5,9 @@
 # call, and each sized activation's tuple is exactly the one a run that sizes every
 # activation gives; the fits hold; the program behaves as gcc's build (its output, its
 # exit status, __func__, a routine with a static variable, a noreturn one, a void one
-# that returns early); a bad budget is refused in one line and every activation is
-# sized.
+# that returns early, the kinds of definitions of tests/cases/14_function_kinds, a type
+# from a system header's macro); a bad budget is refused in one line and every
+# activation is sized.
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"
 
@@ -141,6 +142,34 @@ done
 "$bin/cprof-report" --sizes=isort s1.out > text
 check "the text report says the tuples are sampled" "$(indent text 30)" -- \
     grep -q '^sampled (CPROF_SIZES_SLOWDOWN=4): [0-9]* samples, .*calls count sized activations only' text
+
+# Kinds of definitions the copies must get right: tests/cases/14_function_kinds (an
+# old-style definition, f(), static inline, __func__ ...), and a parameter whose type
+# comes from a macro of a system header (complex: gcc's line markers in the declarator).
+cp "$root/tests/cases/14_function_kinds/"*.c .
+cat > cplx.c <<'EOF2'
+#include <complex.h>
+#include <stdio.h>
+static double complex twice(double complex z)
+{
+    return 2 * z;
+}
+int main(void)
+{
+    double complex z = twice(1.0 + 2.0 * I);
+    printf("%g %g\n", creal(z), cimag(z));
+    return 0;
+}
+EOF2
+for prog in kinds cplx; do
+    gcc -fopenmp -O2 $prog.c -o ${prog}_ref && ./${prog}_ref > ref_$prog.out 2>&1
+    "$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size $prog.c -o $prog 2> e
+    check "$prog.c: compiles with its copies" "$(indent e)" -- test ! -s e
+    for budget in "" 4; do
+        CPROF_SIZES_SLOWDOWN=$budget CPROF_OUT=$prog.out ./$prog > out 2>&1
+        check "$prog.c: ${budget:+sampled: }output as gcc's" "$(indent out)" -- cmp -s out ref_$prog.out
+    done
+done
 
 for bad in abc 1 0.5 -3; do
     OMP_NUM_THREADS=1 CPROF_SIZES_SLOWDOWN=$bad CPROF_OUT=bad.out ./samp > out 2> e
