@@ -3,7 +3,7 @@
 # seed's examples 1-4 in a loop (bench/sizes.c) and of each example in examples/, on
 # BENCH_THREADS threads (1), against gcc's build and cprof's usual one: every activation
 # sized (the option's default build: every routine timed), and sampled with
-# CPROF_SIZES_SLOWDOWN=BENCH_SLOWDOWN (4) in a build that keeps cprof's usual small
+# CPROF_SIZES_SLOWDOWN=BENCH_SLOWDOWN (3) in a build that keeps cprof's usual small
 # routines (-fcprof-small=64: loop-free static routines counted at their sites, not
 # sized; their accesses are their callers').  Times are user +
 # system CPU seconds (medians of ROUNDS runs; a loaded machine stretches wall time, not
@@ -18,7 +18,7 @@ bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-budget=${BENCH_SLOWDOWN:-4}
+budget=${BENCH_SLOWDOWN:-3}
 export OMP_NUM_THREADS=${BENCH_THREADS:-1}
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "threads: $OMP_NUM_THREADS; sampled: -fcprof-small=64, CPROF_SIZES_SLOWDOWN=$budget"
@@ -63,9 +63,13 @@ bench() {
 printf '%-10s %7s %7s %8s %8s %8s %8s %8s %8s %7s %8s %9s %7s  %-4s %s\n' program "gcc s" "cprof s" \
     "every s" "/gcc" "sampled" "/gcc" "/cprof" "wall/gcc" "gcc MB" "sizes MB" "shadow MB" "mem/bound" \
     same targets
-bench seed "$root/bench/sizes.c" -O2
+# Arguments: the programs to run (seed, examples' names), else all.
+only=" $* "
+want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
+want seed && bench seed "$root/bench/sizes.c" -O2
 for dir in "$root"/examples/*/; do
     grep -q '^MPICC' "$dir/Makefile" && continue    # an MPI job: mpirun's, not one program
     name=$(basename "$dir")
+    want "$name" || continue
     bench "$name" "$dir$name.c" -fopenmp -O2
 done

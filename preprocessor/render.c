@@ -109,8 +109,13 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     if (n->kind == N_HOOK) {
-        if (u->rendering_twin)
+        /* A twin has no hook of its own; it reads the case its original's hook read
+         * (nothing between them changes it: the test and the call). */
+        if (u->rendering_twin) {
+            if (u->routines[n->index].reads_case0)
+                str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
             return;
+        }
         if (!u->routines[n->index].counted)
             str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
                             " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
@@ -181,6 +186,9 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_printf(out, "__auto_type __cprof_f%d = (", site);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
         str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
+    } else if (calls_twin(u, n)) {
+        add_handshake(u, out, n);
+        str_printf(out, "__cprof_tw_%s", n->target);
     } else {
         add_handshake(u, out, n);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);

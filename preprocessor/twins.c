@@ -157,26 +157,48 @@ static void add_renaming_func(struct str *out, const char *p, size_t n, const ch
     str_add(out, p + from, n - from);
 }
 
-/* Once the analysis is over: a routine that reads case0 names its hook's variable in
- * its sites, and a node in or
- * at its declarator would be copied into a prototype (a call in a parameter's array
- * size) or hold the twin's node inside it (a declare reduction's copy before it). */
+/* Once the analysis is over: a node in or at its declarator would be copied into a
+ * prototype (a call in a parameter's array size) or hold the twin's node inside it (a
+ * declare reduction's copy before it).  A counted routine (no hook) is called by its
+ * callers' twins as its twin when that is defined before them (renamed in render_call);
+ * only if some call is made before its definition, or from a routine with no twin, does
+ * it test cprof_sizes_twin itself, which keeps gcc from inlining it into plain code. */
 void add_twins(struct unit *u)
 {
     int nnodes = u->nnodes;
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        r->twin &= !r->reads_case0;
         for (int k = 0; r->twin && k < nnodes; k++) {
             const struct node *n = &u->nodes[k];
             r->twin = n->start > r->body_start || n->end < r->def_start;
         }
+        r->twin_dispatch = !r->counted;
+    }
+    for (int k = 0; k < nnodes; k++) {
+        const struct node *n = &u->nodes[k];
+        int callee = n->kind == N_CALL && n->target ? defined_routine(u, n->target, strlen(n->target)) : -1;
+        if (callee < 0 || !u->routines[callee].twin || !u->routines[callee].counted)
+            continue;
+        const struct routine *caller = &u->routines[u->sites[n->index].routine];
+        if (!caller->twin || n->start < u->routines[callee].def_start)
+            u->routines[callee].twin_dispatch = 1;
+    }
+    for (int i = 0; i < u->nroutines; i++) {
+        const struct routine *r = &u->routines[i];
         if (!r->twin)
             continue;
         new_node(u, N_TWIN, r->def_start, r->def_start)->index = i;
-        if (r->twin_void)
+        if (r->twin_void && r->twin_dispatch)
             new_node(u, N_TWIN_END, r->def_end - 1, r->def_end - 1)->index = i;
     }
+}
+
+/* In a twin, a direct call of a counted routine whose twin is defined before it. */
+int calls_twin(const struct unit *u, const struct node *n)
+{
+    int callee = u->rendering_twin && n->target ? u->sites[n->index].callee : -1;
+    return callee >= 0 && u->routines[callee].counted && u->routines[callee].twin
+           && !u->routines[callee].twin_dispatch;
 }
 
 /* The prototype and the twin of routine n->index, before its definition; the
@@ -221,6 +243,8 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
 void add_dispatch(struct unit *u, struct str *out, int routine)
 {
     const struct routine *r = &u->routines[routine];
+    if (!r->twin_dispatch)
+        return;
     if (r->twin_void)
         str_printf(out, " if (__builtin_expect(cprof_sizes_twin, 0)) __cprof_tw_%s(%s); else {",
                    r->name, r->twin_args);

@@ -67,11 +67,13 @@ struct routine {
                                        that name, never counted, never called by name */
     /* -fcprof-input-size: rendered with an instrumented twin (twins.c); where its
      * definition, name and body start and where it ends; the names its parameters are
-     * passed on by; returns void; the twin needs `static`; declared before. */
+     * passed on by; returns void; the twin needs `static`; declared before; tests
+     * cprof_sizes_twin at its start (all but counted routines whose every caller's
+     * twin follows their own, and calls it). */
     int twin;
     unsigned def_start, name_start, name_end, body_start, def_end;
     char *twin_args;
-    int twin_void, twin_static, twin_declared;
+    int twin_void, twin_static, twin_declared, twin_dispatch;
 };
 
 struct site {
@@ -208,6 +210,7 @@ void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r);
 void add_twins(struct unit *u);
 void render_twin(struct unit *u, struct str *out, const struct node *n);
 void add_dispatch(struct unit *u, struct str *out, int routine);
+int calls_twin(const struct unit *u, const struct node *n);
 
 /* ---- walk.c: the AST walk.  walk() finds the functions calls may profile and visits every
  * definition: its routine, hook, calls (nodes and sites), cleanup calls, and through

@@ -23,9 +23,9 @@
  * and an original gcc compiles plainly (preprocessor/twins.c); the original's entry hook
  * runs the twin while cprof_sizes_twin is set.  By default it is always set: every
  * activation is sized.  With a slowdown budget, a thread runs plainly until an entry
- * whose calling context's past activations say that sizing this one keeps the thread's
- * sized time, and the context's, within the budget's share; that activation and all it
- * calls are then sized, as always, and their tuples are exact.
+ * whose calling context's past activations say that sizing this one keeps the sized
+ * time of all threads, and the context's, within the budget's share; that activation
+ * and all it calls are then sized, as always, and their tuples are exact.
  *
  * Only these __tsan_* entry points reference this file: a program none of whose units
  * was compiled with -fcprof-input-size links none of it, and its facade is the usual.
@@ -529,9 +529,9 @@ static uint64_t entered(const uint64_t *slot)
 /* Sampling: whether the plain entry of frame f (no activation of its thread sized) is to
  * be sized.  Its context's completed activations give the plain mean; times the twin's
  * slowdown there (30 until measured), the sample's likely time.  It is taken if, with
- * it, both the thread's sized time since its first entry and the context's stay within
- * the share.  A context seen for the first time is never sampled: a routine called once
- * (main) would make the whole run sized. */
+ * it, both all threads' sized time over the run's elapsed time and the context's sized
+ * time over its own stay within the share.  A context seen for the first time is never
+ * sampled: a routine called once (main) would make the whole run sized. */
 static int sample_now(struct thread *t, const struct cprof_frame *f)
 {
     uint64_t done = entered(f->slot) - 1, ticks = f->slot[0];
