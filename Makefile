@@ -183,7 +183,7 @@ bench: all
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
 	@echo; echo "== tracing: the examples' traces, 10 million events converted"; bench/trace.sh
-	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread"; bench/sizes.sh
+	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread, every activation sized and sampled"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
 INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
