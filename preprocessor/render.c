@@ -55,7 +55,11 @@ void add_handshake(struct unit *u, struct str *out, const struct node *n)
     if (callee >= 0) {
         /* Named by the site's descriptor: the callee's entry reads no target. */
         const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
-        if (s->cache == CACHE_CASE0)
+        /* A twin counts by the runtime's call, not through the caches inline: their
+         * loads of cprof's tables would be the sized activation's input. */
+        if (u->rendering_twin && u->routines[callee].counted)
+            str_printf(out, "__cprof_count(%d); ", site);
+        else if (s->cache == CACHE_CASE0)
             str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
                        site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
         else if (s->cache == CACHE_BLOCK)
@@ -109,13 +113,8 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     if (n->kind == N_HOOK) {
-        /* A twin has no hook of its own; it reads the case its original's hook read
-         * (nothing between them changes it: the test and the call). */
-        if (u->rendering_twin) {
-            if (u->routines[n->index].reads_case0)
-                str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
+        if (u->rendering_twin)      /* the original's hook runs it */
             return;
-        }
         if (!u->routines[n->index].counted)
             str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
                             " = cprof_facade.enter(&__cprof_r[%d]);", n->index);

@@ -12,14 +12,15 @@
  *       if (__builtin_expect(cprof_sizes_twin, 0)) return __cprof_tw_f(n); <body> }
  *
  * (a void routine: if (...) __cprof_tw_f(n); else { <body> }).  A routine counted at
- * its call sites has no hook, and the same test at its start: called from a twin, it
- * runs its own (gcc inlines no function into one of another sanitizer setting).
+ * its call sites has no hook: its callers' twins call its twin, their originals the
+ * original (gcc inlines no function into one of another sanitizer setting); add_twins
+ * says when it must make the test itself.
  *
  * A routine is copied only when the copy means exactly what the original does: named
  * parameters and no variadic ones (to pass them on), no static variable inside (the
  * copy would have its own), no attribute that a static copy refuses or that names the
- * symbol, not noreturn, no call rendered in its declarator.  The others keep one instrumented copy,
- * as every function of such a unit had before. */
+ * symbol, not noreturn, no call rendered in its declarator.  The others keep one
+ * instrumented copy, as every function of such a unit had before. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>

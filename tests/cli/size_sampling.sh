@@ -26,11 +26,16 @@ __attribute__((noinline)) static void isort(int *a, int n)
         a[j + 1] = x;
     }
 }
+/* Small (no loop): counted at its sites when built with -fcprof-small=64. */
+static int at(const int *a, int i)
+{
+    return a[i];
+}
 static long scan(const int *a, int n)
 {
     long s = 0;
     for (int i = 0; i < n; i++)
-        s += a[i];
+        s += at(a, i);
     return s;
 }
 /* 64 reads whatever n: n distinct cells while n <= 64. */
@@ -96,7 +101,7 @@ gcc -fopenmp -O2 samp.c -o samp_ref && OMP_NUM_THREADS=1 ./samp_ref > ref.out
 ref_status=$?
 "$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size samp.c -o samp 2> e
 check "compiles" "$(indent e)" -- test ! -s e
-hooks() { objdump -d samp | awk -v f="<$1>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' | grep -c '__tsan_'; }
+hooks() { objdump -d "${2:-samp}" | awk -v f="<$1>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' | grep -c '__tsan_'; }
 check "the plain copy has no access hook, the twin has" "plain $(hooks isort), twin $(hooks __cprof_tw_isort)" -- \
     test "$(hooks isort)" = 0 -a "$(hooks __cprof_tw_isort)" -gt 0
 
@@ -142,6 +147,20 @@ done
 "$bin/cprof-report" --sizes=isort s1.out > text
 check "the text report says the tuples are sampled" "$(indent text 30)" -- \
     grep -q '^sampled (CPROF_SIZES_SLOWDOWN=4): [0-9]* samples, .*calls count sized activations only' text
+
+# Built with -fcprof-small=64, at() is counted at its sites: no hook, and scan's twin
+# calls at's twin (at's reads are scan's input), scan's original the original, inlined.
+"$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size -fcprof-small=64 samp.c -o samp64 2> e
+check "-fcprof-small=64: compiles" "$(indent e)" -- test ! -s e
+check "-fcprof-small=64: the plain scan has no access hook (at() inlined plainly)" \
+    "plain $(hooks scan samp64)" -- test "$(hooks scan samp64)" = 0
+OMP_NUM_THREADS=1 CPROF_SIZES_SLOWDOWN=4 CPROF_OUT=s64.out ./samp64 > out 2> e
+check "-fcprof-small=64, sampled: output as gcc's" "$(indent out)$(indent e)" -- \
+    test "$(cat out)" = "$(cat ref.out)" -a ! -s e
+"$bin/cprof-report" --json s64.out > s64.json
+expect_jq "-fcprof-small=64, sampled: at() has no tuples, scan's RMS is its array's length" s64.json \
+    "[([$(sz at)] | length), ([$(sz scan) | .tuples[][0] | select(. % 100 != 0)] | length),
+      ([$(sz scan) | .tuples[]] | length > 0)]" '[0, 0, true]'
 
 # Kinds of definitions the copies must get right: tests/cases/14_function_kinds (an
 # old-style definition, f(), static inline, __func__ ...), and a parameter whose type
