@@ -119,15 +119,19 @@ expect_jq "every activation sized: 300 calls of isort, no samples, no budget" al
 jq -c "[$(sz isort) | .tuples[] | {key: (.[0] | tostring), value: (.[8] / .[1])}] | from_entries" \
     all.json > isort_ref.json
 
+# A generous budget (95% of the run in samples): how many activations a budget admits
+# depends on the machine's load (a sample descheduled takes longer), and the checks
+# below want several sizes; a context's first activation is never a sample, so some
+# are left out all the same.
 for t in 1 2; do
-    OMP_NUM_THREADS=$t CPROF_SIZES_SLOWDOWN=4 CPROF_OUT=s$t.out ./samp > out 2> e
+    OMP_NUM_THREADS=$t CPROF_SIZES_SLOWDOWN=20 CPROF_OUT=s$t.out ./samp > out 2> e
     status=$?
     check "$t threads, sampled: output and exit status as gcc's" "$(indent out)$(indent e)" -- \
         test "$(cat out)" = "$(cat ref.out)" -a $status = $ref_status -a ! -s e
     "$bin/cprof-report" --json s$t.out > s$t.json
     expect_jq "$t threads, sampled: the budget and some samples in the profile" s$t.json \
         '[.input_sizes.slowdown_budget, .input_sizes.samples > 0, .input_sizes.sampled_ns > 0]' \
-        '[4, true, true]'
+        '[20, true, true]'
     calls=$(jq "[$(sz isort) | .tuples[][1]] | add" s$t.json)
     check "$t threads, sampled: some of isort's 300 activations sized, not all" "sized $calls" -- \
         test "$calls" -gt 0 -a "$calls" -lt 300
@@ -146,7 +150,7 @@ for t in 1 2; do
 done
 "$bin/cprof-report" --sizes=isort s1.out > text
 check "the text report says the tuples are sampled" "$(indent text 30)" -- \
-    grep -q '^sampled (CPROF_SIZES_SLOWDOWN=4): [0-9]* samples, .*calls count sized activations only' text
+    grep -q '^sampled (CPROF_SIZES_SLOWDOWN=20): [0-9]* samples, .*calls count sized activations only' text
 
 # Built with -fcprof-small=64, at() is counted at its sites: no hook, and scan's twin
 # calls at's twin (at's reads are scan's input), scan's original the original, inlined.
@@ -154,7 +158,7 @@ check "the text report says the tuples are sampled" "$(indent text 30)" -- \
 check "-fcprof-small=64: compiles" "$(indent e)" -- test ! -s e
 check "-fcprof-small=64: the plain scan has no access hook (at() inlined plainly)" \
     "plain $(hooks scan samp64)" -- test "$(hooks scan samp64)" = 0
-OMP_NUM_THREADS=1 CPROF_SIZES_SLOWDOWN=4 CPROF_OUT=s64.out ./samp64 > out 2> e
+OMP_NUM_THREADS=1 CPROF_SIZES_SLOWDOWN=20 CPROF_OUT=s64.out ./samp64 > out 2> e
 check "-fcprof-small=64, sampled: output as gcc's" "$(indent out)$(indent e)" -- \
     test "$(cat out)" = "$(cat ref.out)" -a ! -s e
 "$bin/cprof-report" --json s64.out > s64.json
