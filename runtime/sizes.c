@@ -107,11 +107,9 @@ struct thread {
 };
 
 __thread int cprof_sizes_twin;
-/* The share of the run's elapsed time that samples, all threads' added up, may take:
- * 1 - 1 / slowdown; 1: all of it (every activation sized).  Added up, not per thread:
- * a sample on one thread holds up the others at the next barrier, and a thread's own
- * time would count that wait as room for samples of its own. */
-static double sized_share = 1, slowdown_budget;
+/* CPROF_SIZES_SLOWDOWN, 0 if unset (every activation sized); sampling is its being set,
+ * for the access path to test. */
+static double slowdown_budget;
 static int sampling;
 static uint64_t run_start, sampled_ticks;
 
@@ -485,6 +483,11 @@ static void stamp_facade(struct thread *t)
     }
 }
 
+static size_t budget_slot(const uint64_t *slot, size_t cap)
+{
+    return ((uintptr_t)slot >> 3) * 0x9e3779b97f4a7c15u >> 40 & (cap - 1);
+}
+
 /* Sampling: context slot's budget on thread t, made if new. */
 static struct budget *budget_of(struct thread *t, const uint64_t *slot)
 {
@@ -495,7 +498,7 @@ static struct budget *budget_of(struct thread *t, const uint64_t *slot)
         cprof_inside_end();
         for (size_t i = 0; i < t->budgets_cap; i++)
             if (old[i].slot) {
-                size_t k = ((uintptr_t)old[i].slot >> 3) * 0x9e3779b97f4a7c15u >> 40 & (cap - 1);
+                size_t k = budget_slot(old[i].slot, cap);
                 while (nb[k].slot)
                     k = (k + 1) & (cap - 1);
                 nb[k] = old[i];
@@ -506,7 +509,7 @@ static struct budget *budget_of(struct thread *t, const uint64_t *slot)
         t->budgets = nb;
         t->budgets_cap = cap;
     }
-    size_t k = ((uintptr_t)slot >> 3) * 0x9e3779b97f4a7c15u >> 40 & (t->budgets_cap - 1);
+    size_t k = budget_slot(slot, t->budgets_cap);
     for (; t->budgets[k].slot; k = (k + 1) & (t->budgets_cap - 1))
         if (t->budgets[k].slot == slot)
             return &t->budgets[k];
@@ -537,7 +540,11 @@ static int sample_now(struct thread *t, const struct cprof_frame *f)
     uint64_t done = entered(f->slot) - 1, ticks = f->slot[0];
     if (!done)
         return 0;
-    double share = sized_share, now = (double)(f->t0 - run_start);
+    /* The share of the run's elapsed time that samples, all threads' added up, may
+     * take.  Added up, not per thread: a sample on one thread holds up the others at
+     * the next barrier, and a thread's own time would count that wait as room for
+     * samples of its own. */
+    double share = 1 - 1 / slowdown_budget, now = (double)(f->t0 - run_start);
     double sampled = (double)__atomic_load_n(&sampled_ticks, __ATOMIC_RELAXED);
     if (sampled > share * now)
         return 0;               /* cheap first: within the run's share at all */
@@ -634,7 +641,7 @@ struct cprof_facade cprof_sizes_facade(struct cprof_facade chosen)
             fprintf(stderr, "cprof: CPROF_SIZES_SLOWDOWN: '%s' is not a number above 1; "
                     "every activation is sized\n", slowdown);
         else
-            slowdown_budget = x, sized_share = 1 - 1 / x, sampling = 1, run_start = cprof_ticks();
+            slowdown_budget = x, sampling = 1, run_start = cprof_ticks();
     }
     const char *limit = getenv("CPROF_SHADOW_MB");
     long mb = limit && *limit ? strtol(limit, 0, 10) : 0;
