@@ -241,12 +241,18 @@ struct derived {
     size_t cap;
 };
 
-/* Context i of p and its subtree, as a child of parent in d (its site kept). */
+/* Context i of p and its subtree, as a child of parent in d (its site kept).  A
+ * recursive call's context folds into its routine's context above it there too. */
 static void copy_down(struct derived *d, const cprof_profile *p, const size_t *first,
                       const size_t *next, size_t i, size_t parent)
 {
     const cprof_prof_path *y = &p->paths[i];
     size_t c = context(&d->out, &d->ix, &d->cap, parent, y->routine, y->site_file, y->site_line);
+    for (size_t a = parent; y->folds_into != i && a != CPROF_NO_PATH; a = d->out.paths[a].parent)
+        if (d->out.paths[a].routine == y->routine) {
+            d->out.paths[c].folds_into = a;
+            break;
+        }
     add_figures(&d->out.paths[c], y, y->samples, p);
     for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
         copy_down(d, p, first, next, k, c);

@@ -108,4 +108,7 @@ expect_jq "fib(25) and a recursion 10^6 deep: 5 contexts (main, fib, fib > fib, 
     '[.paths[] | [.routine, (.parent != null)]] | length' 5
 expect_jq "fib's recursive context folds into fib's, with fib(25)'s 242784 calls" rec.json \
     '[.paths as $p | $p[] | select(.routine == "fib" and .folds_into != .id) | [$p[.folds_into].routine, (.calls | add)]]' '[["fib", 242784]]'
+"$bin/cprof-report" --root fib --csv paths rec.out | tr -d '\r' > root.csv
+check "--root fib: the recursive call's context has no time of its own (in fib's, which it folds into)" \
+    "$(cat root.csv)" -- bash -c "awk -F, '\$NF == \"fib > fib  => fib\" && \$2 == \"\" && \$3 == \"\" { f = 1 } END { exit !f }' root.csv"
 finish
