@@ -121,14 +121,17 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
  * context its calls hang from (0: itself; else an ancestor of the same routine:
  * recursion folded), the site and routine (0 where the kind has none; a region's or
  * task's site is its construct's + 1, 0 for one cprof-cc did not compile), then a calls
- * row's columns from ss_calls on. */
+ * row's columns from ss_calls on, then the context's self time (the time the thread's
+ * calls were made in it, less what nested there) and the calls made directly there. */
 #define CPROF_PATH_COLUMNS(X) \
     X(P_KIND,             "kind",                      CPROF_COL_COUNT,     -1) \
     X(P_PARENT,           "parent",                    CPROF_COL_COUNT,     -1) \
     X(P_FOLDS,            "folds_into",                CPROF_COL_COUNT,     -1) \
     X(P_SITE,             "site",                      CPROF_COL_COUNT,     -1) \
     X(P_CALLEE,           "callee",                    CPROF_COL_COUNT,     -1) \
-    CPROF_FIGURE_COLUMNS(X, P)
+    CPROF_FIGURE_COLUMNS(X, P) \
+    X(P_SELF_TIME,        "self_time",                 CPROF_COL_SELF_TIME, CPROF_P_SELF_DIRECT) \
+    X(P_SELF_DIRECT,      "self_direct",               CPROF_COL_COUNT,     -1)
 
 enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION, CPROF_PATH_TASK };
 
@@ -194,7 +197,7 @@ enum cprof_region_column { CPROF_REGION_COLUMNS(CPROF_COLUMN_ID) CPROF_REGION_NC
 /* A paths row from its ss_calls column on is laid out as a calls row from its own. */
 #define CPROF_P_OF(c)         (CPROF_P_SS + (c) - CPROF_C_SS)
 _Static_assert(CPROF_P_OF(CPROF_C_CC_REC_NESTED) == CPROF_P_CC_REC_NESTED
-               && CPROF_PATH_NCOLUMNS - CPROF_P_SS == CPROF_CALL_NCOLUMNS - CPROF_C_SS,
+               && CPROF_P_SELF_TIME - CPROF_P_SS == CPROF_CALL_NCOLUMNS - CPROF_C_SS,
                "a paths row's figures are a calls row's");
 _Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_C_CC_NESTED
                && CPROF_C_REC_TIME(3) == CPROF_C_CC_REC_TIME
@@ -209,6 +212,8 @@ _Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_
  * "columns" naming each): those from team_time on came later, and a file without
  * them reads them as 0. */
 #define CPROF_ROUTINE_NCOLUMNS_REQUIRED CPROF_R_TEAM_TIME
+/* The paths columns every file with paths has: self_time and self_direct came later. */
+#define CPROF_PATH_NCOLUMNS_REQUIRED CPROF_P_SELF_TIME
 
 struct cprof_column {
     const char *name;

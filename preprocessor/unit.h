@@ -55,6 +55,9 @@ struct routine {
     int internal;                   /* static */
     int address_taken;              /* static, and the unit may take its address */
     int small;                      /* a short body without loops or pragmas */
+    int calls_out;                  /* calls something no routine of this unit stands for
+                                       (the C library, another unit, a pointer, setjmp...),
+                                       a compiler builtin aside: its activations may take long */
     int called_uninstrumented;      /* a function cprof does not instrument calls it */
     int special_entry;              /* called from elsewhere: a constructor, a destructor */
     int declared_inline;
@@ -191,6 +194,9 @@ void find_parallel_pragmas(struct unit *u);
  * choose_counted, which routines are counted at their sites, and which are inlinable. */
 int selected(const struct unit *u, CXCursor fn);
 int is_external_inline(CXCursor fn);
+/* A compiler builtin (__builtin_*, __atomic_*, __sync_*): never a routine; no call at
+ * run time, or a short one. */
+int is_builtin(const char *name);
 int may_be_routine(const struct unit *u, CXCursor fn, const char *name);
 /* MPI's functions, by the standard's prefixes (MPI_, PMPI_), wherever mpi.h is: mpicc
  * gives its directory with -I, which makes it no system header.  Not defined in the

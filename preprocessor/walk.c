@@ -103,31 +103,44 @@ static int region_routine(struct unit *u, CXCursor call, unsigned start)
     return named_region(u, cprof_xstrndup(t + 1, b - a - 2), file, line);
 }
 
+/* A call that no node of a routine of this unit stands for (the C library, an
+ * unprofiled function, setjmp, the runtime): its routine's activations may take long,
+ * unless it is a compiler builtin, which makes no call or a short one.  The calls that
+ * become nodes are judged by choose_counted. */
+static void calls_out(struct unit *u, const char *name)
+{
+    if (!name || !is_builtin(name))
+        u->routines[u->routine].calls_out = 1;
+}
+
 static void add_call(struct unit *u, CXCursor call)
 {
     CXCursor designator = clang_getNullCursor();
     clang_visitChildren(call, first_child, &designator);
-    if (clang_Cursor_isNull(designator))
+    if (clang_Cursor_isNull(designator)) {
+        calls_out(u, NULL);
         return;
+    }
     unsigned start, end, dstart, dend;
     extent_of(call, &start, &end);
     extent_of(designator, &dstart, &dend);
-    if (end <= start || dstart < start || dend > end)
-        return;
-
     CXCursor fn = direct_callee(designator);
     char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
     enum node_kind kind = N_CALL;
     int leaf = -1, region = 0;
-    if (name && !strcmp(name, "cprof_region_end")) {
-        GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
-        u->region_ends[u->nregion_ends++] = start;
+    if (end <= start || dstart < start || dend > end || (name && !strcmp(name, "cprof_region_end"))) {
+        calls_out(u, name);
+        if (name && !strcmp(name, "cprof_region_end")) {
+            GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
+            u->region_ends[u->nregion_ends++] = start;
+        }
         free(name);
         return;
     }
     if (name && !strcmp(name, "cprof_region_begin")) {
         leaf = region_routine(u, call, start);
         if (leaf < 0) {
+            calls_out(u, name);
             free(name);
             return;
         }
@@ -141,9 +154,12 @@ static void add_call(struct unit *u, CXCursor call)
         for (int i = 0; longjmps[i]; i++)
             if (!strcmp(name, longjmps[i]))
                 kind = N_LONGJMP;
+        if (kind != N_CALL)
+            calls_out(u, name);
         if (kind == N_CALL && !may_be_routine(u, fn, name)) {
             leaf = u->options->libcalls || u->options->mpicalls ? leaf_routine(u, fn, name) : -1;
             if (leaf < 0) {
+                calls_out(u, name);
                 free(name);
                 return;
             }
@@ -151,6 +167,7 @@ static void add_call(struct unit *u, CXCursor call)
     }
     int nargs = clang_Cursor_getNumArguments(call);
     if (nargs < 0 || (kind != N_CALL && nargs < 1)) {
+        calls_out(u, name);
         free(name);
         return;
     }
@@ -207,8 +224,11 @@ static void add_cleanup(struct unit *u, CXCursor attr)
     char *w[4] = { 0 };
     for (unsigned i = 0; i < n && i < 4; i++)
         w[i] = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
-    if (n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__")) && !strcmp(w[1], "(")
-        && !strcmp(w[3], ")") && is_function(u, w[2], strlen(w[2]))) {
+    int cleanup = n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__"))
+                  && !strcmp(w[1], "(") && !strcmp(w[3], ")");
+    if (cleanup && !is_function(u, w[2], strlen(w[2])))
+        calls_out(u, w[2]);
+    else if (cleanup) {
         unsigned at = offset_of(clang_getTokenLocation(u->tu, tokens[2]));
         int seen = 0;
         for (int i = u->nnodes - 1; i >= 0 && u->nodes[i].start >= u->body_start; i--)

@@ -477,7 +477,22 @@ int main(int argc, char **argv)
                 text = cprof_tables_text(t, NSIZES_CSV, sizes_csv, o.brief);
             }
         } else if (folded || hatchet) {
-            text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
+            /* What a flame graph cannot say, said here: a folded line has a time or is
+             * not there. */
+            const char *why = cprof_paths_untimed(&v[0]);
+            if (folded && why && p[0].npaths) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "--folded: %s", why);
+                error_line(msg);
+                rc = 1;
+            } else {
+                if (why)
+                    fprintf(stderr, "cprof-report: note: %s\n", why);
+                else if (folded && cprof_paths_counted(&v[0]))
+                    fprintf(stderr, "cprof-report: note: --folded: routines counted at their call"
+                                    " sites have no line: their time is in their callers' lines\n");
+                text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
+            }
         } else
             text = dot ? cprof_report_dot(&v[0]) : cprof_report_text(&v[0], csv);
         cprof_view_free(&v[0]);

@@ -213,6 +213,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->nprograms = 1;
     p->program = p->programs[0].name;
     p->clock = cprof_xstrdup(rf->clock);
+    p->untimed_files = !strcmp(rf->clock, "none");
+    p->path_self = rf->path_self;
     p->pid = rf->pid;
     p->start_unix_ns = rf->start_unix_ns;
     p->call_cost_ns = rf->call_cost_ns;
@@ -499,6 +501,9 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     out->nfiles = a->nfiles + b->nfiles;
     sum_programs(out, a, b);
     out->clock = cprof_xstrdup(first->clock);
+    out->untimed_files = a->untimed_files + b->untimed_files;
+    /* A file without contexts takes nothing from their self times. */
+    out->path_self = (a->path_self || !a->npaths) && (b->path_self || !b->npaths);
     out->pid = first->pid;
     out->start_unix_ns = first->start_unix_ns;
     out->call_cost_ns = first->call_cost_ns;

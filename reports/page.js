@@ -514,7 +514,7 @@ function draw() {
       return;
     }
     const C = {id: col(t, "id"), parent: col(t, "parent"), path: col(t, "path"), site: col(t, "site"),
-               s: col(t, "s_wall_ns"), c: col(t, "c_worker_ns")};
+               s: col(t, "s_calls"), c: col(t, "c_calls"), incl: col(t, "inclusive_worker_ns")};
     const nodes = new Map(), roots = [];
     for (const row of t.rows.filter(Boolean)) {
       const n = {id: raw(row, C.id), row: row, kids: [], depth: 0};
@@ -570,16 +570,13 @@ function draw() {
     put(body, el("div", {className: "controls"}, b1, b2), el("div", {className: "scroll"}, table),
                 ...notes(t), explain(t));
 
-    // The flame graph (an icicle: roots on top).  A box's width is its context's time
-    // (s wall + c worker) or its children's together, whichever is larger: a region's
-    // callees run on several workers at once, so they can outweigh its wall time.
-    const time = (n) => Math.max(0, num(raw(n.row, C.s))) + Math.max(0, num(raw(n.row, C.c)));
+    // The flame graph (an icicle: roots on top).  A box's width is its context's
+    // inclusive worker time, which holds its children's (a context without a time of
+    // its own, a counted routine's, has no width: its time is its caller's).
     const weight = new Map();
     const weigh = (n) => {
-      let k = 0;
-      for (const c of n.kids) k += weigh(c);
-      weight.set(n, Math.max(time(n), k));
-      return weight.get(n);
+      n.kids.forEach(weigh);
+      weight.set(n, Math.max(0, num(raw(n.row, C.incl))));
     };
     roots.forEach(weigh);
     const W = 1200, RH = 20;
@@ -625,9 +622,9 @@ function draw() {
     }
     draw(roots);
     body.append(el("h3", {textContent: "Flame graph"}),
-                el("p", {className: "lead", textContent: "Each box a calling context, as wide as its time " +
-                  "(s wall + c worker) or its callees' together, whichever is larger; what it called " +
-                  "is below it.  Hover a box for its figures."}),
+                el("p", {className: "lead", textContent: "Each box a calling context, as wide as its " +
+                  "inclusive worker time (each stretch of a worker's time in one context); what it " +
+                  "called is below it.  Hover a box for its figures."}),
                 crumbs, holder);
   }
   pathsView();

@@ -151,6 +151,7 @@ int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, si
     }
     p->nskipped = skipped;
     p->nhosts = count_hosts(p);
+    cprof_paths_inclusive(p->paths, p->npaths);
     return 0;
 }
 

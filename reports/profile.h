@@ -110,6 +110,12 @@ typedef struct {
                                an ancestor of the same routine (recursion folded) */
     cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: calls, time, nested calls, rec_t */
     cprof_tally *worker;    /* [nworkers]: all cases on each worker */
+    /* Worker time (docs/report.md, "Call paths"): self, the time the workers' calls were
+     * made in this context (its activations', its recursion's folded into it, less
+     * what nested there), and inclusive, its subtree's self times added up: each
+     * stretch of a worker's time in one context.  Not measured (0) where the profile
+     * has no path_self. */
+    int64_t self, inclusive;
     /* [2 * nresources]: the samples of each resource taken while this context's
      * activation was on top of its thread's stack, entered sequentially ([2r]) or
      * concurrently ([2r + 1]); NULL with no resource. */
@@ -204,6 +210,10 @@ typedef struct {
     int64_t size;                    /* the job's size (-1: unknown) */
     size_t nhosts;                   /* the ranks' different hosts */
     char *clock;                     /* from the first file */
+    size_t untimed_files;            /* of them, those with no clock (CPROF_MODE=count) */
+    /* Every file with calling contexts has their self times (an older writer's have
+     * not: then no path output has worker times). */
+    bool path_self;
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
     double count_cost_ns;            /* from the first file: one call-site count's (0: none) */
@@ -268,6 +278,8 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
                        cprof_prof_path **paths, size_t *npaths);
 /* Frees p->paths (and only them). */
 void cprof_paths_free(cprof_profile *p);
+/* Each context's inclusive time, from the self times (paths before their children). */
+void cprof_paths_inclusive(cprof_prof_path *paths, size_t npaths);
 
 /* Read, validate and sum the profile files into *p, one file at a time.  Counts are the
  * same with compensation or without.  Profiles of different programs are refused

@@ -63,6 +63,8 @@ struct raw_file {
     const char *job;               /* the job's id ("": none, or unknown) */
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
     double call_cost_ns, count_cost_ns;
+    /* Its paths rows have the contexts' self times (an older writer's have not). */
+    bool path_self;
     /* Its "trace" section (docs/tracing.md), if any: the events recorded and dropped. */
     bool traced;
     int64_t trace_events, trace_dropped;

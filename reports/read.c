@@ -250,6 +250,7 @@ struct layouts {
     struct layout t[NTABLES];
     int *map[NTABLES];
     bool regions_declared;
+    bool path_self;         /* the paths rows have self_time (and self_direct) */
 };
 
 /* Version 1: the schema's order.  Version 2: the order the file's "columns" names,
@@ -279,7 +280,8 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
         {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS_REQUIRED, CPROF_ROUTINE_NCOLUMNS_OLD,
          CPROF_ROUTINE_NCOLUMNS},
         {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD, CPROF_CALL_NCOLUMNS},
-        {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
+        {cprof_path_columns, CPROF_PATH_NCOLUMNS_REQUIRED, CPROF_PATH_NCOLUMNS_REQUIRED,
+         CPROF_PATH_NCOLUMNS},
         {cprof_region_columns, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS},
     };
     for (int t = 0; t < NTABLES; t++) {
@@ -319,6 +321,10 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
             if (!seen[k])
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", cprof_row_tables[t],
                                 schema[t].cols[k].name);
+        if (t == T_PATHS && seen[CPROF_P_SELF_TIME] != seen[CPROF_P_SELF_DIRECT] && !rc)
+            rc = cprof_fail(l, "invalid profile: \"columns\".paths has one of \"self_time\" and"
+                            " \"self_direct\" without the other");
+        ls->path_self |= t == T_PATHS && seen[CPROF_P_SELF_TIME];
         free(seen);
         for (size_t r = 0; t == T_PATHS && r < rf->nresources && !rc; r++) {
             bool found[2] = {false, false};
@@ -651,6 +657,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     int rc = get_resources(l, rf, resources);
     if (!rc)
         rc = get_layouts(l, rf, columns, &ls);
+    rf->path_self = ls.path_self;
     if (!rc)
         rc = get_workers(l, rf, workers, &ls, rt);
     for (int t = 0; t < NTABLES; t++)

@@ -5,6 +5,7 @@
 #include "alloc.h"
 #include "../format/schema.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,18 +295,20 @@ cprof_table *cprof_section_regions(const cprof_view *v)
             cprof_cell_int(t, g->sum.team_min);
             cprof_cell_int(t, g->sum.team_max);
         }
-        cprof_cell_time(t, g->sum.busy_t);
-        cprof_cell_time(t, g->busy_min);
-        cprof_cell_time(t, g->busy_max);
-        cprof_cell_time(t, g->workers ? g->sum.busy_t / g->workers : 0);
-        cprof_cell_time(t, g->sum.barrier_wait);
-        cprof_cell_time(t, g->sum.end_wait);
+        /* A count-only run times no body. */
+        bool m = v->timed;
+        cprof_cell_time(t, cprof_if_measured(m, g->sum.busy_t));
+        cprof_cell_time(t, cprof_if_measured(m, g->busy_min));
+        cprof_cell_time(t, cprof_if_measured(m, g->busy_max));
+        cprof_cell_time(t, cprof_if_measured(m, g->workers ? g->sum.busy_t / g->workers : 0));
+        cprof_cell_time(t, cprof_if_measured(m, g->sum.barrier_wait));
+        cprof_cell_time(t, cprof_if_measured(m, g->sum.end_wait));
         if (task) {
             cprof_cell_empty(t);
             cprof_cell_empty(t);
         } else {
-            cprof_cell_real(t, g->imbalance);
-            cprof_cell_time(t, g->lost);
+            cprof_cell_real(t, m ? g->imbalance : NAN);
+            cprof_cell_time(t, cprof_if_measured(m, g->lost));
         }
     }
     return t;
@@ -349,10 +352,10 @@ cprof_table *cprof_section_region_workers(const cprof_view *v)
                 cprof_cell_int(t, p->workers[w].rank);
             cprof_cell_int(t, p->workers[w].id);
             cprof_cell_int(t, x->executions);
-            cprof_cell_time(t, x->busy_t);
+            cprof_cell_time(t, cprof_if_measured(v->timed, x->busy_t));
             cprof_cell_int(t, x->barriers);
-            cprof_cell_time(t, x->barrier_wait);
-            cprof_cell_time(t, x->end_wait);
+            cprof_cell_time(t, cprof_if_measured(v->timed, x->barrier_wait));
+            cprof_cell_time(t, cprof_if_measured(v->timed, x->end_wait));
             first = false;
         }
     }

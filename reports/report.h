@@ -65,6 +65,11 @@ typedef enum { CPROF_PATHS_ALL, CPROF_PATHS_DOWN, CPROF_PATHS_UP } cprof_paths_m
 /* v's contexts: all of them, or (DOWN, UP) those cprof_paths_derive made for name. */
 cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, const char *name);
 char *cprof_report_folded(const cprof_view *v);
+/* Why v's calling contexts have no times (no contexts at all, a CPROF_MODE=count run, an
+ * older writer's file), in words, or NULL if they have; whether some context is a
+ * counted routine's. */
+const char *cprof_paths_untimed(const cprof_view *v);
+bool cprof_paths_counted(const cprof_view *v);
 /* The whole path of context i, its steps joined by sep; malloc'd. */
 char *cprof_path_label(const cprof_view *v, size_t i, const char *sep);
 /* A cell with the site context i was called from (file:line), empty at a root. */

@@ -254,9 +254,16 @@ void cprof_rescols_cells(const cprof_rescols *c, cprof_table *t, size_t i)
                 cprof_cell_cpu_share(t, total, p->elapsed_ns);
             continue;
         }
+        /* Samples go to the context the top frame's calls are made in: a counted
+         * routine, which has no frame, and a recursive call's context, folded, have none
+         * of their own (their callers have them). */
+        const cprof_prof_path *y = c->of == CPROF_RESCOLS_ROUTINES ? NULL : &p->paths[i];
+        bool own = y ? y->folds_into == i && (!CPROF_IS_ROUTINE(y->routine) ||
+                                              !p->routines[y->routine].counted)
+                     : !p->routines[i].counted;
         int64_t amount = cprof_resource_amount(x, c->incl[k][i]);
-        cprof_cell_resource(t, x, amount);
+        cprof_cell_resource(t, x, own ? amount : CPROF_UNMEASURED);
         if (cpu && c->of == CPROF_RESCOLS_ROUTINES)
-            cprof_cell_cpu_share(t, amount, c->v->r[i].inclusive);
+            cprof_cell_cpu_share(t, own && c->v->r[i].timed ? amount : -1, c->v->r[i].inclusive);
     }
 }

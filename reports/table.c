@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,10 @@ static char *fixed3(int64_t x)
 
 static char *format(const struct cell *c, bool csv)
 {
+    bool unmeasured = ((c->kind == INT || c->kind == TIME || c->kind == PER_CALL ||
+                        c->kind == DIFF_TIME) && c->a == CPROF_UNMEASURED) || ((c->kind == PCT || c->kind == REAL) && isnan(c->d));
+    if (unmeasured)
+        return cprof_xstrdup(csv ? "" : "-");
     switch (c->kind) {
     case STR:
         return cprof_xstrdup(csv && c->csv ? c->csv : c->text);

@@ -64,13 +64,19 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     uint64_t dt = now - f->t0;
     uint64_t nested = w->calls - f->calls0;
     struct cprof_side *s = f->side;
+    struct cprof_node *ctx = f->ctx;
     f->slot[0] += dt;
     f->slot[CPROF_NCASES] += nested;
     /* Self time per thread: what this activation did not spend in activations nested
      * in it on this thread.  A callee running on another worker (a parallel region's
-     * team) has no frame below it there: it is not subtracted, it overlaps. */
-    s->self_time += dt - f->children;
+     * team) has no frame below it there: it is not subtracted, it overlaps.  The same
+     * to the context its calls are made in: every stretch of the thread's time there
+     * once. */
+    uint64_t self = dt - f->children;
+    s->self_time += self;
     s->direct += f->direct;
+    ctx->self_time += self;
+    ctx->self_direct += f->direct;
     if (__builtin_expect(f->outermost, 1)) {
         s->time += dt;
         s->nested += nested;
@@ -712,12 +718,29 @@ body_close(struct cprof_worker *w, struct cprof_frame *f, int trace)
     unwind_to(w, f + 1, now, trace);
     /* Read before the slot is given back (a signal handler may reuse it). */
     struct cprof_body_nest in = { now - f->t0, f->children, f->direct };
+    struct cprof_node *ctx = f->ctx;
     /* What nested in the body nested in the frame below, as without the body's frame. */
     uint64_t children = f[-1].children;
     uint32_t direct = f[-1].direct;
     close_frame(w, f, now, trace);
     f[-1].children = children + in.time;
     f[-1].direct = direct + (uint32_t)in.direct;
+    /* The body's own self time is no context's of its own, as it is no routine's: the
+     * frame below's has it (it did not count the body as a child), and on a team's
+     * other member the context whose routine has the construct, as its team self time
+     * (docs/semantics.md, "Team time").  A task run outside any frame keeps it: no
+     * routine has it. */
+    uint64_t self = in.elapsed - in.time;
+    int below = f - 1 > w->stack;
+    if (ctx->key && (below || (ctx->parent && ((const struct cprof_construct_rec *)ctx->key)->kind
+                                                  == CPROF_REGION_PARALLEL))) {
+        ctx->self_time -= self;
+        ctx->self_direct -= in.direct;
+        if (!below) {
+            ctx->parent->self_time += self;
+            ctx->parent->self_direct += in.direct;
+        }
+    }
     return in;
 }
 

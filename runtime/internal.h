@@ -139,6 +139,11 @@ struct cprof_node {
     struct cprof_node *same_key;    /* the next context of the same call record */
     struct cprof_node *made_next;   /* every node of the worker, newest first */
     struct cprof_call_base *base;   /* control.c, as a call record's */
+    /* The time this context was the one the top frame's calls are made in (the frames
+     * whose ctx it is: its own activations' or, folded, its recursive ones'; a region's
+     * or task's body's), less what nested in them, and the calls made directly there:
+     * each stretch of a thread's time in one context (docs/semantics.md). */
+    uint64_t self_time, self_direct;
     int id;                         /* in order of making, 0 the root */
     /* Samples of each resource (resources.c), entered sequentially and concurrently:
      * [2 * resource + side], cprof_node_extra bytes.  A copy of a node has none. */
@@ -324,6 +329,7 @@ void *cprof_worker_alloc(struct cprof_worker *w, size_t size);
  * plus the calls counted while stopped; and the counts at the last stop. */
 struct cprof_call_base {
     uint64_t v[5][CPROF_NCASES];
+    uint64_t self_time, self_direct;    /* a context's */
     unsigned long long stop_count[CPROF_NCASES];
     uint64_t samples[];             /* a context's, cprof_node_extra bytes */
 };
@@ -420,8 +426,9 @@ extern int cprof_stopped;
 
 /* A parallel region's or a task's body on this worker (omp.c): a frame that times it in
  * context n (null: no context, counted in the record), case kase, so that the calls
- * made in the body hang from n.  It is not an activation: what nests in it counts for
- * the frame below, as if it were not there, and its time is the body's.  Null if the
+ * made in the body hang from n.  It is not an activation: for the routines, what nests
+ * in it counts for the frame below, as if it were not there, and its time is the
+ * body's; for the contexts, its self time is n's, not that of the frame below's.  Null if the
  * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
  * it, which returns the body frame's time and what nested directly in it. */
 struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,

@@ -263,6 +263,8 @@ static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt
             v[CPROF_P_OF(CPROF_C_REC_TIME(k))] = n->rec_time[k];
             v[CPROF_P_OF(CPROF_C_REC_NESTED(k))] = n->rec_nested[k];
         }
+        v[CPROF_P_SELF_TIME] = n->self_time;
+        v[CPROF_P_SELF_DIRECT] = n->self_direct;
         cprof_json_begin(j, '[');
         write_values(j, v, cprof_path_columns, CPROF_PATH_NCOLUMNS, npt);
         for (int i = 0; i < nres; i++)

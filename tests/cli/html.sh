@@ -229,7 +229,7 @@ inner=$(awk -F, '$5 ~ /inner$/ { s += $4 } END { print s + 0 }' tree.txt)
 check "${browser_checks[3]}" "$(cut -d, -f5 tree.txt | sort | diff - want.txt)" "calls of inner: $inner" -- \
     bash -c '[ "$(cut -d, -f5 tree.txt | sort)" = "$(cat want.txt)" ] && [ '"$inner"' = 24 ]'
 "$bin/cprof-report" --csv paths p.out | tr -d '\r' | sed 1d |
-    awk -F, '{ print $7 "," $8 "," $2 "," $4 "," $10 }' > want.txt
+    awk -F, '{ print $7 "," $8 "," $4 "," $5 "," $10 }' > want.txt
 check "${browser_checks[4]}" "$(diff tree.txt want.txt | head -5)" -- cmp -s tree.txt want.txt
 
 # ms as the text report writes them: ns / 1000 rounded half up, 3 decimals.

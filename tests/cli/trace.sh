@@ -83,9 +83,14 @@ check "the checker refuses overlapping events, a complete event without dur, a w
 # Each worker's activations and region bodies in order (a parent before its children),
 # with their cases; the tasks apart: which thread runs a task is libgomp's choice.  The
 # regions' pragmas are at lines 8 (loop), 16 (inner), 23 (nested), 30 (tasks), the
-# task's at 33, its call of leaf at 35.
-seqs='[.traceEvents[] | select(.ph == "X" and .cat != "task" and .args.site != "prog.c:35")]
-      | group_by(.tid) | map(sort_by(.ts, -.dur) | map("\(.name) \(.args.case // .cat)"))'
+# task's at 33, its call of leaf at 35.  An event's categories are an activation's case
+# and site, a body's kind and case; its track is its worker's OS tid, which
+# thread_sort_index maps to the worker.
+defs='def cats: .cat | split(","); def case: cats | map(select(IN("S-S", "S-C", "C-S", "C-C")))[0];
+      ([.traceEvents[] | select(.ph == "M" and .name == "thread_sort_index")
+        | {key: (.tid | tostring), value: .args.sort_index}] | from_entries) as $worker'
+seqs="$defs"' | [.traceEvents[] | select(.ph == "X" and cats[0] != "task" and cats[1] != "prog.c:35")]
+      | group_by($worker[.tid | tostring]) | map(sort_by(.ts, -.dur) | map("\(.name) \(case)"))'
 expect_jq "workers 0 and 1: the exact activations and bodies of the sequential part, the loop, the nested regions" \
     t.json "$seqs | .[0:2]" \
     '[["main S-S","seq S-S","leaf S-S","leaf S-S","loop S-S","parallel prog.c:8 S-C","leaf S-C","leaf S-C",
@@ -96,12 +101,15 @@ expect_jq "workers 0 and 1: the exact activations and bodies of the sequential p
 expect_jq "the nested regions' other two threads: the inner region's body, one leaf in it, C-C" t.json \
     "$seqs | .[2:]" '[["parallel prog.c:16 C-C","leaf C-C"],["parallel prog.c:16 C-C","leaf C-C"]]'
 expect_jq "the tasks: four bodies on the team's two workers, S-C, each holding one call of leaf, S-C" t.json \
-    '[.traceEvents[] | select(.ph == "X")] as $x
-     | [$x[] | select(.cat == "task") | . as $t
-        | [.name, .args.case, (.tid < 2),
+    "$defs"' | [.traceEvents[] | select(.ph == "X")] as $x
+     | [$x[] | select(cats[0] == "task") | . as $t
+        | [.name, case, ($worker[.tid | tostring] < 2),
            [$x[] | select(.tid == $t.tid and .ts >= $t.ts and .ts + .dur <= $t.ts + $t.dur and .name == "leaf")
-                 | [.args.site, .cat]]]]
-     | [length, unique]' '[4, [["task prog.c:33", "S-C", true, [["prog.c:35", "S-C"]]]]]'
+                 | cats]]]
+     | [length, unique]' '[4, [["task prog.c:33", "S-C", true, [["S-C", "prog.c:35"]]]]]'
+expect_jq "every track is its worker's OS thread id (the profile's tid), none 0" t.json \
+    "$defs"' | [$worker | to_entries[] | [(.key | tonumber), .value]] | sort_by(.[1])' \
+    "$(jq -c '[.workers[] | [.tid, .id]]' p.out)"
 n=$(jq '[.traceEvents[] | select(.ph == "X")] | 2 * length' t.json)
 expect_jq "the profile counts each worker's events, none dropped" p.out \
     '[([.workers[].trace[0]] | add), ([.workers[].trace[1]] | add), .trace.events, .trace.dropped]' \
@@ -118,7 +126,7 @@ jq -c '.columns as $c | [.workers[] | (.calls[] | [.[($c.calls | index("callee")
       | group_by(.[0]) | map({key: (.[0][0] | tostring), value: (map(.[1]) | add)}) | from_entries' \
     p.out > prof_ns.json
 jq -c --slurpfile names <(jq '[.routines[].name]' p.out) \
-    '[.traceEvents[] | select(.ph == "X" and .cat != "task" and .cat != "parallel region")] | group_by(.name)
+    '[.traceEvents[] | select(.ph == "X" and (.cat | test("^(task|parallel region),") | not))] | group_by(.name)
      | map({key: (.[0].name as $n | $names[0] | index($n) | tostring),
             value: {ns: (map(.dur * 1000 | round) | add), n: length}}) | from_entries' t.json > trace_ns.json
 check "the trace's time per routine is the profile's, within 1 ns per activation" \
