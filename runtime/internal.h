@@ -279,6 +279,10 @@ struct cprof_worker {
     struct cprof_execution *running;
     uint64_t task_ticks;
     struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
+    /* omp.c: its task state off the thread's stack, and the if(0) tasks' heads waiting
+     * for libgomp to run their bodies. */
+    struct cprof_lifo *lifo;
+    struct cprof_inline_task *inline_tasks;
     struct cprof_worker *next;
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
