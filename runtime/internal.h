@@ -279,9 +279,10 @@ struct cprof_worker {
     struct cprof_execution *running;
     uint64_t task_ticks;
     struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
-    /* omp.c: its task state off the thread's stack, and the if(0) tasks' heads waiting
-     * for libgomp to run their bodies. */
+    /* omp.c: its task state off the thread's stack, the newest task block on it, and
+     * the if(0) tasks' heads waiting for libgomp to run their bodies. */
     struct cprof_lifo *lifo;
+    struct cprof_task_call *blocks;
     struct cprof_inline_task *inline_tasks;
     struct cprof_worker *next;
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
@@ -461,6 +462,8 @@ void cprof_runtime_start(void);
 void cprof_last_unit_gone(void);
 /* stack.c: lets the initial thread's stack grow past the soft limit it started with. */
 void cprof_stack_start(void);
+/* stack.c: on another thread's first profiled call: where its stack runs out, one line. */
+void cprof_stack_thread(void);
 
 /* ---- sizes.c: input-sensitive profiles (-fcprof-input-size, docs/input-size.md) ----
  * Weak: only a program with a unit compiled with -fcprof-input-size (whose memory

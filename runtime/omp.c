@@ -620,6 +620,7 @@ static void lifo_pop(struct cprof_worker *w, void *p)
  * and reads the reduction's array from the third (GOMP_TASK_FLAG_REDUCTION), GOMP_task
  * writes a detached task's event to the first (GOMP_TASK_FLAG_DETACH).  libgomp's
  * gomp-constants.h, gcc 12 to 15. */
+#define FLAG_DEPEND (1u << 3)
 #define FLAG_REDUCTION (1u << 12)
 #define FLAG_DETACH (1u << 13)
 enum { FRONT_WORDS = 3 };
@@ -636,20 +637,52 @@ struct task_head {
     const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
     const struct cprof_worker *creator;
-    int kase;                           /* of the body: as a call at the construct, not a
+    int off;                            /* where the program's data starts */
+    unsigned char kase;                 /* of the body: as a call at the construct, not a
                                            parallel construct of the creator's */
-    int back;                           /* bytes of the front the body's data takes */
-    int detached;                       /* libgomp writes its event to the front */
-    long off;                           /* where the program's data starts */
+    unsigned char back;                 /* bytes of the front the body's data takes */
+    unsigned char detached;             /* libgomp writes its event to the front */
+    unsigned char held;                 /* the block is in use: its body runs on it, or
+                                           its wrapper waits for libgomp to return */
 };
+
+/* After the program's data, the rest of a block on the LIFO: libgomp is not told of
+ * it.  Most wrappers hand the block to libgomp in a tail call, so that no frame of
+ * theirs stays under the task's body: nothing pops it then, and the next task made on
+ * the worker pops the blocks that are no longer held (reap).  A block is no longer
+ * needed once libgomp returned, and it returns before it runs another task but where
+ * the task has depend clauses (it may first run the tasks it depends on): those, and
+ * detached ones, whose event is written back after, keep the wrapper's frame
+ * (task_followed). */
+struct cprof_task_call {
+    struct task_head *h;
+    struct cprof_task_call *below;      /* the worker's block made before, not yet popped */
+    long size, align;                   /* the block's, as libgomp is told */
+    bool if_clause;                     /* task_followed's call */
+    unsigned flags;
+    int priority;
+    void **depend;
+    void *detach;
+};
+
+/* Pops the blocks on top of w's LIFO no longer held. */
+static void reap(struct cprof_worker *w)
+{
+    struct cprof_task_call *c;
+    while ((c = w->blocks) && !c->h->held && (char *)(c + 1) == w->lifo->top) {
+        w->blocks = c->below;
+        lifo_pop(w, c->h);
+    }
+}
 
 /* The body of task h begins on this thread: its record, on the worker's LIFO; null if
  * the task is not followed (the program stopped profiling, or the thread may not
  * count).  Apart from its callers, as task_close is: their frames, under the program's,
  * keep the least stack. */
-static __attribute__((noinline)) struct body *task_open(const struct task_head *h, const void *sp)
+static __attribute__((noinline)) struct body *task_open(struct task_head *h, const void *sp)
 {
     struct cprof_worker *w;
+    h->held++;
     if (!counting() || !(w = self()))
         return 0;
     struct body *b = lifo_push(w, sizeof *b, _Alignof(struct body));
@@ -657,7 +690,7 @@ static __attribute__((noinline)) struct body *task_open(const struct task_head *
     return b;
 }
 
-/* It ended; pop: its record is the LIFO's top. */
+/* It ended; pop: its record is on the LIFO, under the blocks of the tasks it made. */
 static __attribute__((noinline)) void task_close(struct body *b, int pop)
 {
     uint64_t now = cprof_ticks();
@@ -668,17 +701,20 @@ static __attribute__((noinline)) void task_close(struct body *b, int pop)
     uint64_t inside = w->task_ticks - b->tasks0;
     b->e.rec->sum.tasks_inside += inside;
     __atomic_store_n(&w->task_ticks, w->task_ticks + (now - b->t0 - inside), __ATOMIC_RELAXED);
-    if (pop)
+    if (pop) {
+        reap(w);
         lifo_pop(w, b);
+    }
 }
 
 static void run_task(void *arg)
 {
-    const struct task_head *h = arg;
+    struct task_head *h = arg;
     void *data = (char *)arg + h->off;
-    memcpy(data, h->front, (size_t)h->back);
+    memcpy(data, h->front, h->back);
     struct body *b = task_open(h, __builtin_dwarf_cfa());
     h->fn(data);
+    h->held--;
     if (b)
         task_close(b, 1);
 }
@@ -694,46 +730,44 @@ static void copy_task(void *to, void *from)
     h->cpyfn((char *)to + h->off, h->orig);
 }
 
-/* The head for a task of the program's (fn, data), or null if the task is not
- * followed (the program stopped profiling, or the thread may not count). */
-static struct task_head *task_begin(struct cprof_worker *w, const struct cprof_site *s,
-                                    void (*fn)(void *), void *data,
-                                    void (*cpyfn)(void *, void *), long arg_size, long *align,
-                                    unsigned flags, int taskloop)
+/* The block of a task of the program's (fn, data, ...), its head first, its call after
+ * the program's data, on this thread's worker's LIFO (the caller knows it has one). */
+static __attribute__((noinline)) struct cprof_task_call *block_new(void (*fn)(void *), void *data,
+    void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, int taskloop)
 {
-    if (*align < (long)_Alignof(struct task_head))
-        *align = (long)_Alignof(struct task_head);
-    long off = ((long)sizeof(struct task_head) + *align - 1) / *align * *align;
-    struct task_head *h = lifo_push(w, (size_t)(off + arg_size), (size_t)*align);
+    struct cprof_worker *w = cprof_self;
+    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
+    reap(w);
+    long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
+                                                               : (long)_Alignof(struct task_head);
+    long off = ((long)sizeof(struct task_head) + align - 1) / align * align;
+    long at = (off + arg_size + (long)_Alignof(struct cprof_task_call) - 1)
+              / (long)_Alignof(struct cprof_task_call) * (long)_Alignof(struct cprof_task_call);
+    struct task_head *h = lifo_push(w, (size_t)at + sizeof(struct cprof_task_call), (size_t)align);
+    struct cprof_task_call *c = (struct cprof_task_call *)((char *)h + at);
     rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
     *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
-                             .ctx = context_here(w), .creator = w, .kase = case_here(s),
-                             .off = off };
+                             .ctx = context_here(w), .creator = w,
+                             .kase = (unsigned char)case_here(s), .off = (int)off };
+    *c = (struct cprof_task_call){ .h = h, .below = w->blocks, .size = off + arg_size,
+                                   .align = align, .flags = flags };
+    w->blocks = c;
     /* What libgomp reads of the front is the program's; what it writes there, the
      * body's data takes: all of it for a byte copy of the program's block, else only
      * taskloop's bounds (a copy function made the rest from the program's block, a
      * detached task's event included, copy_task). */
     h->detached = !taskloop && (flags & FLAG_DETACH) && data;
     if (!cpyfn) {
-        h->back = arg_size < (long)sizeof h->front ? (int)arg_size : (int)sizeof h->front;
-        memcpy(h->front, data, (size_t)h->back);
+        h->back = arg_size < (long)sizeof h->front ? (unsigned char)arg_size : sizeof h->front;
+        memcpy(h->front, data, h->back);
     } else if (taskloop) {
-        h->back = 2 * (int)sizeof(long);
+        h->back = 2 * sizeof(long);
         if (flags & FLAG_REDUCTION)
             h->front[2] = ((const long *)data)[2];
     }
     if (!cpyfn && arg_size)
         memcpy((char *)h + off, data, (size_t)arg_size);
-    return h;
-}
-
-/* After libgomp took the block: what it wrote to the front is in the program's block
- * too, as under gcc (a detached task's event). */
-static void task_end(struct cprof_worker *w, struct task_head *h)
-{
-    if (h->detached)
-        memcpy(h->orig, h->front, sizeof(void *));
-    lifo_pop(w, h);
+    return c;
 }
 
 void __real_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -770,9 +804,11 @@ static __attribute__((noinline)) struct cprof_inline_task *inline_open(void *dat
 
 static __attribute__((noinline)) void inline_close(struct cprof_inline_task *p)
 {
+    struct cprof_worker *w = (struct cprof_worker *)p->h.creator;
     if (p->followed)
         task_close(&p->b, 0);
-    lifo_pop(cprof_self, p);
+    reap(w);
+    lifo_pop(w, p);
 }
 
 static void run_task_inline(void *data)
@@ -791,19 +827,35 @@ static int cancellation(void)
     return known;
 }
 
-/* A task followed through a block of ours; GOMP_task's arguments, so that the wrapper
- * hands over in a tail call. */
+static __attribute__((noinline)) struct cprof_task_call *task_begin(void (*fn)(void *), void *data,
+    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
+    void **depend, int priority, void *detach)
+{
+    struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 0);
+    c->h->held = 1;
+    c->if_clause = if_clause;
+    c->depend = depend;
+    c->priority = priority;
+    c->detach = detach;
+    return c;
+}
+
+/* A task whose block is held across GOMP_task: its arguments, so that the wrapper
+ * still hands over in a tail call, and a frame that keeps only the call. */
 static __attribute__((noinline)) void task_followed(void (*fn)(void *), void *data,
     void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
     void **depend, int priority, void *detach)
 {
-    struct cprof_worker *w = cprof_self;
-    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
-    long align = arg_align;
-    struct task_head *h = task_begin(w, s, fn, data, cpyfn, arg_size, &align, flags, 0);
-    __real_GOMP_task(run_task, h, cpyfn ? copy_task : 0, h->off + arg_size, align, if_clause,
-                     flags, depend, priority, detach);
-    task_end(w, h);
+    struct cprof_task_call *c = task_begin(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
+                                           depend, priority, detach);
+    __real_GOMP_task(run_task, c->h, c->h->cpyfn ? copy_task : 0, c->size, c->align, c->if_clause,
+                     c->flags, c->depend, c->priority, c->detach);
+    /* What libgomp wrote to the front is in the program's block too, as under gcc (a
+     * detached task's event). */
+    if (c->h->detached)
+        memcpy(c->h->orig, c->h->front, sizeof(void *));
+    c->h->held = 0;
+    reap((struct cprof_worker *)c->h->creator);
 }
 
 void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -816,14 +868,19 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
     }
-    if (if_clause || cpyfn || cancellation())
+    if (flags & (FLAG_DEPEND | FLAG_DETACH))
         return task_followed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                              priority, detach);
+    if (if_clause || cpyfn || cancellation()) {
+        struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 0);
+        return __real_GOMP_task(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align,
+                                if_clause, flags, depend, priority, detach);
+    }
     const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
     struct cprof_inline_task *p = lifo_push(w, sizeof *p, _Alignof(struct cprof_inline_task));
     rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
     p->h = (struct task_head){ .fn = fn, .orig = data, .construct = s, .ctx = context_here(w),
-                               .creator = w, .kase = case_here(s) };
+                               .creator = w, .kase = (unsigned char)case_here(s) };
     p->outer = w->inline_tasks;
     w->inline_tasks = p;
     return __real_GOMP_task(run_task_inline, data, 0, arg_size, arg_align, 0, flags, depend,
@@ -839,16 +896,14 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                             int priority, type start, type end, type step) \
     { \
         _Static_assert(sizeof(type) == sizeof(long), "taskloop bounds are the front's words"); \
-        const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK); \
-        struct cprof_worker *w; \
-        if (!counting() || !(w = self())) \
+        if (!counting() || !self()) { \
+            take_construct(CPROF_CONSTRUCT_TASK); \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
                                       priority, start, end, step); \
-        long align = arg_align; \
-        struct task_head *h = task_begin(w, s, fn, data, cpyfn, arg_size, &align, flags, 1); \
-        __real_GOMP_##name(run_task, h, cpyfn ? copy_task : 0, h->off + arg_size, align, flags, \
-                           num_tasks, priority, start, end, step); \
-        task_end(w, h); \
+        } \
+        struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 1); \
+        return __real_GOMP_##name(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align, \
+                                  flags, num_tasks, priority, start, end, step); \
     }
 TASKLOOP(taskloop, long)
 TASKLOOP(taskloop_ull, unsigned long long)

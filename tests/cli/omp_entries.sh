@@ -352,7 +352,7 @@ for name in "${names[@]}"; do
     env $extra CPROF_OUT="$name.out" ./"$name" > "$name.got" 2>&1; got_st=$?
     check "$name: the output and exit status of gcc's build ($want_st)" \
         "gcc's:  $(head -c 200 "$name.want")" "cprof's: $(head -c 200 "$name.got") (status $got_st)" -- \
-        [ "$got_st" = "$want_st" ] && cmp -s "$name.want" "$name.got"
+        cmp -s <(cat "$name.want"; echo "status $want_st") <(cat "$name.got"; echo "status $got_st")
     if ! "$bin/cprof-report" --json "$name.out" > "$name.json" 2> "$name.rep.err"; then
         nok "$name: a profile cprof-report reads" "$(indent "$name.rep.err")"
         continue
