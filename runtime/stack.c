@@ -163,7 +163,7 @@ static void on_segv(int sig, siginfo_t *info, void *context)
     } else if (thread_top && addr < thread_top && near_sp(info, context, addr, 0)) {
         thread_overflow_message(thread_top - addr);
     }
-    signal(sig, SIG_DFL);
+    cprof_sigaction(sig, &(struct sigaction){ .sa_handler = SIG_DFL }, NULL);
     if (info->si_code <= 0)     /* sent, not a fault: returning would not repeat it */
         raise(sig);
 }
@@ -199,7 +199,7 @@ void cprof_stack_start(void)
 {
     struct sigaction old;
     initial_pid = getpid();
-    if (syscall(SYS_gettid) != initial_pid || sigaction(SIGSEGV, NULL, &old) != 0
+    if (syscall(SYS_gettid) != initial_pid || cprof_sigaction(SIGSEGV, NULL, &old) != 0
         || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
         return;     /* not the initial thread, or the program has its own disposition */
     if (alt_stack() != 0)
@@ -211,5 +211,5 @@ void cprof_stack_start(void)
         snprintf(omp_stacksize, sizeof omp_stacksize, "%s", ss);
     struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_ONSTACK };
     sigemptyset(&sa.sa_mask);
-    installed = sigaction(SIGSEGV, &sa, NULL) == 0;
+    installed = cprof_sigaction(SIGSEGV, &sa, NULL) == 0;
 }
