@@ -34,11 +34,13 @@ task() {
 $common
 $main_open
     int bodies = 0, leaves = 0, n = argc + 2, v = 5, x[2] = { 0, 0 };
-    int vla[n];
+    int vla[n], large[20000];
     for (int k = 0; k < n; k++)
         vla[k] = k + 7;
+    for (int k = 0; k < 20000; k++)
+        large[k] = k;
     omp_event_handle_t ev;
-    (void)v, (void)x, (void)vla, (void)ev;
+    (void)v, (void)x, (void)vla, (void)ev, (void)large;
 #pragma omp parallel num_threads(2)
 #pragma omp single
     ${4:-}
@@ -140,6 +142,12 @@ task task_firstprivate_vla "firstprivate(vla)" 'int r = leaf(i) + vla[n - 1];
 task task_firstprivate_vla_if0 "firstprivate(vla) if(0)" 'int r = leaf(i) + vla[n - 1];
 #pragma omp atomic
             s += r;'; add task_firstprivate_vla_if0
+# A block larger than a chunk of the worker's LIFO (64 KiB).
+task task_firstprivate_large "firstprivate(large)" 'large[0] += i;
+            int r = leaf(i) + large[19999] - 19999 + large[0] - i;
+#pragma omp atomic
+            s += r;'
+add task_firstprivate_large
 task task_allocate "firstprivate(v) allocate(omp_default_mem_alloc: v)" 'int r = leaf(i) + v;
 #pragma omp atomic
             s += r;'; add task_allocate
@@ -353,6 +361,14 @@ for name in "${names[@]}"; do
     check "$name: the output and exit status of gcc's build ($want_st)" \
         "gcc's:  $(head -c 200 "$name.want")" "cprof's: $(head -c 200 "$name.got") (status $got_st)" -- \
         cmp -s <(cat "$name.want"; echo "status $want_st") <(cat "$name.got"; echo "status $got_st")
+    # The checking facade (CPROF_DEBUG) and the traced one (CPROF_TRACE) run it as well.
+    env $extra CPROF_DEBUG=1 CPROF_OUT="$name.d.out" ./"$name" > "$name.debug" 2>&1; debug_st=$?
+    env $extra CPROF_TRACE=1 CPROF_OUT="$name.t.out" ./"$name" > "$name.traced" 2>&1; traced_st=$?
+    check "$name: CPROF_DEBUG=1 and CPROF_TRACE=1: the same output and status" \
+        "debug:  $(head -c 200 "$name.debug") (status $debug_st)" \
+        "traced: $(head -c 200 "$name.traced") (status $traced_st)" -- \
+        cmp -s <(cat "$name.want" "$name.want"; echo "status $want_st $want_st") \
+               <(cat "$name.debug" "$name.traced"; echo "status $debug_st $traced_st")
     if ! "$bin/cprof-report" --json "$name.out" > "$name.json" 2> "$name.rep.err"; then
         nok "$name: a profile cprof-report reads" "$(indent "$name.rep.err")"
         continue
