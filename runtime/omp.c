@@ -583,28 +583,37 @@ static __attribute__((noinline)) struct cprof_lifo *lifo_chunk(struct cprof_lifo
     return c;
 }
 
+/* The chunk after c (or the first) with room for size bytes aligned to align, made if
+ * none is, and the worker's current one from now on. */
+static __attribute__((noinline)) void *lifo_push_slow(struct cprof_worker *w, size_t size,
+                                                      size_t align)
+{
+    struct cprof_lifo *c = w->lifo, *next = c ? c->next : 0;
+    size_t need = size + align + sizeof(char *);
+    if (!next || next->end - next->top < (ptrdiff_t)need)
+        next = lifo_chunk(c, need);
+    w->lifo = next;
+    uintptr_t at = ((uintptr_t)next->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
+    char *p = (char *)at;
+    ((char **)p)[-1] = next->top;
+    next->top = p + size;
+    return p;
+}
+
 /* size bytes aligned to align (a power of two), until lifo_pop(w, them); each keeps
  * the top it was pushed at just below it. */
-static void *lifo_push(struct cprof_worker *w, size_t size, size_t align)
+static inline void *lifo_push(struct cprof_worker *w, size_t size, size_t align)
 {
     struct cprof_lifo *c = w->lifo;
-    for (;;) {
-        if (c) {
-            uintptr_t at = ((uintptr_t)c->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
-            char *p = (char *)at;
-            if (p <= c->end && size <= (size_t)(c->end - p)) {
-                ((char **)p)[-1] = c->top;
-                c->top = p + size;
-                w->lifo = c;
-                return p;
-            }
-            if (c->next && c->next->end - c->next->top >= (ptrdiff_t)(size + align + sizeof(char *))) {
-                c = c->next;
-                continue;
-            }
-        }
-        c = lifo_chunk(c, size + align + sizeof(char *));
-    }
+    if (__builtin_expect(!c, 0))
+        return lifo_push_slow(w, size, align);
+    uintptr_t at = ((uintptr_t)c->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
+    char *p = (char *)at;
+    if (__builtin_expect(p > c->end || size > (size_t)(c->end - p), 0))
+        return lifo_push_slow(w, size, align);
+    ((char **)p)[-1] = c->top;
+    c->top = p + size;
+    return p;
 }
 
 static void lifo_pop(struct cprof_worker *w, void *p)
@@ -740,25 +749,31 @@ static __attribute__((noinline)) struct cprof_task_call *block_new(void (*fn)(vo
     reap(w);
     long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
                                                                : (long)_Alignof(struct task_head);
-    long off = ((long)sizeof(struct task_head) + align - 1) / align * align;
+    long off = ((long)sizeof(struct task_head) + align - 1) & -align;    /* a power of two */
     long at = (off + arg_size + (long)_Alignof(struct cprof_task_call) - 1)
-              / (long)_Alignof(struct cprof_task_call) * (long)_Alignof(struct cprof_task_call);
+              & -(long)_Alignof(struct cprof_task_call);
     struct task_head *h = lifo_push(w, (size_t)at + sizeof(struct cprof_task_call), (size_t)align);
     struct cprof_task_call *c = (struct cprof_task_call *)((char *)h + at);
     rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
     *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
                              .ctx = context_here(w), .creator = w,
                              .kase = (unsigned char)case_here(s), .off = (int)off };
-    *c = (struct cprof_task_call){ .h = h, .below = w->blocks, .size = off + arg_size,
-                                   .align = align, .flags = flags };
+    c->h = h;
+    c->below = w->blocks;
+    c->size = off + arg_size;
+    c->align = align;
+    c->flags = flags;
     w->blocks = c;
     /* What libgomp reads of the front is the program's; what it writes there, the
      * body's data takes: all of it for a byte copy of the program's block, else only
      * taskloop's bounds (a copy function made the rest from the program's block, a
      * detached task's event included, copy_task). */
     h->detached = !taskloop && (flags & FLAG_DETACH) && data;
-    if (!cpyfn) {
-        h->back = arg_size < (long)sizeof h->front ? (unsigned char)arg_size : sizeof h->front;
+    if (!cpyfn && arg_size >= (long)sizeof h->front) {
+        h->back = sizeof h->front;
+        memcpy(h->front, data, sizeof h->front);
+    } else if (!cpyfn) {
+        h->back = (unsigned char)arg_size;
         memcpy(h->front, data, h->back);
     } else if (taskloop) {
         h->back = 2 * sizeof(long);
