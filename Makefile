@@ -72,13 +72,13 @@ $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.o
 	    -fopenmp -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
-# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps, and those wrappers
-# exported, so that a profiled library's regions reach the program's runtime.  The
-# list is what omp.o defines.
-$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o
+# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps and the signal calls
+# runtime/signals.c does, and those wrappers exported, so that a profiled library's
+# calls reach the program's runtime.  The list is what omp.o and signals.o define.
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o $(B)/obj/runtime/signals.o
 	@mkdir -p $(@D)
-	{ nm $< | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
-	  echo '--export-dynamic-symbol=__wrap_GOMP_*'; } > $@
+	{ nm $^ | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
+	  echo '--export-dynamic-symbol=__wrap_*'; } > $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -179,6 +179,7 @@ bench: all
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh
+	@echo; echo "== nested tasks: bytes of stack per nesting level against gcc's"; bench/task_stack.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh

@@ -284,6 +284,11 @@ struct cprof_worker {
     struct cprof_execution *running;
     uint64_t task_ticks;
     struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
+    /* omp.c: its task state off the thread's stack, the newest task block on it, and
+     * the if(0) tasks' heads waiting for libgomp to run their bodies. */
+    struct cprof_lifo *lifo;
+    struct cprof_task_call *blocks;
+    struct cprof_inline_task *inline_tasks;
     struct cprof_worker *next;
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
@@ -356,7 +361,8 @@ struct cprof_resource {
     int monitored;              /* sampled by the monitor thread (csw, migrations) */
     int available;              /* else reason says why not */
     int opened;                 /* by some worker */
-    char reason[160];           /* why not available, or not sampled as asked */
+    char reason[400];           /* why not available, or not sampled as asked; what
+                                   happened to its sampling signal */
 };
 /* Start-up, before the first worker: reads CPROF_RESOURCES, installs the handler. */
 void cprof_resources_start(void);
@@ -368,10 +374,25 @@ extern size_t cprof_node_extra;
 void cprof_resources_open(struct cprof_worker *w);
 /* Worker w's total of resource r so far; *ok 0 if it has no counter. */
 uint64_t cprof_resource_read(const struct cprof_worker *w, int r, int *ok);
+/* The program is about to set the action of sig (its call named): if cprof samples
+ * with it, the sampling moves to another signal first.  Whether cprof samples with it. */
+void cprof_resources_signal_taken(int sig, const char *call);
+int cprof_resources_signal_owned(int sig);
+/* As the profile is written: whether the sampling signal still has cprof's handler. */
+void cprof_resources_signals_check(void);
 /* Every worker's counters on or off (cprof_start, cprof_stop). */
 void cprof_resources_enable(int on);
 /* The calling thread's counters off (1) while it writes the profile, on again (0). */
 void cprof_resources_writing(int writing);
+
+/* ---- signals.c: the program's sigaction, signal... (ld --wrap), kept off cprof's ---- */
+
+struct sigaction;
+/* sigaction itself, for cprof's own actions. */
+int cprof_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* The highest realtime signal whose action is the default and that the program never
+ * set, other than avoid; 0 if none. */
+int cprof_signal_free(int avoid);
 
 /* ---- trace.c: CPROF_TRACE, a time-stamped trace per worker (docs/tracing.md) ---- */
 
@@ -464,6 +485,8 @@ void cprof_runtime_start(void);
 void cprof_last_unit_gone(void);
 /* stack.c: lets the initial thread's stack grow past the soft limit it started with. */
 void cprof_stack_start(void);
+/* stack.c: on another thread's first profiled call: where its stack runs out, one line. */
+void cprof_stack_thread(void);
 
 /* ---- sizes.c: input-sensitive profiles (-fcprof-input-size, docs/input-size.md) ----
  * Weak: only a program with a unit compiled with -fcprof-input-size (whose memory

@@ -543,6 +543,7 @@ static void write_resources(struct cprof_json *j)
     int nres = cprof_resources(&res);
     if (!nres)
         return;
+    cprof_resources_signals_check();
     cprof_json_key(j, CPROF_SECTION_RESOURCES);
     cprof_json_begin(j, '[');
     for (int i = 0; i < nres; i++) {

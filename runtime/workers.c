@@ -133,6 +133,7 @@ struct cprof_worker *cprof_worker_create(int listed)
         hidden = w;     /* this thread's worker from now on */
         cprof_pending.context = w->root;
         cprof_resources_open(w);
+        cprof_stack_thread();
     }
     cprof_inside_end();
     return w;
