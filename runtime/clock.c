@@ -75,7 +75,6 @@ void cprof_clock_start(void)
     start_ticks = cprof_ticks();
     origin_mono = start_mono;
     origin_unix = start_unix;
-    cprof_facade_select();
 }
 
 void cprof_clock_reset(void)

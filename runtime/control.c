@@ -19,46 +19,50 @@ static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The figures of a call record or of a calling context (same layout), and its base. */
 struct figures {
-    uint64_t *v[5];                 /* count, time, nested, rec_time, rec_nested */
+    uint64_t *v;                    /* CPROF_NFIGS arrays of CPROF_NCASES */
     uint64_t *samples;              /* a context's (resources.c), else null */
-    uint64_t *self;                 /* a context's self_time and self_direct, else null */
+    uint64_t *adj;                  /* a context's adjustments (CPROF_NADJ), else null */
     struct cprof_call_base **base;
 };
 
 static struct figures of_record(struct cprof_call_rec *c)
 {
-    return (struct figures){ { (uint64_t *)c->count, c->time, c->nested, c->rec_time, c->rec_nested },
-                             0, 0, &c->base };
+    return (struct figures){ (uint64_t *)c->count, 0, 0, &c->base };
 }
 
 static struct figures of_node(struct cprof_node *n)
 {
-    return (struct figures){ { (uint64_t *)n->count, n->time, n->nested, n->rec_time, n->rec_nested },
-                             n->samples, &n->self_time, &n->base };
+    return (struct figures){ (uint64_t *)n->count, n->samples, n->adj, &n->base };
 }
 
-static struct cprof_call_base *base_of(struct cprof_worker *w, struct figures f)
+/* Made by another thread than the worker's: from the runtime's memory, not the
+ * worker's arena, which its owner carves without a lock. */
+static struct cprof_call_base *base_of(struct figures f)
 {
     if (!*f.base)
-        *f.base = cprof_worker_alloc(w, sizeof **f.base + (f.samples ? cprof_node_extra : 0));
+        *f.base = cprof_alloc(sizeof **f.base + (f.samples ? cprof_node_extra : 0));
     return *f.base;
 }
 
 /* fn(w, figures) for every call record and context of every worker, each worker's
- * lock held: no record, context or base is made meanwhile. */
+ * lock held against the profile writer.  Its owner may make records and contexts
+ * meanwhile: those, made after this looked, counted nothing before it. */
 static void each_record(void (*fn)(struct cprof_worker *, struct figures))
 {
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next) {
         pthread_mutex_lock(&w->lock);
-        for (int i = 0; i < w->sites_cap; i++)
-            for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next)
-                fn(w, of_record(c));
-        for (int i = 0; i < w->routines_cap; i++)
-            if (w->routines[i])
-                fn(w, of_record(&w->routines[i]->ext));
-        for (struct cprof_node *n = w->nodes; n; n = n->made_next)
+        for (struct cprof_call_rec *c = cprof_published(w->records); c; c = c->made_next)
+            fn(w, of_record(c));
+        int cap = cprof_published(w->routines_cap);
+        struct cprof_routine_rec **routines = cprof_published(w->routines);
+        for (int i = 0; i < cap; i++) {
+            struct cprof_routine_rec *r = cprof_published(routines[i]);
+            if (r)
+                fn(w, of_record(&r->ext));
+        }
+        for (struct cprof_node *n = cprof_published(w->nodes); n; n = n->made_next)
             fn(w, of_node(n));
-        for (struct cprof_construct_rec *c = w->construct_list; c; c = c->next)
+        for (struct cprof_construct_rec *c = cprof_published(w->construct_list); c; c = c->next)
             fn(w, of_record(&c->key));
         pthread_mutex_unlock(&w->lock);
     }
@@ -69,11 +73,17 @@ static uint64_t load(const uint64_t *p)
     return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/* The figures a counted site (or a sampled routine's unsampled call) adds to without
+ * the facade: what a stop cannot keep from growing. */
+static const int counted_figures[2] = { CPROF_FIG_COUNT, CPROF_FIG_UNTIMED };
+
 static void remember_counts(struct cprof_worker *w, struct figures f)
 {
-    struct cprof_call_base *b = base_of(w, f);
-    for (int k = 0; k < CPROF_NCASES; k++)
-        b->stop_count[k] = load(&f.v[0][k]);
+    (void)w;
+    struct cprof_call_base *b = base_of(f);
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            b->stop_count[i][k] = load(&f.v[counted_figures[i] * CPROF_NCASES + k]);
 }
 
 /* The calls counted at their sites while stopped leave with the base. */
@@ -83,8 +93,10 @@ static void take_out_stopped(struct cprof_worker *w, struct figures f)
     (void)w;
     if (!b)
         return;     /* made while stopped: the stop never counted in it */
-    for (int k = 0; k < CPROF_NCASES; k++)
-        b->v[0][k] += load(&f.v[0][k]) - b->stop_count[k];
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            b->v[counted_figures[i]][k] += load(&f.v[counted_figures[i] * CPROF_NCASES + k]) -
+                                           b->stop_count[i][k];
 }
 
 void cprof_stop(void)
@@ -111,44 +123,39 @@ void cprof_start(void)
 
 static void take_all(struct cprof_worker *w, struct figures f)
 {
-    struct cprof_call_base *b = base_of(w, f);
-    for (int i = 0; i < 5; i++)
+    (void)w;
+    struct cprof_call_base *b = base_of(f);
+    for (int i = 0; i < CPROF_NFIGS; i++)
         for (int k = 0; k < CPROF_NCASES; k++)
-            b->v[i][k] = load(&f.v[i][k]);
-    for (int k = 0; k < CPROF_NCASES; k++)
-        b->stop_count[k] = b->v[0][k];
-    if (f.self) {
-        b->self_time = load(&f.self[0]);
-        b->self_direct = load(&f.self[1]);
-    }
+            b->v[i][k] = load(&f.v[i * CPROF_NCASES + k]);
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            b->stop_count[i][k] = b->v[counted_figures[i]][k];
+    for (int i = 0; f.adj && i < CPROF_NADJ; i++)
+        b->adj[i] = load(&f.adj[i]);
     if (f.samples)
         for (size_t i = 0; i < cprof_node_extra / sizeof *f.samples; i++)
             b->samples[i] = load(&f.samples[i]);
 }
 
-/* The record or context whose time[case] a frame's slot points at, the routine it
- * enters, and the case; -1 if none. */
-static int figures_of_slot(struct cprof_worker *w, const uint64_t *slot, struct figures *f,
-                           struct cprof_routine_rec **rec)
+/* The record or context whose time[case] a frame's slot points at, and the case; -1
+ * if none. */
+static int figures_of_slot(struct cprof_worker *w, const uint64_t *slot, struct figures *f)
 {
     for (struct cprof_node *n = w->nodes; n; n = n->made_next)
         if (n->key && slot >= n->time && slot < n->time + CPROF_NCASES) {
             *f = of_node(n);
-            *rec = n->key->rec;
             return (int)(slot - n->time);
         }
-    for (int i = 0; i < w->sites_cap; i++)
-        for (struct cprof_call_rec *c = w->sites[i]; c; c = c->next)
-            if (slot >= c->time && slot < c->time + CPROF_NCASES) {
-                *f = of_record(c);
-                *rec = c->rec;
-                return (int)(slot - c->time);
-            }
+    for (struct cprof_call_rec *c = w->records; c; c = c->made_next)
+        if (slot >= c->time && slot < c->time + CPROF_NCASES) {
+            *f = of_record(c);
+            return (int)(slot - c->time);
+        }
     for (int i = 0; i < w->routines_cap; i++) {
         struct cprof_routine_rec *r = w->routines[i];
         if (r && slot >= r->ext.time && slot < r->ext.time + CPROF_NCASES) {
             *f = of_record(&r->ext);
-            *rec = r;
             return (int)(slot - r->ext.time);
         }
     }
@@ -165,16 +172,18 @@ void cprof_reset(void)
             int ok;
             w->res_base[i] = cprof_resource_read(w, i, &ok);
         }
-        for (int i = 0; i < w->routines_cap; i++) {
-            struct cprof_routine_rec *r = w->routines[i];
+        int cap = cprof_published(w->routines_cap);
+        struct cprof_routine_rec **routines = cprof_published(w->routines);
+        for (int i = 0; i < cap; i++) {
+            struct cprof_routine_rec *r = cprof_published(routines[i]);
             if (!r)
                 continue;
             if (!r->side_base)
-                r->side_base = cprof_worker_alloc(w, sizeof r->side);
+                r->side_base = cprof_alloc(sizeof r->side);
             memcpy(r->side_base, r->side, sizeof r->side);
             r->max_depth = r->depth;
         }
-        for (struct cprof_construct_rec *c = w->construct_list; c; c = c->next) {
+        for (struct cprof_construct_rec *c = cprof_published(w->construct_list); c; c = c->next) {
             const uint64_t *from = (const uint64_t *)&c->sum;
             uint64_t *to = (uint64_t *)&c->base;
             for (size_t i = 0; i < sizeof c->sum / sizeof *from; i++)
@@ -189,12 +198,12 @@ void cprof_reset(void)
         pthread_mutex_lock(&w->lock);
         for (struct cprof_frame *f = w->stack + 1; f < w->top; f++) {
             struct figures fig;
-            struct cprof_routine_rec *rec;
-            int kase = figures_of_slot(w, f->slot, &fig, &rec);
+            int kase = figures_of_slot(w, f->slot, &fig);
             if (kase >= 0) {
-                (*fig.base)->v[0][kase]--;
-                if (*f->depth > rec->max_depth)
-                    rec->max_depth = *f->depth;
+                (*fig.base)->v[CPROF_FIG_COUNT][kase]--;
+                struct cprof_routine_rec *rec = ((struct cprof_figures *)fig.v)->rec;
+                if (rec && *cprof_frame_depth(f) > rec->max_depth)
+                    rec->max_depth = *cprof_frame_depth(f);
             }
             f->t0 = now;
             f->children = 0;
@@ -214,21 +223,26 @@ void cprof_control_start(void)
         cprof_stop();
 }
 
-/* out += f less its base (sign 1), for what the profile shows. */
+/* out += f less its base, for what the profile shows. */
 static void add_now(struct figures f, struct figures out)
 {
     const struct cprof_call_base *b = *f.base;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < CPROF_NFIGS; i++)
         for (int k = 0; k < CPROF_NCASES; k++)
-            out.v[i][k] += f.v[i][k] - (b ? b->v[i][k] : 0);
-    if (f.self && out.self) {        /* a context's into a context's copy */
-        out.self[0] += f.self[0] - (b ? b->self_time : 0);
-        out.self[1] += f.self[1] - (b ? b->self_direct : 0);
-    }
+            out.v[i * CPROF_NCASES + k] += load(&f.v[i * CPROF_NCASES + k]) - (b ? b->v[i][k] : 0);
+    for (int i = 0; f.adj && out.adj && i < CPROF_NADJ; i++)   /* a context's into its copy */
+        out.adj[i] += load(&f.adj[i]) - (b ? b->adj[i] : 0);
     /* Written while stopped: what the sites counted since the stop is not the run's. */
     if (b && cprof_stopped)
-        for (int k = 0; k < CPROF_NCASES; k++)
-            out.v[0][k] -= f.v[0][k] - b->stop_count[k];
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < CPROF_NCASES; k++)
+                out.v[counted_figures[i] * CPROF_NCASES + k] -=
+                    f.v[counted_figures[i] * CPROF_NCASES + k] - b->stop_count[i][k];
+}
+
+static void clear(struct figures o)
+{
+    memset(o.v, 0, CPROF_NFIGS * CPROF_NCASES * sizeof *o.v);
 }
 
 /* The figures are copied only when something is to be taken out or added in: most
@@ -236,14 +250,14 @@ static void add_now(struct figures f, struct figures out)
 const struct cprof_call_rec *cprof_call_now(const struct cprof_call_rec *c,
                                             struct cprof_call_rec *scratch)
 {
-    if (!c->base && !c->nodes)
+    if (!c->base && !cprof_published(((struct cprof_call_rec *)c)->nodes))
         return c;
     *scratch = *c;
     struct figures o = of_record(scratch);
-    for (int i = 0; i < 5; i++)
-        memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
+    clear(o);
     add_now(of_record((struct cprof_call_rec *)c), o);
-    for (struct cprof_node *n = c->nodes; n; n = n->same_key)
+    for (struct cprof_node *n = cprof_published(((struct cprof_call_rec *)c)->nodes); n;
+         n = n->same_key)
         add_now(of_node(n), o);
     return scratch;
 }
@@ -260,9 +274,8 @@ const struct cprof_node *cprof_node_now(const struct cprof_node *n, struct cprof
         return n;
     *scratch = *n;
     struct figures o = of_node(scratch);
-    for (int i = 0; i < 5; i++)
-        memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
-    o.self[0] = o.self[1] = 0;
+    clear(o);
+    memset(o.adj, 0, sizeof scratch->adj);
     add_now(of_node((struct cprof_node *)n), o);
     return scratch;
 }

@@ -134,6 +134,8 @@ struct cprof_pending {
     /* The calling context of the calls made now on this thread (the runtime's: the
      * top activation's), which a counted site's cache must have been filled in. */
     const void *context;
+    /* The case of the pending call (S-S, S-C, C-S, C-C: 0 to 3), set with site. */
+    long kase;
 };
 extern __thread struct cprof_pending cprof_pending;
 /* The same, as a call: for units with OpenMP target regions, whose device functions

@@ -2,10 +2,10 @@
  *
  * The call site sets cprof_pending.site after its arguments are evaluated (and the
  * target, when the callee is not a routine of the same unit); the callee's first
- * statement calls cprof_enter(), which accepts the site only if the site names the
+ * statement calls the entry, which accepts the site only if the site names the
  * routine or the target is the routine itself.  Otherwise the routine was entered from
  * code cprof did not compile (main, a qsort comparator, an uninstrumented function
- * pointer call) and counts under <external>.  The callee's exit runs cprof_leave()
+ * pointer call) and counts under <external>.  The callee's exit runs the exit hook
  * through a cleanup variable, so every return path is covered; exit() and longjmp are
  * handled by closing frames left open.
  *
@@ -14,10 +14,14 @@
  * are active; the callee call is concurrent iff k > 0, the caller was entered
  * concurrently iff al - k > 0, and the callee is entered concurrently iff al > 0.
  *
- * The common call (a site of the same unit, no parallel construct of the caller around
- * it, a shard that already has the site's record) takes the straight path through
- * cprof_enter; everything else branches off it.  docs/performance.md counts its
- * instructions.
+ * The common call (a site of the same unit whose calls this worker made last in the
+ * same calling context) takes the straight path: the worker's cache of the site (its
+ * slot) has the figures the call counts in and the context of the calls it makes, so
+ * the entry looks nothing up.  Everything else branches off it, into enter_slow, which
+ * fills the slot.  The exit's common path adds the activation's figures to its slot and
+ * its parent frame; what a rarer activation needs (recursion, an entry from outside,
+ * an <other> context, a sample) is marked in its frame.  docs/performance.md counts
+ * the instructions.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -41,231 +45,6 @@ __attribute__((noinline)) int cprof_active_levels_within(int d)
     return k;
 }
 
-static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-
-/* A signal handler may open and close frames on this thread between any two of our
- * instructions, in the slots from w->top up.  So a slot is taken before it is filled
- * and read before it is given back; the compiler is kept from moving stores across
- * those points (no instruction is added). */
-#define cprof_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-
-/* A routine's shared sequential depth is written by the initial thread alone, so a
- * plain load and store keep it exact without a locked instruction.  The depth is
- * lowered after the frame leaves the stack: every frame on it counts in its depth. */
-static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, uint64_t now,
-                               int trace)
-{
-    if (trace)
-        cprof_trace_exit(w, f, now);
-    if (__builtin_expect(f->saved_site != 0, 0)) {
-        cprof_pending.site = f->saved_site;
-        cprof_pending.target = f->saved_target;
-    }
-    uint64_t dt = now - f->t0;
-    uint64_t nested = w->calls - f->calls0;
-    struct cprof_side *s = f->side;
-    struct cprof_node *ctx = f->ctx;
-    f->slot[0] += dt;
-    f->slot[CPROF_NCASES] += nested;
-    /* Self time per thread: what this activation did not spend in activations nested
-     * in it on this thread.  A callee running on another worker (a parallel region's
-     * team) has no frame below it there: it is not subtracted, it overlaps.  The same
-     * to the context its calls are made in: every stretch of the thread's time there
-     * once. */
-    uint64_t self = dt - f->children;
-    s->self_time += self;
-    s->direct += f->direct;
-    ctx->self_time += self;
-    ctx->self_direct += f->direct;
-    if (__builtin_expect(f->outermost, 1)) {
-        s->time += dt;
-        s->nested += nested;
-    } else if (*f->depth > 1 || w->initial) {
-        /* Nested in an activation of its routine on this thread: all the initial
-         * thread's depths are its own; on another thread *f->depth is, and the rest
-         * (else) is the initial thread's sequential depth alone. */
-        f->slot[2 * CPROF_NCASES] += dt;
-        f->slot[3 * CPROF_NCASES] += nested;
-    } else {
-        s->thread_time += dt;
-        s->thread_nested += nested;
-    }
-    f[-1].children += dt;
-    f[-1].direct++;
-    int *depth = f->depth;
-    w->top = f;
-    cprof_signal_fence();
-    --*depth;       /* the shared one too: only its one writer closes its frames */
-    /* Last: a store to thread-local storage would make gcc load the frame's fields
-     * again after it. */
-    cprof_pending.context = f[-1].ctx;
-}
-
-/* CPROF_TRACE=1 (chosen at start-up with the facade): the traced facade is every
- * other one compiled with trace 1. */
-static int trace_on;
-
-/* Frames above the live one at `keep` were skipped by longjmp: close them now. */
-static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t now, int trace)
-{
-    while (w->top > keep)
-        close_frame(w, w->top - 1, now, trace);
-}
-
-/* Opens a frame for an entry of call record c (case kase), counted in its calling
- * context, under the caller's (or, from outside, the worker's root).  Everything it
- * calls is a tail call, so the straight path saves no register. */
-static inline __attribute__((always_inline)) struct cprof_frame *
-open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths,
-           int trace);
-
-/* CPROF_PATHS=0: no calling contexts (chosen at start-up with the facade). */
-int cprof_paths_on = 1;
-
-static __attribute__((noinline)) struct cprof_frame *
-open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
-                     int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
-                     int external, int paths, int trace)
-{
-    struct cprof_frame *keep = w->top;
-    while (keep[-1].sp < sp)
-        keep--;
-    unwind_to(w, keep, cprof_ticks_of(clock), trace);
-    return open_frame(w, r, c, kase, concurrent, clock, sp, external, paths, trace);
-}
-
-/* Deeper than any thread stack allows: counted, but no frame kept. */
-static __attribute__((noinline)) struct cprof_frame *too_deep(int *depth)
-{
-    --*depth;
-    return 0;
-}
-
-/* The frame of an entry in context n (null: past the node limit, counted in c itself);
- * ctx is the context of the calls it makes. */
-static inline __attribute__((always_inline)) struct cprof_frame *
-open_in(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-        int concurrent, enum cprof_clock_kind clock, const void *sp, struct cprof_node *n,
-        struct cprof_node *ctx, int trace)
-{
-    struct cprof_frame *f = w->top;
-    struct cprof_routine_rec *rec = c->rec;
-    if (n)
-        n->count[kase]++;
-    else
-        c->count[kase]++;
-    /* A sequential entry of the initial thread counts on every worker (paper 4.4.1):
-     * it goes to the routine's shared sequential depth, which a concurrent entry adds
-     * to its own.  Every other thread that runs sequentially (a plain pthread) is a
-     * program of its own: its sequential entries count on it alone. */
-    int shared = !concurrent && w->initial;
-    int *mine = shared ? &r->seq_depth : &rec->depth;
-    int depth = ++*mine + (shared ? rec->depth : concurrent ? depth_load(&r->seq_depth) : 0);
-    if (__builtin_expect(depth > rec->max_depth, 0))
-        rec->max_depth = depth;
-    if (__builtin_expect(f == w->stack_end, 0))
-        return too_deep(mine);
-    /* Taken before it is filled: a handler that interrupts the filling opens its frame
-     * above this one, not in it (it may see this one half filled: docs/semantics.md). */
-    w->top = f + 1;
-    cprof_signal_fence();
-    f->slot = n ? &n->time[kase] : &c->time[kase];
-    f->ctx = ctx;
-    f->side = &rec->side[concurrent];
-    f->depth = mine;
-    f->sp = sp;
-    f->outermost = depth == 1;
-    f->children = 0;
-    f->direct = 0;
-    f->saved_site = 0;
-    f->calls0 = ++w->calls;
-    f->t0 = cprof_ticks_of(clock);
-    cprof_pending.context = ctx;    /* last, as in close_frame */
-    return trace ? cprof_trace_enter(w, r, f, c, kase) : f;
-}
-
-/* A context the parent's cache did not hold: found, made, or past the limit (the
- * parent's <other> node, whose calls count in their records alone). */
-static inline __attribute__((always_inline)) struct cprof_frame *
-open_context(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
-             int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
-             struct cprof_node *parent, int trace)
-{
-    struct cprof_node *n = cprof_node_slow(w, parent, c);
-    if (!n->key)
-        return open_in(w, r, c, kase, concurrent, clock, sp, 0, n, trace);
-    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon, trace);
-}
-
-/* The off-path functions the straight path calls have a twin for the traced facade,
- * so that the others run exactly the instructions they would without tracing. */
-static __attribute__((noinline)) struct cprof_frame *
-open_frame_context(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
-                   int kase, int concurrent, enum cprof_clock_kind clock, const void *sp,
-                   struct cprof_node *parent)
-{
-    return open_context(w, r, c, kase, concurrent, clock, sp, parent, 0);
-}
-
-static __attribute__((noinline)) struct cprof_frame *
-open_frame_context_traced(struct cprof_worker *w, struct cprof_routine *r,
-                          struct cprof_call_rec *c, int kase, int concurrent,
-                          enum cprof_clock_kind clock, const void *sp, struct cprof_node *parent)
-{
-    return open_context(w, r, c, kase, concurrent, clock, sp, parent, 1);
-}
-
-/* sp: where the entry hook's caller's stack ends (the hook's canonical frame address),
- * the same wherever in the runtime the frame is opened. */
-static inline __attribute__((always_inline)) struct cprof_frame *
-open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c, int kase,
-           int concurrent, enum cprof_clock_kind clock, const void *sp, int external, int paths,
-           int trace)
-{
-    /* A frame deeper in the stack than this entry was left by a longjmp from code that
-     * cprof did not see (the rewritten longjmp calls unwind exactly). */
-    struct cprof_frame *f = w->top;
-    if (__builtin_expect(f[-1].sp < sp, 0))
-        return open_frame_unwinding(w, r, c, kase, concurrent, clock, sp, external, paths, trace);
-    if (!paths)
-        return open_in(w, r, c, kase, concurrent, clock, sp, 0, w->root, trace);
-    struct cprof_node *parent = external ? w->root : f[-1].ctx;
-    struct cprof_node *n = parent->last;
-    if (__builtin_expect(n->key != c, 0))
-        return (trace ? open_frame_context_traced : open_frame_context)(w, r, c, kase, concurrent,
-                                                                       clock, sp, parent);
-    return open_in(w, r, c, kase, concurrent, clock, sp, n, n->canon, trace);
-}
-
-/* The call record of an entry from a site of another unit, through a pointer or
- * unknown to this worker so far, or of an external entry. */
-static __attribute__((noinline)) struct cprof_call_rec *
-call_rec(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_site *site)
-{
-    if (__builtin_expect(r->id < 0, 0))
-        cprof_routine_id_slow(r);
-    int id = r->id;
-    struct cprof_routine_rec *rec;
-    if (id >= w->routines_cap || !(rec = w->routines[id]))
-        rec = cprof_routine_rec_slow(w, id);
-    void (*target)(void) = cprof_pending.target;
-    int from_site = site->callee ? site->callee == r
-                                 : site->caller && (target == r->self || !target ||
-                                                    (r->self && cprof_plt_target(target) == r->self));
-    if (!from_site)
-        return &rec->ext;
-    if (site->id < 0)
-        cprof_site_id_slow((struct cprof_site *)site);
-    int sid = site->id;
-    struct cprof_call_rec *c;
-    if (sid >= w->sites_cap || !(c = w->sites[sid]) || c->callee != id) {
-        c = cprof_call_rec_slow(w, sid, id);
-        c->rec = rec;
-    }
-    return c;
-}
-
 /* The case of a call from site at active level al.  A site inside one parallel
  * construct of the caller (a parallel loop's body) only needs the team size of the
  * current level, omp_get_num_threads(). */
@@ -276,237 +55,454 @@ static inline __attribute__((always_inline)) int case_of(const struct cprof_site
     return (al - k > 0) * 2 + (k > 0);
 }
 
-/* Every entry that leaves the straight path. */
-static inline __attribute__((always_inline)) struct cprof_frame *
-enter_slow_body(struct cprof_routine *r, const struct cprof_site *site, int al,
-                enum cprof_clock_kind clock, const void *sp, int trace)
+static inline int case0_of(int al)
 {
+    return al > 0 ? CPROF_CS : CPROF_SS;
+}
+
+static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+/* A signal handler may open and close frames on this thread between any two of our
+ * instructions, in the slots from w->top up.  So a slot is taken before it is filled
+ * and read before it is given back; the compiler is kept from moving stores across
+ * those points (no instruction is added). */
+#define cprof_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* CPROF_PATHS=0: no calling contexts (the slow path makes none). */
+int cprof_paths_on = 1;
+/* CPROF_TRACE=1 (chosen at start-up with the facade): the traced facade is every
+ * other one compiled with trace 1. */
+static int trace_on;
+
+/* ---- closing a frame ---- */
+
+/* The side (0 sequential, 1 concurrent entry) of an activation frame f of w, whose
+ * slot is in its context's figures or, for a recursive one, in those of a context that
+ * folds into it. */
+int cprof_frame_side(const struct cprof_worker *w, const struct cprof_frame *f)
+{
+    const struct cprof_node *c = f->ctx;
+    if (f->slot >= c->time && f->slot < c->time + CPROF_NCASES)
+        return f->slot != &c->time[CPROF_SS];
+    for (const struct cprof_node *n = w->nodes; n; n = n->made_next)
+        if (n->canon == c && f->slot >= n->time && f->slot < n->time + CPROF_NCASES)
+            return f->slot != &n->time[CPROF_SS];
+    return 0;
+}
+
+/* Whether frame f's self time is the tree's to give (docs/semantics.md): an
+ * activation with calling contexts, whose calls hang from a context of its routine,
+ * not past the limit. */
+int cprof_tree_frame(const struct cprof_frame *f)
+{
+    const struct cprof_node *c = f->ctx;
+    return cprof_paths_on && c->key && c->key->callee >= 0 &&
+           !((f->depth & CPROF_FRAME_RARE) && (f->rare & CPROF_RARE_OTHER));
+}
+
+/* Frame below (f[-1]) of a frame closing or a body ending with children time dt and
+ * direct calls n, which the tree does not show as children of its context: taken out
+ * of its self time there (tree frames only: the others count their children). */
+static void below_adjust(const struct cprof_worker *w, struct cprof_frame *below, uint64_t dt,
+                         uint64_t n)
+{
+    if (below <= w->stack || !cprof_tree_frame(below))
+        return;
+    int side = cprof_frame_side(w, below);
+    below->ctx->adj[CPROF_ADJ_SELF_S + side] -= dt;
+    below->ctx->adj[CPROF_ADJ_DIRECT_S + side] += n;
+}
+
+/* The rarer exits: an activation nested in one of its routine's (its time to the
+ * recursion's columns), past the node limit (its self time to <other>, its figures the
+ * record's), an entry from outside that gives back the handshake it found. */
+static __attribute__((noinline)) void close_marked(struct cprof_worker *w, struct cprof_frame *f,
+                                                    uint64_t dt, uint64_t nested)
+{
+    uint64_t *slot = f->slot;
+    uintptr_t marks = f->depth & CPROF_FRAME_MARKS;
+    if (marks & CPROF_FRAME_RARE) {
+        if (f->rare & CPROF_RARE_SAVED) {
+            cprof_pending.site = f->saved_site;
+            cprof_pending.target = f->saved_target;
+            cprof_pending.kase = f->saved_kase;
+            cprof_pending.case0 = f->saved_case0;
+        }
+        /* Nested in the frame below on this thread, though not its child in the tree:
+         * if that frame was whole when this one began (a signal handler may interrupt
+         * the filling of one, whose fields are then another's). */
+        if ((f->rare & CPROF_RARE_EXTERNAL) && cprof_paths_on && f[-1].ctx == f->saved_context)
+            below_adjust(w, f - 1, dt, 1);
+        if ((f->rare & CPROF_RARE_OTHER) && cprof_paths_on) {
+            uint64_t self = dt - f->children;
+            f->ctx->adj[CPROF_ADJ_SELF] += self;
+            f->ctx->adj[CPROF_ADJ_DIRECT] += f->direct;
+            slot[CPROF_SLOT(CPROF_FIG_SELF)] += self;
+            slot[CPROF_SLOT(CPROF_FIG_DIRECT)] += f->direct;
+            below_adjust(w, f - 1, dt, 1);
+        }
+    }
+    if (!(marks & CPROF_FRAME_INNER))
+        return;
+    if (*cprof_frame_depth(f) > 1 || w->initial) {
+        /* Nested in an activation of its routine on this thread: all the initial
+         * thread's depths are its own; on another thread *depth is, and the rest (else)
+         * is the initial thread's sequential depth alone. */
+        slot[CPROF_SLOT(CPROF_FIG_REC_TIME)] += dt;
+        slot[CPROF_SLOT(CPROF_FIG_REC_NESTED)] += nested;
+    } else {
+        slot[CPROF_SLOT(CPROF_FIG_THREAD_TIME)] += dt;
+        slot[CPROF_SLOT(CPROF_FIG_THREAD_NESTED)] += nested;
+    }
+}
+
+/* A routine's shared sequential depth is written by the initial thread alone, so a
+ * plain load and store keep it exact without a locked instruction.  The depth is
+ * lowered after the frame leaves the stack: every frame on it counts in its depth.
+ * marked: the frame may have marks (else it has none); flat: no calling contexts
+ * (CPROF_PATHS=0), so the activation's self time and direct calls go to its figures
+ * now, where the tree would give them when the profile is written. */
+static inline __attribute__((always_inline)) void close_frame_as(struct cprof_worker *w,
+                                                                 struct cprof_frame *f,
+                                                                 uint64_t now, int trace,
+                                                                 int marked, int flat)
+{
+    if (trace)
+        cprof_trace_exit(w, f, now);
+    uint64_t dt = now - f->t0;
+    uint64_t nested = w->calls - f->calls0;
+    uint64_t *slot = f->slot;
+    uintptr_t depth = f->depth;
+    slot[0] += dt;
+    slot[CPROF_SLOT(CPROF_FIG_NESTED)] += nested;
+    if (flat) {
+        /* Self time per thread: what this activation did not spend in activations
+         * nested in it on this thread.  A callee running on another worker (a parallel
+         * region's team) has no frame below it there: it is not subtracted, it
+         * overlaps. */
+        slot[CPROF_SLOT(CPROF_FIG_SELF)] += dt - f->children;
+        slot[CPROF_SLOT(CPROF_FIG_DIRECT)] += f->direct;
+    }
+    if (marked && (depth & CPROF_FRAME_MARKS))
+        close_marked(w, f, dt, nested);
+    f[-1].children += dt;
+    f[-1].direct++;
+    w->top = f;
+    cprof_signal_fence();
+    /* the shared one too: only its one writer closes its frames */
+    --*(int *)(marked ? depth & ~(uintptr_t)CPROF_FRAME_MARKS : depth);
+    /* Last: a store to thread-local storage would make gcc load the frame's fields
+     * again after it. */
+    cprof_pending.context = f[-1].ctx;
+}
+
+static inline __attribute__((always_inline)) void close_frame(struct cprof_worker *w,
+                                                              struct cprof_frame *f,
+                                                              uint64_t now, int trace)
+{
+    close_frame_as(w, f, now, trace, 1, !cprof_paths_on);
+}
+
+/* Frames above the live one at `keep` were skipped by longjmp: close them now. */
+static void unwind_to(struct cprof_worker *w, struct cprof_frame *keep, uint64_t now, int trace)
+{
+    while (w->top > keep)
+        close_frame(w, w->top - 1, now, trace);
+}
+
+/* ---- opening a frame ---- */
+
+/* What an entry of routine r counted in figures fig with case kase, whose calls are
+ * made in context ctx, needs: a slot's contents (its key aside). */
+static struct cprof_slot slot_for(struct cprof_worker *w, struct cprof_routine *r,
+                                  struct cprof_figures *fig, struct cprof_node *ctx, int kase)
+{
+    struct cprof_routine_rec *rec = fig->rec;
+    /* A sequential entry of the initial thread counts on every worker (paper 4.4.1):
+     * it goes to the routine's shared sequential depth, which a concurrent entry adds
+     * to its own.  Every other thread that runs sequentially (a plain pthread) is a
+     * program of its own: its sequential entries count on it alone. */
+    int concurrent = kase != CPROF_SS, shared = !concurrent && w->initial;
+    return (struct cprof_slot){
+        .time = &fig->time[kase], .ctx = ctx, .routine = r, .rec = rec,
+        .mine = shared ? &r->seq_depth : &rec->depth,
+        .other = shared ? &rec->depth : concurrent ? &r->seq_depth : &w->zero,
+    };
+}
+
+/* Deeper than any thread stack allows: counted, but no frame kept. */
+static __attribute__((noinline)) struct cprof_frame *too_deep(void)
+{
+    return 0;
+}
+
+/* Fills the frame f just taken on w (its depth raised: the marks say how) for an entry
+ * of routine r as slot s describes it.  The slot is none of what the frame's stores
+ * reach (restrict): its fields are loaded where they are stored, not kept in
+ * registers. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+fill_frame(struct cprof_worker *w, struct cprof_frame *f, struct cprof_routine *r,
+           const struct cprof_slot *restrict s, int kase, uintptr_t marks,
+           enum cprof_clock_kind clock, const void *sp, int site, int trace, int side)
+{
+    f->slot = s->time;
+    f->depth = (uintptr_t)s->mine | marks;
+    f->children = 0;
+    f->direct_rare = 0;
+    if (side)
+        f->kase = (uint16_t)kase;
+    f->ctx = s->ctx;
+    f->calls0 = ++w->calls;
+    f->sp = sp;
+    f->t0 = cprof_ticks_of(clock);
+    cprof_pending.context = s->ctx;     /* last, as in close_frame */
+    return trace ? cprof_trace_enter(w, r, f, s->rec, kase, site) : f;
+}
+
+/* An activation nested in another of its routine's on this thread, or in one of the
+ * initial thread's sequential ones: the deepest recursion seen; marked. */
+static __attribute__((noinline)) struct cprof_frame *
+fill_inner(struct cprof_worker *w, struct cprof_frame *f, struct cprof_routine *r,
+           const struct cprof_slot *s, int kase, uintptr_t marks, enum cprof_clock_kind clock,
+           const void *sp, int site, int depth)
+{
+    if (depth > s->rec->max_depth)
+        s->rec->max_depth = depth;
+    return fill_frame(w, f, r, s, kase, marks | CPROF_FRAME_INNER, clock, sp, site, trace_on,
+                      cprof_resources_sampled());
+}
+
+/* Opens a frame on w's top (which no longjmp skipped) for an entry of routine r as
+ * slot s describes it, case kase, with the marks given.  site: the site's id, for a
+ * trace (-1: from outside); side: the resources' variant keeps the case in the frame. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+open_frame(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_slot *restrict s,
+           int kase, uintptr_t marks, enum cprof_clock_kind clock, const void *sp, int site,
+           int trace, int side)
+{
+    struct cprof_frame *f = w->top;
+    s->time[-CPROF_NCASES]++;       /* count[case] */
+    if (__builtin_expect(f == w->stack_end, 0))
+        return too_deep();
+    int depth = ++*s->mine + __atomic_load_n(s->other, __ATOMIC_RELAXED);
+    /* Taken before it is filled: a handler that interrupts the filling opens its frame
+     * above this one, not in it (it may see this one half filled: docs/semantics.md). */
+    w->top = f + 1;
+    cprof_signal_fence();
+    if (__builtin_expect(depth != 1, 0))
+        return fill_inner(w, f, r, s, kase, marks, clock, sp, site, depth);
+    return fill_frame(w, f, r, s, kase, marks, clock, sp, site, trace, side);
+}
+
+/* ---- entering ---- */
+
+/* The figures the calls of record c made now under the context parent count in, and
+ * the context of the calls they make (ctx); past the node limit, their record's,
+ * under <other> (CPROF_RARE_OTHER in *rare). */
+static struct cprof_figures *figures_of(struct cprof_worker *w, struct cprof_call_rec *c,
+                                        struct cprof_node *parent, struct cprof_node **ctx,
+                                        int *rare)
+{
+    if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE) {
+        *ctx = w->root;
+        return &c->fig;
+    }
+    struct cprof_node *n = cprof_node_slow(w, parent, c);
+    if (!n->key) {
+        *ctx = n;
+        *rare |= CPROF_RARE_OTHER;
+        return &c->fig;
+    }
+    *ctx = n->canon;
+    return &n->fig;
+}
+
+/* Every entry that leaves the straight path: a thread with no worker yet, a site this
+ * worker's cache does not hold in the current context, a call through a pointer, a
+ * frame left by longjmp, an entry from outside.  The handshake is consumed. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
+                enum cprof_clock_kind clock, const void *sp, int trace, int side)
+{
+    struct cprof_pending *p = &cprof_pending;
+    int al = omp_get_active_level();
     struct cprof_worker *w = cprof_self;
-    if (!w && !(w = cprof_self_slow()))
+    if (!w && !(w = cprof_self_slow())) {
+        p->case0 = case0_of(al);
         return 0;
-    struct cprof_call_rec *c;
-    int sid = site->id;
-    if (site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
-        c = call_rec(w, r, site);
-    if (c != &c->rec->ext) {
+    }
+    /* A frame deeper in the stack than this entry was left by a longjmp from code that
+     * cprof did not see (the rewritten longjmp calls unwind exactly). */
+    if (__builtin_expect(w->top[-1].sp < sp, 0)) {
+        struct cprof_frame *keep = w->top;
+        while (keep[-1].sp < sp)
+            keep--;
+        unwind_to(w, keep, cprof_ticks_of(clock), trace);
+    }
+    if (__builtin_expect(r->id < 0, 0))
+        cprof_routine_id_slow(r);
+    struct cprof_routine_rec *rec = cprof_routine_rec(w, r->id);
+    void (*target)(void) = p->target;
+    int from_site = site->callee ? site->callee == r
+                                 : site->caller && (target == r->self || !target ||
+                                                    (r->self && cprof_plt_target(target) == r->self));
+    struct cprof_node *ctx;
+    struct cprof_figures *fig;
+    int rare = 0;
+    if (from_site) {
+        if (__builtin_expect(site->id < 0, 0))
+            cprof_site_id_slow((struct cprof_site *)site);
         int kase = case_of(site, al);
+        p->case0 = case0_of(al);
+        struct cprof_slot *s = cprof_slot_slow(w, site->id), scratch;
+        struct cprof_node *parent = w->top[-1].ctx;
+        uintptr_t key = (uintptr_t)parent | (uintptr_t)kase;
+        if (s->key != key || s->routine != r) {
+            struct cprof_call_rec *c = cprof_call_rec_slow(w, site->id, r->id);
+            fig = figures_of(w, c, parent, &ctx, &rare);
+            scratch = slot_for(w, r, fig, ctx, kase);
+            scratch.key = key;
+            if (!rare)
+                *s = scratch;
+            else
+                s = &scratch;
+        }
         if (clock == CPROF_CLOCK_NONE) {
-            c->count[kase]++;
+            s->time[-CPROF_NCASES]++;
             return 0;
         }
-        return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on, trace);
+        struct cprof_frame *f = open_frame(w, r, s, kase, rare ? CPROF_FRAME_RARE : 0, clock, sp,
+                                           site->id, trace, side);
+        if (f && rare)
+            f->rare = (uint16_t)rare;
+        return f;
     }
     /* From outside: the handshake it found was not for it.  Left for the call it may
      * belong to, and given back at this entry's exit (its own calls consume theirs). */
-    void (*target)(void) = cprof_pending.target;
-    cprof_pending.site = site;
-    int kase = al > 0 ? CPROF_CS : CPROF_SS;
+    int kase = case0_of(al), case0_found = p->case0;
+    long kase_found = p->kase;
+    const void *context_found = p->context;
+    p->site = site;
+    p->case0 = kase;
+    fig = figures_of(w, &rec->ext, w->root, &ctx, &rare);
+    struct cprof_slot s = slot_for(w, r, fig, ctx, kase);
     if (clock == CPROF_CLOCK_NONE) {
-        c->count[kase]++;
+        s.time[-CPROF_NCASES]++;
         return 0;
     }
-    struct cprof_frame *f = open_frame(w, r, c, kase, al > 0, clock, sp, 1, cprof_paths_on, trace);
-    if (f && site != &no_site) {
+    rare |= CPROF_RARE_EXTERNAL | (site != &no_site ? CPROF_RARE_SAVED : 0);
+    struct cprof_frame *f = open_frame(w, r, &s, kase, CPROF_FRAME_RARE, clock, sp, -1, trace, side);
+    if (f) {
+        f->rare = (uint16_t)rare;
         f->saved_site = site;
         f->saved_target = target;
+        f->saved_kase = kase_found;
+        f->saved_case0 = case0_found;
+        f->saved_context = context_found;
     }
     return f;
 }
 
-static __attribute__((noinline)) struct cprof_frame *
-enter_slow(struct cprof_routine *r, const struct cprof_site *site, int al,
-           enum cprof_clock_kind clock, const void *sp)
-{
-    return enter_slow_body(r, site, al, clock, sp, 0);
-}
+/* The slow path's twins: the straight path calls the one of its own variant. */
+#define ENTER_SLOW(name, trace, side) \
+    static __attribute__((noinline)) struct cprof_frame * \
+    name(struct cprof_routine *r, const struct cprof_site *site, enum cprof_clock_kind clock, \
+         const void *sp) \
+    { \
+        return enter_slow_body(r, site, clock, sp, trace, side); \
+    }
+ENTER_SLOW(enter_slow, 0, 0)
+ENTER_SLOW(enter_slow_traced, 1, 0)
+ENTER_SLOW(enter_slow_side, 0, 1)
+ENTER_SLOW(enter_slow_traced_side, 1, 1)
 
-static __attribute__((noinline)) struct cprof_frame *
-enter_slow_traced(struct cprof_routine *r, const struct cprof_site *site, int al,
-                  enum cprof_clock_kind clock, const void *sp)
-{
-    return enter_slow_body(r, site, al, clock, sp, 1);
-}
-
-/* The straight path of a site inside one or more parallel constructs of the caller:
- * only the case differs. */
+/* The straight path: a site of the same unit for r whose slot on this worker holds
+ * the context the call is made in and its case, and no frame left by longjmp. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
-             enum cprof_clock_kind clock, const void *sp, int trace)
+enter(struct cprof_routine *r, enum cprof_clock_kind clock, int trace, int side)
 {
-    int kase = case_of(site, al);
-    struct cprof_worker *w = cprof_self;
-    int sid = site->id;
-    struct cprof_call_rec *c;
-    if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
-                         !(c = w->sites[sid]), 0))
-        return (trace ? enter_slow_traced : enter_slow)(r, site, al, clock, sp);
-    if (clock == CPROF_CLOCK_NONE) {
-        c->count[kase]++;
-        return 0;
-    }
-    return open_frame(w, r, c, kase, al > 0, clock, sp, 0, cprof_paths_on, trace);
-}
-
-static __attribute__((noinline)) struct cprof_frame *
-enter_in_construct(struct cprof_routine *r, const struct cprof_site *site, int al,
-                   enum cprof_clock_kind clock, const void *sp)
-{
-    return in_construct(r, site, al, clock, sp, 0);
-}
-
-static __attribute__((noinline)) struct cprof_frame *
-enter_in_construct_traced(struct cprof_routine *r, const struct cprof_site *site, int al,
-                          enum cprof_clock_kind clock, const void *sp)
-{
-    return in_construct(r, site, al, clock, sp, 1);
-}
-
-/* Where a counted call of record c made now on w counts: in the context of the calls
- * the top activation makes (docs/semantics.md), or in the record where there is none
- * (CPROF_PATHS=0, CPROF_MODE=count, past the node limit). */
-static unsigned long long *counts_in_context(struct cprof_worker *w, struct cprof_call_rec *c)
-{
-    if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE)
-        return c->count;
-    struct cprof_node *parent = w->top[-1].ctx, *n = parent->last;
-    if (n->key != c)
-        n = cprof_node_slow(w, parent, c);
-    return n->key ? n->count : c->count;
-}
-
-/* Counting at the call site, off the straight path. */
-static __attribute__((noinline)) void count_slow(const struct cprof_site *site, int al)
-{
-    struct cprof_worker *w = cprof_self;
-    if (!w && !(w = cprof_self_slow()))
-        return;
-    struct cprof_call_rec *c;
-    int sid = site->id;
-    if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
-        c = call_rec(w, site->callee, site);
-    counts_in_context(w, c)[case_of(site, al)]++;
-}
-
-int cprof_stopped;
-
-void cprof_count(const struct cprof_site *site)
-{
-    if (__builtin_expect(__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED), 0)) {
-        cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
-        return;
-    }
-    int al = omp_get_active_level();
-    struct cprof_worker *w = cprof_self;
-    int sid = site->id;
-    struct cprof_call_rec *c;
-    if (__builtin_expect(!w || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]), 0))
-        count_slow(site, al);
-    else
-        counts_in_context(w, c)[site->d && al ? case_of(site, al) : al > 0 ? CPROF_CS : CPROF_SS]++;
-    /* after count_slow, which may start the runtime (and its probe enters) */
-    cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
-}
-
-int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
-{
-    int al = omp_get_active_level();
-    /* Stopped: the case, for the cache, but no count and no slot, so the next call
-     * misses too (a slot set before the stop keeps counting: control.c takes those
-     * counts out). */
-    if (__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)) {
-        cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
-        return case_of(site, al);
-    }
-    struct cprof_worker *w = cprof_self;
-    /* No worker may be made yet (an ifunc resolver before thread-local storage is set
-     * up) or now (the runtime's own code): count nothing, cache nothing. */
-    if (!w && !(w = cprof_self_slow()))
-        return -1;
-    struct cprof_call_rec *c;
-    int sid = site->id;
-    if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
-        c = call_rec(w, site->callee, site);
-    int kase = case_of(site, al);
-    unsigned long long *counts = counts_in_context(w, c);
-    counts[kase]++;
-    /* Records and contexts never move. */
-    slot->counts = counts;
-    slot->not_context = ~(unsigned long)cprof_pending.context;
-    cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
-    return kase;
-}
-
-/* The straight path: a call of a routine of the same unit, outside any parallel
- * construct of the caller, whose record this worker has. */
-static inline __attribute__((always_inline)) struct cprof_frame *
-enter(struct cprof_routine *r, enum cprof_clock_kind clock, int paths, int trace)
-{
-    int al = omp_get_active_level();
     struct cprof_pending *p = &cprof_pending;
-    struct cprof_worker *w = p->worker;
     const struct cprof_site *site = p->site;
+    struct cprof_worker *w = p->worker;
+    const void *sp = __builtin_dwarf_cfa();
     p->site = &no_site;
-    p->case0 = al > 0 ? CPROF_CS : CPROF_SS;
-    int sid = site->id;
-    struct cprof_call_rec *c;
-    /* Inside the caller's constructs, with no active level, every case is S-S. */
-    if (__builtin_expect(site->d != 0 && al, 0))
-        return (trace ? enter_in_construct_traced : enter_in_construct)(r, site, al, clock,
-                                                                         __builtin_dwarf_cfa());
-    if (__builtin_expect(!w || site->callee != r || (unsigned)sid >= (unsigned)w->sites_cap ||
-                         !(c = w->sites[sid]), 0))
-        return (trace ? enter_slow_traced : enter_slow)(r, site, al, clock, __builtin_dwarf_cfa());
-    int concurrent = al > 0;
-    int kase = concurrent ? CPROF_CS : CPROF_SS;
+    unsigned sid = (unsigned)site->id;
+    int al = omp_get_active_level();
+    int kase = case_of(site, al);
+    uintptr_t key = (uintptr_t)p->context | (uintptr_t)kase;
+    struct cprof_slot *s;
+    if (__builtin_expect(site->callee != r || sid >= w->nslots ||
+                         (clock != CPROF_CLOCK_NONE && w->top[-1].sp < sp) ||
+                         (s = &w->slots[sid])->key != key, 0))
+        return (trace ? side ? enter_slow_traced_side : enter_slow_traced
+                      : side ? enter_slow_side : enter_slow)(r, site, clock, sp);
+    p->case0 = case0_of(al);
     if (clock == CPROF_CLOCK_NONE) {
-        c->count[kase]++;
+        s->time[-CPROF_NCASES]++;
         return 0;
     }
-    return open_frame(w, r, c, kase, concurrent, clock, __builtin_dwarf_cfa(), 0, paths, trace);
+    return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, trace, side);
 }
 
-/* A frame that is not the top one: those above it were skipped by longjmp, or it was
- * itself closed by an unwind already. */
-static __attribute__((noinline)) void leave_unwinding(struct cprof_worker *w,
-                                                      struct cprof_frame *f, uint64_t now)
+/* ---- leaving ---- */
+
+/* A frame that is not the top one (those above it were skipped by longjmp, or it was
+ * itself closed by an unwind already), or one whose marks take it off the common path. */
+static __attribute__((noinline)) void leave_slow(struct cprof_worker *w, struct cprof_frame *f,
+                                                 uint64_t now)
 {
     if (f < w->stack + 1 || f >= w->top)
         return;
     unwind_to(w, f + 1, now, trace_on);
+    cprof_pending.context = f[-1].ctx;
     close_frame(w, f, now, trace_on);
 }
 
 static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
-                                                        enum cprof_clock_kind clock, int trace)
+                                                        enum cprof_clock_kind clock, int trace,
+                                                        int flat, int side)
 {
     uint64_t now = cprof_ticks_of(clock);
-    struct cprof_worker *w = cprof_self;
-    if (__builtin_expect(f != w->top - 1, 0))
-        return leave_unwinding(w, f, now);
-    /* The caller's context, once the clock is read: from here on the times give
-     * cprof's code to the caller, and so does a CPU sample (resources.c), which takes
-     * the context this names over a frame whose own is not it.  After the read, not
-     * before: the entry's read ends before its frame's context is set, so each
-     * activation's samples hold one clock read, as its time does.  close_frame names
-     * it again last, for a signal handler's calls in between. */
-    cprof_pending.context = f[-1].ctx;
-    close_frame(w, f, now, trace);
+    struct cprof_worker *w = cprof_pending.worker;
+    if (__builtin_expect(f != w->top - 1 || (f->depth & CPROF_FRAME_MARKS), 0))
+        return leave_slow(w, f, now);
+    /* The resources' variant names the caller's context once the clock is read: from
+     * there on the times give cprof's code to the caller, and so does a CPU sample
+     * (resources.c), which takes the context this names over a frame whose own is not
+     * it.  After the read, not before: the entry's read ends before its frame's context
+     * is set, so each activation's samples hold one clock read, as its time does.
+     * close_frame names it again last, for a signal handler's calls in between. */
+    if (side)
+        cprof_pending.context = f[-1].ctx;
+    close_frame_as(w, f, now, trace, 0, flat);
 }
 
-static struct cprof_frame *enter_tsc(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 1, 0); }
-static struct cprof_frame *enter_tsc_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 0, 0); }
-static struct cprof_frame *enter_monotonic(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 1, 0); }
-static struct cprof_frame *enter_monotonic_flat(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 0, 0); }
+/* The facades, one per clock and extension: CPROF_TRACE=1 (traced), CPROF_RESOURCES
+ * (side: the frame keeps its case, by which a sample's context is charged), and
+ * CPROF_PATHS=0 (flat: no calling contexts, so the exit keeps self times itself). */
+#define FACADE(suffix, clock, trace, flat, side) \
+    static struct cprof_frame *enter_##suffix(struct cprof_routine *r) \
+    { \
+        return enter(r, clock, trace, side); \
+    } \
+    static void leave_##suffix(struct cprof_frame *f) \
+    { \
+        leave(f, clock, trace, flat, side); \
+    }
+#define FACADES(suffix, clock) \
+    FACADE(suffix, clock, 0, 0, 0) \
+    FACADE(suffix##_flat, clock, 0, 1, 0) \
+    FACADE(suffix##_traced, clock, 1, 0, 0) \
+    FACADE(suffix##_flat_traced, clock, 1, 1, 0) \
+    FACADE(suffix##_side, clock, 0, 0, 1) \
+    FACADE(suffix##_flat_side, clock, 0, 1, 1) \
+    FACADE(suffix##_traced_side, clock, 1, 0, 1) \
+    FACADE(suffix##_flat_traced_side, clock, 1, 1, 1)
+FACADES(tsc, CPROF_CLOCK_TSC)
+FACADES(monotonic, CPROF_CLOCK_MONOTONIC)
+/* CPROF_MODE=count: no frame, never left, no context, never traced (trace.c). */
 static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE, 0, 0); }
-static void leave_tsc(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC, 0); }
-static void leave_monotonic(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC, 0); }
-/* CPROF_TRACE=1 */
-static struct cprof_frame *enter_tsc_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 1, 1); }
-static struct cprof_frame *enter_tsc_flat_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_TSC, 0, 1); }
-static struct cprof_frame *enter_monotonic_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 1, 1); }
-static struct cprof_frame *enter_monotonic_flat_traced(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_MONOTONIC, 0, 1); }
-static void leave_tsc_traced(struct cprof_frame *f) { leave(f, CPROF_CLOCK_TSC, 1); }
-static void leave_monotonic_traced(struct cprof_frame *f) { leave(f, CPROF_CLOCK_MONOTONIC, 1); }
+static void leave_count(struct cprof_frame *f) { (void)f; }
 
 /* Before the runtime starts (an instrumented constructor that runs before any unit
  * registered): start it, then take the entry it chose.  Not while the program is being
@@ -519,7 +515,7 @@ static struct cprof_frame *enter_first(struct cprof_routine *r)
         cprof_routine_id_slow(r);   /* starts the runtime, which selects the facade */
     if (cprof_facade.enter != enter_first)
         return cprof_facade.enter(r);
-    cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
+    cprof_pending.case0 = case0_of(omp_get_active_level());
     return 0;
 }
 
@@ -542,22 +538,26 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
     CHECK(w->stack->sp == (const void *)UINTPTR_MAX, r);
     for (const struct cprof_frame *f = w->top - 1; f > w->stack && f > w->top - 4; f--) {
         CHECK(f->sp <= f[-1].sp, r);                     /* deeper frames lower */
-        CHECK(*f->depth >= 1, r);                        /* its entry is counted */
-        CHECK(f->outermost == 0 || f->outermost == 1, r);
-        CHECK(f->saved_site == 0 || f->saved_site->caller || f->saved_site->id >= 0, r);
-        CHECK(f->ctx != 0 && f->ctx->canon == f->ctx, r);   /* calls hang from canonical ones */
+        CHECK(*cprof_frame_depth(f) >= 1, r);            /* its entry is counted */
+        CHECK(!(f->depth & CPROF_FRAME_RARE) ||
+              (f->rare && !(f->rare & ~(CPROF_RARE_OTHER | CPROF_RARE_SAMPLE | CPROF_RARE_SAVED |
+                                        CPROF_RARE_EXTERNAL))), r);
+        CHECK(!(f->depth & CPROF_FRAME_RARE) || !(f->rare & CPROF_RARE_SAVED) ||
+              f->saved_site->caller || f->saved_site->id >= 0, r);
+        CHECK(f->ctx != 0 && (f->ctx->canon == f->ctx || !f->ctx->key), r);   /* calls hang from canonical ones */
     }
     CHECK(cprof_pending.context == w->top[-1].ctx, r);      /* counted sites' caches see it */
 }
 
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
-    struct cprof_frame *f = enter(r, cprof_clock, cprof_paths_on, trace_on);
+    struct cprof_frame *f = trace_on ? enter(r, cprof_clock, 1, 0) : enter(r, cprof_clock, 0, 0);
     struct cprof_worker *w = cprof_self;
     CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
     if (!w)
         return f;       /* inside the runtime: not counted */
-    CHECK(cprof_pending.site == &no_site || f == 0 || f->saved_site, r);
+    CHECK(cprof_pending.site == &no_site || f == 0 ||
+          ((f->depth & CPROF_FRAME_RARE) && (f->rare & CPROF_RARE_SAVED)), r);
     if (cprof_clock == CPROF_CLOCK_NONE) {
         CHECK(f == 0, r);
         return f;
@@ -573,9 +573,12 @@ static void leave_debug(struct cprof_frame *f)
     struct cprof_worker *w = cprof_self;
     CHECK(w != 0 && f > w->stack && f < w->stack_end, 0);
     struct cprof_frame *top = w->top;
-    int *depth = f < top ? f->depth : 0;
+    int *depth = f < top ? cprof_frame_depth(f) : 0;
     int before = depth ? *depth : 0;
-    leave(f, cprof_clock, trace_on);
+    if (trace_on)
+        leave(f, cprof_clock, 1, !cprof_paths_on, 0);
+    else
+        leave(f, cprof_clock, 0, !cprof_paths_on, 0);
     CHECK(w->top <= f || f >= top, 0);
     if (depth && f == top - 1)
         CHECK(*depth == before - 1 && *depth >= 0, 0);
@@ -588,36 +591,38 @@ static struct cprof_frame *enter_stopped(struct cprof_routine *r)
 {
     (void)r;
     cprof_pending.site = &no_site;
-    cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
+    cprof_pending.case0 = case0_of(omp_get_active_level());
     return 0;
 }
 
-struct cprof_facade cprof_facade = { enter_first, leave_tsc };
+struct cprof_facade cprof_facade = { enter_first, leave_count };
 static struct cprof_frame *(*running_enter)(struct cprof_routine *);
 
 void cprof_facade_select(void)
 {
-    static const struct cprof_facade by_clock[][2] = {
-        [CPROF_CLOCK_TSC] = { { enter_tsc_flat, leave_tsc }, { enter_tsc, leave_tsc } },
-        [CPROF_CLOCK_MONOTONIC] = { { enter_monotonic_flat, leave_monotonic },
-                                    { enter_monotonic, leave_monotonic } },
-        /* no frame: never left, and no context */
-        [CPROF_CLOCK_NONE] = { { enter_count, leave_tsc }, { enter_count, leave_tsc } },
+#define BY_EXTENSION(c) { { { { enter_##c, leave_##c }, { enter_##c##_side, leave_##c##_side } }, \
+                            { { enter_##c##_traced, leave_##c##_traced }, \
+                              { enter_##c##_traced_side, leave_##c##_traced_side } } }, \
+                          { { { enter_##c##_flat, leave_##c##_flat }, \
+                              { enter_##c##_flat_side, leave_##c##_flat_side } }, \
+                            { { enter_##c##_flat_traced, leave_##c##_flat_traced }, \
+                              { enter_##c##_flat_traced_side, leave_##c##_flat_traced_side } } } }
+    /* [clock][flat][traced][side] */
+    static const struct cprof_facade facades[][2][2][2] = {
+        [CPROF_CLOCK_TSC] = BY_EXTENSION(tsc),
+        [CPROF_CLOCK_MONOTONIC] = BY_EXTENSION(monotonic),
     };
-    static const struct cprof_facade traced[][2] = {   /* never with CPROF_CLOCK_NONE */
-        [CPROF_CLOCK_TSC] = { { enter_tsc_flat_traced, leave_tsc_traced },
-                              { enter_tsc_traced, leave_tsc_traced } },
-        [CPROF_CLOCK_MONOTONIC] = { { enter_monotonic_flat_traced, leave_monotonic_traced },
-                                    { enter_monotonic_traced, leave_monotonic_traced } },
-    };
+#undef BY_EXTENSION
     const char *paths = getenv("CPROF_PATHS");
     cprof_paths_on = !(paths && !strcmp(paths, "0"));
     trace_on = cprof_trace_start();
     const char *debug = getenv("CPROF_DEBUG");
     if (debug && *debug && strcmp(debug, "0"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
+    else if (cprof_clock == CPROF_CLOCK_NONE)
+        cprof_facade = (struct cprof_facade){ enter_count, leave_count };
     else
-        cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][cprof_paths_on];
+        cprof_facade = facades[cprof_clock][!cprof_paths_on][trace_on][cprof_resources_sampled()];
     if (cprof_sizes_facade)     /* linked only with -fcprof-input-size */
         cprof_facade = cprof_sizes_facade(cprof_facade);
     running_enter = cprof_facade.enter;
@@ -630,6 +635,86 @@ void cprof_facade_stop(int stopped)
     __atomic_store_n(&cprof_facade.enter, stopped ? enter_stopped : running_enter,
                      __ATOMIC_RELAXED);
 }
+
+/* ---- counted call sites ---- */
+
+/* Where a counted call of site made now on w with case kase counts: in the context of
+ * the calls the top activation makes (docs/semantics.md), or in the record where there
+ * is none (CPROF_PATHS=0, CPROF_MODE=count, past the node limit).  The site's slot
+ * keeps it. */
+static unsigned long long *counts_in_context(struct cprof_worker *w, const struct cprof_site *site,
+                                             int kase)
+{
+    struct cprof_routine *callee = site->callee;
+    struct cprof_slot *s = cprof_slot_slow(w, site->id);
+    struct cprof_node *parent = w->top[-1].ctx;
+    uintptr_t key = (uintptr_t)parent | (uintptr_t)kase;
+    if (s->key == key && s->routine == callee)
+        return (unsigned long long *)s->time - CPROF_NCASES - kase;
+    if (__builtin_expect(callee->id < 0, 0))
+        cprof_routine_id_slow(callee);
+    struct cprof_call_rec *c = cprof_call_rec_slow(w, site->id, callee->id);
+    struct cprof_node *ctx;
+    int rare = 0;
+    struct cprof_figures *fig = figures_of(w, c, parent, &ctx, &rare);
+    if (!rare) {
+        *s = slot_for(w, callee, fig, ctx, kase);
+        s->key = key;
+    }
+    return fig->count;
+}
+
+int cprof_stopped;
+
+/* The runtime's count of a counted call from site at active level al: its case
+ * (-1: not counted), and where it counted. */
+static int count_now(const struct cprof_site *site, int al, unsigned long long **counts)
+{
+    struct cprof_worker *w = cprof_self;
+    /* No worker may be made yet (an ifunc resolver before thread-local storage is set
+     * up) or now (the runtime's own code): count nothing. */
+    if (!w && !(w = cprof_self_slow()))
+        return -1;
+    if (__builtin_expect(site->id < 0, 0))
+        cprof_site_id_slow((struct cprof_site *)site);
+    int kase = case_of(site, al);
+    *counts = counts_in_context(w, site, kase);
+    (*counts)[kase]++;
+    return kase;
+}
+
+void cprof_count(const struct cprof_site *site)
+{
+    int al = omp_get_active_level();
+    unsigned long long *counts;
+    if (!__builtin_expect(__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED), 0))
+        count_now(site, al, &counts);
+    /* after count_now, which may start the runtime (and its probe enters) */
+    cprof_pending.case0 = case0_of(al);
+}
+
+int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
+{
+    int al = omp_get_active_level();
+    /* Stopped: the case, for the cache, but no count and no slot, so the next call
+     * misses too (a slot set before the stop keeps counting: control.c takes those
+     * counts out). */
+    if (__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)) {
+        cprof_pending.case0 = case0_of(al);
+        return case_of(site, al);
+    }
+    unsigned long long *counts;
+    int kase = count_now(site, al, &counts);
+    if (kase >= 0) {
+        /* Records and contexts never move. */
+        slot->counts = counts;
+        slot->not_context = ~(unsigned long)cprof_pending.context;
+    }
+    cprof_pending.case0 = case0_of(al);
+    return kase;
+}
+
+/* ---- setjmp and longjmp ---- */
 
 /* setjmp remembers which frame is live; a later longjmp to the same buffer closes the
  * frames above it.  The few most recent buffers per worker are kept. */
@@ -662,6 +747,8 @@ void *cprof_longjmp_unwind(void *env)
     return env;
 }
 
+/* ---- the bodies of parallel regions and tasks (omp.c) ---- */
+
 /* A body's frame opened and closed, traced (trace 1) or not: the traced twins are apart,
  * so that the untraced ones run the instructions they would without tracing, but for
  * the test that picks them. */
@@ -681,14 +768,12 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_no
     f->slot = n ? &n->time[kase] : &c->key.time[kase];
     f->ctx = n ? n->canon : w->root;
     cprof_pending.context = f->ctx;
-    f->side = &c->own.side[kase & 1];    /* in an active team: concurrent, as its calls */
-    f->depth = &c->own.depth;
+    f->depth = (uintptr_t)&c->own.depth;
     ++c->own.depth;
     f->sp = sp;
-    f->outermost = 1;
     f->children = 0;
-    f->direct = 0;
-    f->saved_site = 0;
+    f->direct_rare = 0;
+    f->kase = (uint16_t)kase;
     f->calls0 = w->calls;       /* not a call: the calls nested around it are unchanged */
     f->t0 = cprof_ticks();
     return trace ? cprof_trace_body(w, f, c, kase) : f;
@@ -725,21 +810,19 @@ body_close(struct cprof_worker *w, struct cprof_frame *f, int trace)
     close_frame(w, f, now, trace);
     f[-1].children = children + in.time;
     f[-1].direct = direct + (uint32_t)in.direct;
+    below_adjust(w, f - 1, in.time, in.direct);
     /* The body's own self time is no context's of its own, as it is no routine's: the
      * frame below's has it (it did not count the body as a child), and on a team's
      * other member the context whose routine has the construct, as its team self time
      * (docs/semantics.md, "Team time").  A task run outside any frame keeps it: no
      * routine has it. */
     uint64_t self = in.elapsed - in.time;
-    int below = f - 1 > w->stack;
-    if (ctx->key && (below || (ctx->parent && ((const struct cprof_construct_rec *)ctx->key)->kind
-                                                  == CPROF_REGION_PARALLEL))) {
-        ctx->self_time -= self;
-        ctx->self_direct -= in.direct;
-        if (!below) {
-            ctx->parent->self_time += self;
-            ctx->parent->self_direct += in.direct;
-        }
+    if (cprof_paths_on && ctx->key && f - 1 == w->stack) {
+        struct cprof_node *to = ctx;
+        if (ctx->parent && ((const struct cprof_construct_rec *)ctx->key)->kind == CPROF_REGION_PARALLEL)
+            to = ctx->parent;
+        to->adj[CPROF_ADJ_SELF] += self;
+        to->adj[CPROF_ADJ_DIRECT] += in.direct;
     }
     return in;
 }
@@ -780,7 +863,8 @@ struct cprof_costs cprof_facade_cost_ns(void)
     struct cprof_worker *saved = cprof_self;
     const void *saved_context = cprof_pending.context;
     struct cprof_worker *w = cprof_worker_create(0);
-    cprof_self = w;
+    cprof_self_set(w);
+    cprof_pending.context = w->root;
     uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
     for (int round = 0; round < ROUNDS; round++) {
         uint64_t t0 = cprof_monotonic_ns();
@@ -802,7 +886,7 @@ struct cprof_costs cprof_facade_cost_ns(void)
         if (t2 - t1 < best[1])
             best[1] = t2 - t1;
     }
-    cprof_self = saved;
+    cprof_self_set(saved);
     cprof_pending.context = saved_context;
     probe_counts = (struct cprof_count_slot){ 0 };
     cprof_worker_destroy(w);

@@ -91,30 +91,88 @@ struct cprof_routine_rec;
 
 struct cprof_node;
 
+/* What a call record and a calling context hold alike, per case: a frame's slot points
+ * at time[case] of either, and finds the others at fixed distances.  Only the owner
+ * writes them (the profile writer reads them as they are).
+ *  - count: the calls counted here; for a routine whose calls are timed on a sample
+ *    (docs/semantics.md, "Sampled timing"), the timed ones, the others in untimed;
+ *  - time: the elapsed time of the timed activations (ticks);
+ *  - nested: the profiled calls inside those activations, same thread;
+ *  - self, direct: their time less that of the activations nested directly in them on
+ *    their thread, and how many those were (the routine's self time and, in the
+ *    calling contexts, the context's: the profile writer sums them);
+ *  - rec_time, rec_nested: of those activations, the ones nested in an activation of the
+ *    same routine on the same thread (recursion): their time and nested calls, kept only
+ *    when such an activation closes, so that a report can count each stretch of a
+ *    thread's time once (docs/semantics.md, "Wall and worker time");
+ *  - thread_time, thread_nested: concurrent activations outermost on their own thread
+ *    that the paper's rule does not count as outermost (the initial thread had the
+ *    routine open sequentially); the others are outermost: their time is the routine's
+ *    caller time;
+ *  - untimed: calls counted without a frame (a sampled routine's unsampled calls). */
+#define CPROF_FIGURE_FIELDS \
+    unsigned long long count[CPROF_NCASES];     /* the type cprof.h gives counted sites */ \
+    uint64_t time[CPROF_NCASES]; \
+    uint64_t nested[CPROF_NCASES]; \
+    uint64_t self[CPROF_NCASES]; \
+    uint64_t direct[CPROF_NCASES]; \
+    uint64_t rec_time[CPROF_NCASES]; \
+    uint64_t rec_nested[CPROF_NCASES]; \
+    uint64_t thread_time[CPROF_NCASES]; \
+    uint64_t thread_nested[CPROF_NCASES]; \
+    unsigned long long untimed[CPROF_NCASES]; \
+    struct cprof_routine_rec *rec;  /* the callee's record on this worker (a context's \
+                                       root or <other>: null) */ \
+    struct cprof_sample *sample;    /* its sampled activations' sums, once it has any */
+/* The figures' arrays, in their order: a frame's slot is &time[case], the others are
+ * CPROF_NCASES apart. */
+enum { CPROF_FIG_COUNT, CPROF_FIG_TIME, CPROF_FIG_NESTED, CPROF_FIG_SELF, CPROF_FIG_DIRECT,
+       CPROF_FIG_REC_TIME, CPROF_FIG_REC_NESTED, CPROF_FIG_THREAD_TIME, CPROF_FIG_THREAD_NESTED,
+       CPROF_FIG_UNTIMED, CPROF_NFIGS };
+#define CPROF_SLOT(fig) (((fig) - CPROF_FIG_TIME) * CPROF_NCASES)
+struct cprof_figures {
+    CPROF_FIGURE_FIELDS
+};
+_Static_assert(__builtin_offsetof(struct cprof_routine, seq_depth) % 8 == 0,
+               "a frame marks the low bits of a depth's address");
+_Static_assert(sizeof(struct cprof_figures) == CPROF_NFIGS * CPROF_NCASES * 8 + 16,
+               "the figures' arrays, back to back");
+
+/* A sampled routine's timed activations of one case in one record or context: their
+ * number, the sum of their times and of their squares (ticks), what its estimated
+ * times are made of (docs/semantics.md, "Sampled timing").  The activations timed
+ * before it was sampled are in the figures, not here. */
+struct cprof_sample {
+    uint64_t n[CPROF_NCASES];
+    uint64_t sum[CPROF_NCASES];
+    double sq[CPROF_NCASES];
+};
+
 /* Per worker, call site and callee reached from it.  Also embedded in each routine
  * record for the entries from code cprof did not compile, which use the SS slot
  * (sequential entry) and the CS slot (concurrent entry). */
 struct cprof_call_rec {
-    unsigned long long count[CPROF_NCASES];     /* the type cprof.h gives counted sites */
-    uint64_t time[CPROF_NCASES];    /* ticks */
-    uint64_t nested[CPROF_NCASES];  /* profiled calls inside these activations, same
-                                       thread; right after time[]: a frame keeps one
-                                       pointer and finds both */
-    /* Of those activations, the ones nested in an activation of the same routine on
-     * the same thread (recursion): their time and nested calls, kept only when such an
-     * activation closes, so that a report can count each stretch of a thread's time
-     * once (docs/semantics.md, "Wall and worker time"). */
-    uint64_t rec_time[CPROF_NCASES];
-    uint64_t rec_nested[CPROF_NCASES];
-    struct cprof_routine_rec *rec;  /* the callee's record on this worker */
-    struct cprof_call_rec *next;    /* other callees of the same site (function pointers) */
+    union {
+        struct cprof_figures fig;
+        struct { CPROF_FIGURE_FIELDS };
+    };
     struct cprof_call_base *base;   /* control.c: what a reset or a stop took out; null
                                        until the program first stops or resets */
-    struct cprof_node *nodes;       /* the calling contexts of its timed calls: its own
-                                       figures hold only the calls no context took */
+    struct cprof_node *nodes;       /* the calling contexts of its calls: its own figures
+                                       hold only the calls no context took */
+    struct cprof_call_rec *made_next;   /* the worker's records, newest first */
+    struct cprof_call_rec *next_of_callee;  /* the worker's other records of its callee */
     int callee;                     /* routine id */
     int site;                       /* site id (not for a routine's external entries) */
 };
+
+/* A context's adjustments of its self time and direct calls: for the routine's
+ * sequential and concurrent activations (a region's or task's body nested directly in
+ * one: its calls are not the context's children in the tree; an activation past the
+ * node limit nested directly in one), and for the context alone (a body's own time,
+ * which is the context's but no routine's; the frames under an <other> context). */
+enum { CPROF_ADJ_SELF_S, CPROF_ADJ_SELF_C, CPROF_ADJ_DIRECT_S, CPROF_ADJ_DIRECT_C,
+       CPROF_ADJ_SELF, CPROF_ADJ_DIRECT, CPROF_NADJ };
 
 /* A calling context on one worker (docs/semantics.md, "Calling contexts"): a call
  * record (a site and the routine it reached, or a routine's entries from outside) in
@@ -122,40 +180,60 @@ struct cprof_call_rec {
  * slot points at either; a record's figures in the profile are its own plus its
  * contexts'.  A context that would put a routine on its path a second time is not
  * made deeper: its activations' calls hang from the context of that routine further up
- * (canon), so recursion never grows the tree. */
+ * (canon), so recursion never grows the tree.  Found by (parent, key) in the worker's
+ * hash (workers.c); made, and written, by its worker alone; the profile writer reads
+ * the worker's contexts from their list (made_next), which only grows at its head. */
 struct cprof_node {
-    unsigned long long count[CPROF_NCASES];
-    uint64_t time[CPROF_NCASES];
-    uint64_t nested[CPROF_NCASES];
-    uint64_t rec_time[CPROF_NCASES];
-    uint64_t rec_nested[CPROF_NCASES];
+    union {
+        struct cprof_figures fig;
+        struct { CPROF_FIGURE_FIELDS };
+    };
     struct cprof_call_rec *key;     /* null for a worker's root and for an <other> node */
     struct cprof_node *parent;
     struct cprof_node *canon;       /* where its activations' calls hang: itself, or the
                                        ancestor of the same routine it folds into */
-    struct cprof_node *last;        /* the child found last: where a lookup looks first */
-    struct cprof_node *child, *sibling;
     struct cprof_node *other;       /* the <other> child: calls past the node limit */
     struct cprof_node *same_key;    /* the next context of the same call record */
     struct cprof_node *made_next;   /* every node of the worker, newest first */
     struct cprof_call_base *base;   /* control.c, as a call record's */
-    /* The time this context was the one the top frame's calls are made in (the frames
-     * whose ctx it is: its own activations' or, folded, its recursive ones'; a region's
-     * or task's body's), less what nested in them, and the calls made directly there:
-     * each stretch of a thread's time in one context (docs/semantics.md). */
-    uint64_t self_time, self_direct;
+    /* Its self time (and direct calls) is made by the profile writer from the tree:
+     * the time of the activations whose calls hang from it, less that of the
+     * activations nested in them (its call children).  What the tree does not show is
+     * added here as it happens (modulo 2^64: a figure taken out is a large one added),
+     * per side of the routine whose context it is (so, for a routine's activations
+     * too) or for the context alone: CPROF_ADJ_*. */
+    uint64_t adj[CPROF_NADJ];
     int id;                         /* in order of making, 0 the root */
     /* Samples of each resource (resources.c), entered sequentially and concurrently:
      * [2 * resource + side], cprof_node_extra bytes.  A copy of a node has none. */
     uint64_t samples[];
 };
 
-/* A routine's figures on one worker, for its sequential or its concurrent entries.
- * The thread_ fields are concurrent activations outermost on their own thread that the
- * paper's rule does not count as outermost (the initial thread had the routine open
- * sequentially): with `time` they give the time the routine was open on this thread.
- * Each sits beside its paper counterpart, not beside each other: gcc would pair their
- * additions in vector registers and lengthen close_frame's common path. */
+/* A worker's cache of one call site (by site id): the context its calls were made in
+ * last with their case (key: the context's address, whose low bits are free, or'ed
+ * with the case), and what an entry from it needs then, worked out once: where it
+ * counts and times (time[case] of its figures), the context of the calls its
+ * activation makes, the depth it raises and the one it adds (the paper's rule: a
+ * routine's shared sequential depth, its own on the worker, or zero), the routine it
+ * reached (a site through a pointer reaches several). */
+struct cprof_slot {
+    uintptr_t key;
+    uint64_t *time;
+    struct cprof_node *ctx;
+    int *mine;
+    const int *other;
+    const struct cprof_routine *routine;
+    struct cprof_routine_rec *rec;
+    uintptr_t unused;
+};
+
+/* A routine's figures on one worker, for its sequential or its concurrent entries, and
+ * its team time.  The first two are the sums of the routine's records' and contexts'
+ * figures, which the profile writer makes (profile.c); omp.c keeps the team side as
+ * bodies end.  The thread_ fields are concurrent activations
+ * outermost on their own thread that the paper's rule does not count as outermost (the
+ * initial thread had the routine open sequentially): with `time` they give the time
+ * the routine was open on this thread. */
 struct cprof_side {
     uint64_t time;                  /* outermost activations only (paper 4.4.1), ticks */
     uint64_t thread_time;
@@ -180,36 +258,61 @@ enum { CPROF_SIDE_S, CPROF_SIDE_C, CPROF_SIDE_TEAM, CPROF_NSIDES };
  * records that reach the routine. */
 struct cprof_routine_rec {
     struct cprof_call_rec ext;      /* entries from code cprof did not compile */
+    struct cprof_call_rec *records; /* the worker's records of calls from sites to it */
     struct cprof_side side[CPROF_NSIDES];
-    int depth;                      /* activations open on this worker, but the initial
-                                       thread's sequential ones (cprof_routine.seq_depth) */
-    int max_depth;
+    /* Activations open on this worker, but the initial thread's sequential ones
+     * (cprof_routine.seq_depth); 8-aligned, as that one: a frame keeps its marks in the
+     * low bits of the depth's address. */
+    int depth __attribute__((aligned(8)));
+    int max_depth;                  /* of its nested activations: 1 is not kept */
     struct cprof_side *side_base;   /* control.c: side[] at the last reset, or null */
     signed char traced;             /* trace.c: 1 its activations (or a construct's
                                        bodies) are traced, -1 not (CPROF_TRACE_INCLUDE,
                                        _EXCLUDE), 0 not known yet */
 };
-
 /* One open activation, on its worker's shadow stack.  The stack's first frame is a
- * sentinel that is never closed: every real frame has a parent to add its time to. */
+ * sentinel that is never closed: every real frame has a parent to add its time to.
+ * What the common exit needs comes first. */
 struct cprof_frame {
     uint64_t t0;
-    uint64_t children;              /* elapsed time of activations nested in this one */
+    uint64_t *slot;                 /* time[case] of its figures (cprof_figures) */
     uint64_t calls0;                /* the worker's call count at entry */
+    uintptr_t depth;                /* the depth this entry raised (an int *, 8-aligned)
+                                       and in its low bits the CPROF_FRAME_ marks */
+    uint64_t children;              /* elapsed time of activations nested in this one */
     struct cprof_node *ctx;         /* the context of the calls this activation makes */
-    uint64_t *slot;                 /* time[case] of its call record; nested, rec_time and
-                                       rec_nested [case] follow, CPROF_NCASES apart */
-    struct cprof_side *side;
-    int *depth;                     /* the depth this entry raised */
     const void *sp;                 /* stack position at entry: finds frames skipped by longjmp */
-    uint32_t direct;                /* activations nested directly in this one */
-    uint32_t outermost;
+    union {
+        struct {
+            uint32_t direct;        /* activations nested directly in this one */
+            uint16_t rare;          /* with CPROF_FRAME_RARE: CPROF_RARE_* */
+            uint16_t kase;          /* its case: kept only where resources are sampled
+                                       (the facade variant they choose), else 0 */
+        };
+        uint64_t direct_rare;       /* the three, set at once */
+    };
     /* An entry from outside (a signal handler) may have interrupted a call between its
      * site's handshake and the callee's entry: the handshake it found, given back at
-     * its exit.  Null for an entry from a site. */
+     * its exit (CPROF_RARE_SAVED). */
     const struct cprof_site *saved_site;
     void (*saved_target)(void);
+    long saved_kase;
+    int saved_case0;
+    const void *saved_context;      /* the calls' context then (the frame below's, if it
+                                       was whole) */
 };
+/* A frame's marks, which take its exit off the common path: not the routine's
+ * outermost activation on its thread (or by the paper's rule), whose time goes to the
+ * recursion's columns; and rarer needs, said in its rare field: its calls hang from an
+ * <other> context (past the limit), whose self time is that context's; timed as a
+ * sample of a sampled routine; an entry from outside (a child of the worker's root in
+ * the tree, whatever frame it is nested in), which may keep the handshake it found. */
+enum { CPROF_FRAME_INNER = 1, CPROF_FRAME_RARE = 2, CPROF_FRAME_MARKS = 7 };
+enum { CPROF_RARE_OTHER = 1, CPROF_RARE_SAMPLE = 2, CPROF_RARE_SAVED = 4, CPROF_RARE_EXTERNAL = 8 };
+static inline int *cprof_frame_depth(const struct cprof_frame *f)
+{
+    return (int *)(f->depth & ~(uintptr_t)CPROF_FRAME_MARKS);
+}
 
 /* Per worker, a parallel region or task construct (omp.c): its figures on the worker
  * (docs/semantics.md, "Parallel regions and tasks").  Its key stands for the construct
@@ -238,36 +341,49 @@ struct cprof_construct_rec {
     struct cprof_construct_rec *next;   /* the worker's, newest first */
 };
 
+/* A worker's lookup table (workers.c): its entries, open addressing. */
+struct cprof_hash {
+    void **cells;
+    size_t cap, n;
+};
+
 #define CPROF_JMP_MARKS 16
 #define CPROF_REGIONS_MAX 32        /* regions.c: user regions nested on a thread */
 
 struct cprof_worker {
-    int id;
+    /* What an entry and an exit read, together. */
+    struct cprof_frame *top, *stack_end;
+    struct cprof_slot *slots;               /* by site id */
+    unsigned nslots;
     int initial;                    /* the process's initial thread (docs/semantics.md:
                                        its sequential depths are shared) */
+    uint64_t calls;                         /* entries on this worker so far */
+    struct cprof_frame *stack;
+    int zero;                               /* the depth a plain pthread's sequential
+                                               entry adds: its own alone */
+    int id;
     pid_t tid;
     int omp_thread;
     int pu;
-    /* Taken by the owner only on slow paths (growing tables) and by the profile writer. */
+    /* Taken by the profile writer and by control.c, to exclude each other; never by the
+     * owner, which alone makes and writes its records and contexts.  Others read them
+     * from the lists below, which only grow at their heads (stored with release). */
     pthread_mutex_t lock;
-    struct cprof_routine_rec **routines;    /* by routine id */
+    struct cprof_routine_rec **routines;    /* by routine id; an index that grows is
+                                               copied and the old one kept, so a reader
+                                               of the old one never reads freed memory */
     int routines_cap;
-    struct cprof_call_rec **sites;          /* by site id */
-    int sites_cap;
-    /* The records chained behind a site's first (a call through a pointer that reaches
-     * several routines), by (site, callee): open addressing, at most half full, so
-     * that a dispatch site of many callees finds each in constant time. */
-    struct cprof_call_rec **chained;
-    size_t chained_cap, nchained;
+    struct cprof_call_rec *records;         /* every call record, newest first */
+    /* The owner's lookups: the records by (site, callee) and the contexts by (parent,
+     * record). */
+    struct cprof_hash recs, nodes_by_key;
     char *arena, *arena_end;                /* records are carved from here: they never move */
-    struct cprof_frame *stack, *top, *stack_end;
     struct cprof_node *root;                /* the context of entries from outside */
     struct cprof_node *nodes;               /* every context, newest first */
     int nnodes;
     uint64_t other_calls;                   /* timed calls past the node limit */
     int res_fd[CPROF_RESOURCES_MAX];        /* its counters (resources.c), -1: none */
     uint64_t res_base[CPROF_RESOURCES_MAX]; /* their values at the last reset */
-    uint64_t calls;                         /* entries on this worker so far */
     struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
     /* User regions open on this thread, innermost last (regions.c): each one's frame
      * (null if none was kept) and the calls count it was entered at, which tells a
@@ -293,8 +409,16 @@ struct cprof_worker {
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
 
-/* This thread's shard, null until it runs instrumented code. */
-#define cprof_self (cprof_pending.worker)
+/* This thread's shard, null until it runs instrumented code (the handshake then holds
+ * cprof_no_worker: an entry's straight path, which finds it has no call site cached,
+ * needs no test of its own). */
+extern struct cprof_worker cprof_no_worker;
+#define cprof_self (cprof_pending.worker == &cprof_no_worker ? (struct cprof_worker *)0 \
+                                                             : cprof_pending.worker)
+static inline void cprof_self_set(struct cprof_worker *w)
+{
+    cprof_pending.worker = w ? w : &cprof_no_worker;
+}
 
 /* The runtime's own code on this thread, between these two (they nest): its worker is
  * hidden, so that entries take the slow path, and they count nothing there. */
@@ -311,31 +435,44 @@ struct cprof_worker *cprof_self_slow(void);
 struct cprof_worker *cprof_worker_create(int listed);
 void cprof_worker_destroy(struct cprof_worker *w);
 struct cprof_worker *cprof_workers(void);        /* list head, newest first */
-struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int routine);
+/* Worker w's record of routine id, made if need be (the owner's thread). */
+static inline struct cprof_routine_rec *cprof_routine_rec(struct cprof_worker *w, int routine)
+{
+    extern struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int routine);
+    struct cprof_routine_rec *r;
+    if (routine < w->routines_cap && (r = w->routines[routine]))
+        return r;
+    return cprof_routine_rec_slow(w, routine);
+}
+/* Worker w's record of the calls from site id to routine id callee, made if need be. */
 struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int callee);
 /* The context of call record c under parent (a canonical context), made if need be;
- * parent's <other> child when the worker has CPROF_PATHS_MAX contexts already. */
+ * parent's <other> child when the worker has CPROF_PATHS_MAX contexts already (or
+ * parent itself when it is an <other>): its calls count there, its key null. */
 struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *parent,
                                    struct cprof_call_rec *c);
-/* Where a lookup that must fail looks first: no call record is its key. */
-extern struct cprof_node cprof_no_node;
+/* Worker w's cache of site id (the owner's), grown to hold it. */
+struct cprof_slot *cprof_slot_slow(struct cprof_worker *w, int site);
 
 /* Worker w's record of construct site (or of an unnamed construct of kind, site null). */
 struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
                                                      const struct cprof_site *site, int kind);
 
-/* Carves zeroed memory from w's arena (w->lock held): it lives as long as w. */
+/* Carves zeroed memory from w's arena (w's own thread): it lives as long as w. */
 void *cprof_worker_alloc(struct cprof_worker *w, size_t size);
+/* A list head another thread reads, and its reading. */
+#define cprof_publish(head, item) __atomic_store_n(&(head), (item), __ATOMIC_RELEASE)
+#define cprof_published(head) __atomic_load_n(&(head), __ATOMIC_ACQUIRE)
 
 /* ---- control.c: cprof_stop(), cprof_start(), cprof_reset() from the program ---- */
 
-/* A call record's figures that a reset or a stop took out: the record's first five
- * arrays (count, time, nested, rec_time, rec_nested) as they were at the last reset,
- * plus the calls counted while stopped; and the counts at the last stop. */
+/* A call record's figures that a reset or a stop took out: its figures as they were at
+ * the last reset, plus the calls counted while stopped; and the counts (timed and
+ * untimed) at the last stop. */
 struct cprof_call_base {
-    uint64_t v[5][CPROF_NCASES];
-    uint64_t self_time, self_direct;    /* a context's */
-    unsigned long long stop_count[CPROF_NCASES];
+    uint64_t v[CPROF_NFIGS][CPROF_NCASES];
+    uint64_t adj[CPROF_NADJ];           /* a context's */
+    unsigned long long stop_count[2][CPROF_NCASES];
     uint64_t samples[];             /* a context's, cprof_node_extra bytes */
 };
 /* Start-up: CPROF_START=off begins stopped. */
@@ -366,6 +503,9 @@ struct cprof_resource {
 };
 /* Start-up, before the first worker: reads CPROF_RESOURCES, installs the handler. */
 void cprof_resources_start(void);
+/* Whether samples are charged to calling contexts (the facade then keeps each frame's
+ * case, by which the side a sample goes to is known). */
+int cprof_resources_sampled(void);
 /* The resources asked for, in order. */
 int cprof_resources(const struct cprof_resource **r);
 /* Bytes each calling context holds beyond struct cprof_node: its samples. */
@@ -399,11 +539,12 @@ int cprof_signal_free(int avoid);
 /* Start-up, the clock known: reads CPROF_TRACE and the rest; whether to trace. */
 int cprof_trace_start(void);
 int cprof_tracing(void);
-/* The traced facade's: frame f of worker w just opened for call record c (routine r,
- * case kase), returned; and a frame closing at now. */
+/* The traced facade's: frame f of worker w just opened for an entry of routine r (its
+ * record rec, case kase) from site id site (-1: from outside), returned; and a frame
+ * closing at now. */
 struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof_routine *r,
-                                      struct cprof_frame *f, const struct cprof_call_rec *c,
-                                      int kase);
+                                      struct cprof_frame *f, struct cprof_routine_rec *rec,
+                                      int kase, int site);
 void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now);
 /* Frame f just opened for the body of construct c (a parallel region's on one member
  * of its team, or a task's), case kase; returned. */
@@ -461,6 +602,11 @@ struct cprof_body_nest {
 };
 struct cprof_body_nest cprof_body_close(struct cprof_worker *w, struct cprof_frame *f);
 extern int cprof_paths_on;
+/* Whether frame f's self time is the calling-context tree's to give (an activation
+ * whose calls hang from a context of its routine, not past the limit): the profile
+ * writer makes it; and the side (0 sequential, 1 concurrent entry) of an activation. */
+int cprof_tree_frame(const struct cprof_frame *f);
+int cprof_frame_side(const struct cprof_worker *w, const struct cprof_frame *f);
 /* Of the d innermost nesting levels, how many are active (more than one thread). */
 int cprof_active_levels_within(int d);
 

@@ -118,8 +118,7 @@ static const struct cprof_node *context_here(struct cprof_worker *w)
 static struct cprof_node *child(struct cprof_worker *w, struct cprof_node *parent,
                                 struct cprof_call_rec *key)
 {
-    struct cprof_node *n = parent->last;
-    return n->key == key ? n : cprof_node_slow(w, parent, key);
+    return cprof_node_slow(w, parent, key);
 }
 
 /* This worker's record standing for key, a record of another worker's. */
@@ -130,14 +129,9 @@ static struct cprof_call_rec *same_key(struct cprof_worker *w, const struct cpro
         const struct cprof_site *s = key->site >= 0 ? cprof_site_by_id(key->site) : 0;
         return &rec_of(w, s, theirs->kind)->key;
     }
-    struct cprof_routine_rec *rec = key->callee < w->routines_cap && w->routines[key->callee]
-                                        ? w->routines[key->callee]
-                                        : cprof_routine_rec_slow(w, key->callee);
     if (key == &key->rec->ext)
-        return &rec->ext;
-    struct cprof_call_rec *c = cprof_call_rec_slow(w, key->site, key->callee);
-    c->rec = rec;
-    return c;
+        return &cprof_routine_rec(w, key->callee)->ext;
+    return cprof_call_rec_slow(w, key->site, key->callee);
 }
 
 /* n's path made in w's tree (a canonical context for n's canonical one).  Another
@@ -147,11 +141,8 @@ static struct cprof_node *map(struct cprof_worker *w, const struct cprof_node *n
 {
     if (!n || !n->parent)
         return w->root;
-    if (!w->mapped) {
-        pthread_mutex_lock(&w->lock);
+    if (!w->mapped)
         w->mapped = cprof_worker_alloc(w, MAPPED * sizeof *w->mapped);
-        pthread_mutex_unlock(&w->lock);
-    }
     size_t slot = ((uintptr_t)n >> 6) % MAPPED;
     if (w->mapped[slot].theirs == n)
         return w->mapped[slot].mine;
@@ -258,17 +249,31 @@ struct team_path {
     uint64_t open0[TEAM_PATH_MAX];
 };
 
+/* The time a routine's activations were open on this worker: of the ones that
+ * closed, those not nested in another of its own on this thread, in its records and
+ * their contexts. */
+static uint64_t figures_open(const struct cprof_call_rec *c)
+{
+    uint64_t t = 0;
+    for (int k = 0; k < CPROF_NCASES; k++)
+        t += c->time[k] - c->rec_time[k];
+    for (const struct cprof_node *n = c->nodes; n; n = n->same_key)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            t += n->time[k] - n->rec_time[k];
+    return t;
+}
+
 static uint64_t open_time(const struct cprof_routine_rec *r)
 {
-    return r->side[CPROF_SIDE_S].time + r->side[CPROF_SIDE_C].time +
-           r->side[CPROF_SIDE_C].thread_time;
+    uint64_t t = figures_open(&r->ext);
+    for (const struct cprof_call_rec *c = r->records; c; c = c->next_of_callee)
+        t += figures_open(c);
+    return t;
 }
 
 static void team_path_add(struct team_path *p, struct cprof_worker *w, int routine, int self)
 {
-    struct cprof_routine_rec *r = routine < w->routines_cap && w->routines[routine]
-                                      ? w->routines[routine]
-                                      : cprof_routine_rec_slow(w, routine);
+    struct cprof_routine_rec *r = cprof_routine_rec(w, routine);
     if (self)
         p->self = p->n;
     p->rec[p->n] = r;

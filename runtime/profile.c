@@ -64,6 +64,7 @@ void cprof_runtime_start(void)
 {
     cprof_clock_start();
     cprof_resources_start();    /* before the first context: contexts hold its samples */
+    cprof_facade_select();      /* for the clock, and the resources sampled */
     cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
@@ -196,23 +197,49 @@ static void write_row(struct cprof_json *j, const uint64_t *v, const struct cpro
     cprof_json_end(j, ']');
 }
 
-/* A routine's entries on a worker: the call records that reach it there, and its
- * external entries.  A callee entered from a site is concurrent unless the case is S-S. */
-static void count_entries(struct cprof_worker *w, uint64_t (*entries)[2])
+/* What a worker's figures add up to for one routine, per side (sequential,
+ * concurrent entries): its entries, the time of its outermost activations (paper
+ * 4.4.1) and the calls nested in them, its self time and direct calls, and the
+ * concurrent activations outermost on their thread only (struct cprof_side); and the
+ * activations it timed. */
+struct routine_sums {
+    uint64_t entries[2];
+    struct cprof_side side[2];
+    uint64_t timed;
+};
+
+/* Adds the figures of a record (its own and its contexts', less what a reset or stop
+ * took out) to its routine's sums.  A callee entered from a site is concurrent unless
+ * the case is S-S. */
+static void add_figures(struct routine_sums *sum, const struct cprof_call_rec *c)
 {
-    struct cprof_call_rec scratch;
-    for (int i = 0; i < w->sites_cap; i++)
-        for (struct cprof_call_rec *at = w->sites[i]; at; at = at->next) {
-            const struct cprof_call_rec *c = cprof_call_now(at, &scratch);
-            entries[c->callee][0] += c->count[CPROF_SS];
-            entries[c->callee][1] += c->count[CPROF_SC] + c->count[CPROF_CS] + c->count[CPROF_CC];
-        }
-    for (int i = 0; i < w->routines_cap; i++)
-        if (w->routines[i]) {
-            const struct cprof_call_rec *c = cprof_call_now(&w->routines[i]->ext, &scratch);
-            entries[i][0] += c->count[CPROF_SS];
-            entries[i][1] += c->count[CPROF_CS];
-        }
+    for (int k = 0; k < CPROF_NCASES; k++) {
+        int side = k != CPROF_SS;
+        struct cprof_side *s = &sum->side[side];
+        sum->entries[side] += c->count[k] + c->untimed[k];
+        s->time += c->time[k] - c->rec_time[k] - c->thread_time[k];
+        s->nested += c->nested[k] - c->rec_nested[k] - c->thread_nested[k];
+        s->thread_time += c->thread_time[k];
+        s->thread_nested += c->thread_nested[k];
+        s->self_time += c->self[k];
+        s->direct += c->direct[k];
+        sum->timed += c->count[k];
+    }
+}
+
+/* The worker's records, oldest first (the order they were made in), and how many. */
+static struct cprof_call_rec **records_of(struct cprof_worker *w, size_t *n, size_t *size)
+{
+    *n = 0;
+    struct cprof_call_rec *head = cprof_published(w->records);
+    for (struct cprof_call_rec *c = head; c; c = c->made_next)
+        ++*n;
+    *size = (*n ? *n : 1) * sizeof(struct cprof_call_rec *);
+    struct cprof_call_rec **all = cprof_alloc(*size);
+    size_t i = *n;
+    for (struct cprof_call_rec *c = head; c; c = c->made_next)
+        all[--i] = c;
+    return all;
 }
 
 /* A resource whose samples the contexts hold: the paths rows have its columns. */
@@ -227,21 +254,112 @@ static int charged(const struct cprof_resource *r)
     return r->sampled && r->available;
 }
 
+/* The routines' flags (CPROF_ROUTINE_*), by id, as the tables had them. */
+struct routine_flags {
+    const int *flags;
+    int n;
+};
+
+/* A worker's calling contexts by id, and each one's self time and direct calls
+ * (docs/semantics.md, "Calling contexts"): the time of the activations whose calls
+ * hang from it (its own and the recursive ones folded into it) less that of its call
+ * children, plus what the tree does not show (cprof_node.adj); on the way, the same
+ * for the routines' sides. */
+struct tree {
+    int n;
+    struct cprof_node **by_id;
+    uint64_t (*self)[2];
+    size_t by_id_size, self_size;
+};
+
+/* Whether the activations of routine id are timed (not counted at their sites): their
+ * calls are direct calls of their caller. */
+static int timed_routine(const struct routine_flags *rf, int id)
+{
+    return !(id < rf->n && (rf->flags[id] & CPROF_ROUTINE_COUNTED));
+}
+
+static void tree_side(struct routine_sums *sums, int cap, int routine, int side, uint64_t self,
+                      uint64_t direct)
+{
+    if (routine >= 0 && routine < cap) {
+        sums[routine].side[side].self_time += self;
+        sums[routine].side[side].direct += direct;
+    }
+}
+
+/* The tree as the writer reads it: contexts made meanwhile (ids past the head's) are
+ * left out, as their counts would be. */
+static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sums *sums, int cap,
+                      const struct routine_flags *rf)
+{
+    struct cprof_node *head = cprof_published(w->nodes);
+    t->n = head ? head->id + 1 : 0;
+    t->by_id_size = (size_t)(t->n ? t->n : 1) * sizeof *t->by_id;
+    t->self_size = (size_t)(t->n ? t->n : 1) * sizeof *t->self;
+    t->by_id = cprof_alloc(t->by_id_size);
+    t->self = cprof_alloc(t->self_size);
+    for (struct cprof_node *n = head; n; n = n->made_next)
+        t->by_id[n->id] = n;
+    for (int id = 1; id < t->n; id++) {
+        struct cprof_node scratch;
+        const struct cprof_node *n = cprof_node_now(t->by_id[id], &scratch);
+        const struct cprof_node *parent = t->by_id[id]->parent, *canon = t->by_id[id]->canon;
+        t->self[id][0] += n->adj[CPROF_ADJ_SELF_S] + n->adj[CPROF_ADJ_SELF_C] + n->adj[CPROF_ADJ_SELF];
+        t->self[id][1] += n->adj[CPROF_ADJ_DIRECT_S] + n->adj[CPROF_ADJ_DIRECT_C] +
+                          n->adj[CPROF_ADJ_DIRECT];
+        int routine = n->key ? n->key->callee : -1;
+        for (int side = 0; side < 2; side++)
+            tree_side(sums, cap, routine, side, n->adj[CPROF_ADJ_SELF_S + side],
+                      n->adj[CPROF_ADJ_DIRECT_S + side]);
+        if (routine < 0)
+            continue;       /* <other>, or a construct's: its bodies said it (adj) */
+        /* Its activations: self time where their calls hang; and children of the
+         * activation they were called from, if the tree has it. */
+        int caller = parent->key ? parent->key->callee : -1, timed = timed_routine(rf, routine);
+        for (int k = 0; k < CPROF_NCASES; k++) {
+            t->self[canon->id][0] += n->time[k];
+            tree_side(sums, cap, routine, k != CPROF_SS, n->time[k], 0);
+            if (caller < 0)
+                continue;
+            uint64_t calls = timed ? n->count[k] : 0;
+            t->self[parent->id][0] -= n->time[k];
+            t->self[parent->id][1] += calls;
+            tree_side(sums, cap, caller, k >= CPROF_CS, -n->time[k], calls);
+        }
+    }
+    /* A snapshot while activations are open (cprof_write): their calls that closed are
+     * children in the tree, their own time is not there yet.  What they had counted
+     * is given back (another thread's frames as they are read). */
+    struct cprof_frame *top = __atomic_load_n(&w->top, __ATOMIC_ACQUIRE);
+    for (struct cprof_frame *f = w->stack + 1; f < top; f++) {
+        if (!cprof_tree_frame(f) || f->ctx->id >= t->n)
+            continue;
+        int side = cprof_frame_side(w, f), id = f->ctx->id;
+        uint64_t open_child = f + 1 < top && f[1].ctx && f[1].ctx->key && f[1].ctx->key->callee >= 0;
+        t->self[id][0] += f->children;
+        t->self[id][1] -= f->direct + open_child;
+        tree_side(sums, cap, f->ctx->key->callee, side, f->children, -(f->direct + open_child));
+    }
+}
+
+static void tree_free(struct tree *t)
+{
+    cprof_free(t->self, t->self_size);
+    cprof_free(t->by_id, t->by_id_size);
+}
+
 /* The worker's calling contexts, in the order they were made: a parent before its
  * children, and the row of context id is id - 1 (the root, id 0, is not written). */
-static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt)
+static void write_paths(struct cprof_json *j, const struct tree *t, double npt)
 {
     const struct cprof_resource *res;
     int nres = cprof_resources(&res);
     cprof_json_key(j, "paths");
     cprof_json_begin(j, '[');
-    size_t size = (size_t)(w->nnodes ? w->nnodes : 1) * sizeof(struct cprof_node *);
-    struct cprof_node **by_id = cprof_alloc(size);
-    for (struct cprof_node *n = w->nodes; n; n = n->made_next)
-        by_id[n->id] = n;
-    for (int id = 1; id < w->nnodes; id++) {
+    for (int id = 1; id < t->n; id++) {
         struct cprof_node scratch;
-        const struct cprof_node *n = cprof_node_now(by_id[id], &scratch);
+        const struct cprof_node *n = cprof_node_now(t->by_id[id], &scratch);
         const struct cprof_call_rec *key = n->key;
         int construct = key && key->callee < 0;
         int kind = !key ? CPROF_PATH_OTHER
@@ -251,30 +369,29 @@ static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt
         uint64_t v[CPROF_PATH_NCOLUMNS] = {
             [CPROF_P_KIND] = (uint64_t)kind,
             [CPROF_P_PARENT] = (uint64_t)n->parent->id,
-            [CPROF_P_FOLDS] = n->canon == by_id[id] ? 0 : (uint64_t)n->canon->id,
+            [CPROF_P_FOLDS] = n->canon == t->by_id[id] ? 0 : (uint64_t)n->canon->id,
             [CPROF_P_SITE] = construct ? (uint64_t)(key->site + 1)
                            : kind == CPROF_PATH_CALL ? (uint64_t)key->site : 0,
             [CPROF_P_CALLEE] = key && !construct ? (uint64_t)key->callee : 0,
         };
         for (int k = 0; k < CPROF_NCASES; k++) {
-            v[CPROF_P_OF(CPROF_C_CALLS(k))] = n->count[k];
+            v[CPROF_P_OF(CPROF_C_CALLS(k))] = n->count[k] + n->untimed[k];
             v[CPROF_P_OF(CPROF_C_TIME(k))] = n->time[k];
             v[CPROF_P_OF(CPROF_C_NESTED(k))] = n->nested[k];
             v[CPROF_P_OF(CPROF_C_REC_TIME(k))] = n->rec_time[k];
             v[CPROF_P_OF(CPROF_C_REC_NESTED(k))] = n->rec_nested[k];
         }
-        v[CPROF_P_SELF_TIME] = n->self_time;
-        v[CPROF_P_SELF_DIRECT] = n->self_direct;
+        v[CPROF_P_SELF_TIME] = t->self[id][0];
+        v[CPROF_P_SELF_DIRECT] = t->self[id][1];
         cprof_json_begin(j, '[');
         write_values(j, v, cprof_path_columns, CPROF_PATH_NCOLUMNS, npt);
         for (int i = 0; i < nres; i++)
             if (charged(&res[i])) {
-                cprof_json_uint(j, cprof_node_samples(by_id[id], 2 * i));
-                cprof_json_uint(j, cprof_node_samples(by_id[id], 2 * i + 1));
+                cprof_json_uint(j, cprof_node_samples(t->by_id[id], 2 * i));
+                cprof_json_uint(j, cprof_node_samples(t->by_id[id], 2 * i + 1));
             }
         cprof_json_end(j, ']');
     }
-    cprof_free(by_id, size);
     cprof_json_end(j, ']');
 }
 
@@ -374,7 +491,7 @@ struct trace_file {
 
 static void write_worker(struct cprof_json *j, struct cprof_worker *w,
                          const struct cprof_topology *topo, double npt,
-                         const struct trace_file *tf)
+                         const struct trace_file *tf, const struct routine_flags *rf)
 {
     pthread_mutex_lock(&w->lock);
     cprof_json_begin(j, '{');
@@ -385,32 +502,53 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_field_int(j, "core", cprof_topology_core_of(topo, w->pu));
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
-    size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
-    uint64_t (*entries)[2] = cprof_alloc(entries_size);
-    count_entries(w, entries);
-    for (int i = 0; i < w->routines_cap; i++) {
-        if (!w->routines[i])
+    int cap = cprof_published(w->routines_cap);
+    struct cprof_routine_rec **routines = cprof_published(w->routines);
+    size_t sums_size = (cap ? (size_t)cap : 1) * sizeof(struct routine_sums);
+    struct routine_sums *sums = cprof_alloc(sums_size);
+    size_t nrecords, records_size;
+    struct cprof_call_rec **records = records_of(w, &nrecords, &records_size);
+    for (size_t i = 0; i < nrecords; i++) {
+        struct cprof_call_rec scratch;
+        const struct cprof_call_rec *c = cprof_call_now(records[i], &scratch);
+        if (c->callee < cap)
+            add_figures(&sums[c->callee], c);
+    }
+    struct tree tree;
+    tree_make(&tree, w, sums, cap, rf);
+    for (int i = 0; i < cap; i++) {
+        struct cprof_routine_rec *at = cprof_published(routines[i]);
+        if (!at)
             continue;
         struct cprof_routine_rec scratch;
-        const struct cprof_routine_rec *r = cprof_routine_now(w->routines[i], &scratch);
+        const struct cprof_routine_rec *r = cprof_routine_now(at, &scratch);
+        struct routine_sums *sum = &sums[i];
+        add_figures(sum, &r->ext);
         const struct cprof_side *team = &r->side[CPROF_SIDE_TEAM];
         /* A worker that only ran a routine's team's bodies has a row for their time. */
-        if (!(entries[i][0] | entries[i][1] | team->time))
+        if (!(sum->entries[0] | sum->entries[1] | team->time))
             continue;
+        /* Its activations nested in one of its own are kept; a timed routine that
+         * opened any has its outermost ones, depth 1. */
+        int timed = cprof_clock != CPROF_CLOCK_NONE && sum->timed &&
+                    !(i < rf->n && (rf->flags[i] & CPROF_ROUTINE_COUNTED));
         const struct cprof_call_rec *x = &r->ext;
+        const struct cprof_side *ss = &sum->side[0], *cs = &sum->side[1];
         uint64_t v[CPROF_ROUTINE_NCOLUMNS] = {
             [CPROF_R_ROUTINE] = (uint64_t)i,
-            [CPROF_R_S_ENTRIES] = entries[i][0], [CPROF_R_S_TIME] = r->side[0].time,
-            [CPROF_R_C_ENTRIES] = entries[i][1], [CPROF_R_C_TIME] = r->side[1].time,
-            [CPROF_R_MAX_DEPTH] = (uint64_t)r->max_depth,
-            [CPROF_R_S_EXT] = x->count[CPROF_SS], [CPROF_R_S_EXT_TIME] = x->time[CPROF_SS],
-            [CPROF_R_C_EXT] = x->count[CPROF_CS], [CPROF_R_C_EXT_TIME] = x->time[CPROF_CS],
-            [CPROF_R_S_SELF] = r->side[0].self_time, [CPROF_R_C_SELF] = r->side[1].self_time,
-            [CPROF_R_S_NESTED] = r->side[0].nested, [CPROF_R_C_NESTED] = r->side[1].nested,
+            [CPROF_R_S_ENTRIES] = sum->entries[0], [CPROF_R_S_TIME] = ss->time,
+            [CPROF_R_C_ENTRIES] = sum->entries[1], [CPROF_R_C_TIME] = cs->time,
+            [CPROF_R_MAX_DEPTH] = (uint64_t)(r->max_depth ? r->max_depth : timed),
+            [CPROF_R_S_EXT] = x->count[CPROF_SS] + x->untimed[CPROF_SS],
+            [CPROF_R_S_EXT_TIME] = x->time[CPROF_SS],
+            [CPROF_R_C_EXT] = x->count[CPROF_CS] + x->untimed[CPROF_CS],
+            [CPROF_R_C_EXT_TIME] = x->time[CPROF_CS],
+            [CPROF_R_S_SELF] = ss->self_time, [CPROF_R_C_SELF] = cs->self_time,
+            [CPROF_R_S_NESTED] = ss->nested, [CPROF_R_C_NESTED] = cs->nested,
             [CPROF_R_S_EXT_NESTED] = x->nested[CPROF_SS], [CPROF_R_C_EXT_NESTED] = x->nested[CPROF_CS],
-            [CPROF_R_S_DIRECT] = r->side[0].direct, [CPROF_R_C_DIRECT] = r->side[1].direct,
-            [CPROF_R_C_THREAD_TIME] = r->side[1].thread_time,
-            [CPROF_R_C_THREAD_NESTED] = r->side[1].thread_nested,
+            [CPROF_R_S_DIRECT] = ss->direct, [CPROF_R_C_DIRECT] = cs->direct,
+            [CPROF_R_C_THREAD_TIME] = cs->thread_time,
+            [CPROF_R_C_THREAD_NESTED] = cs->thread_nested,
             [CPROF_R_S_EXT_REC_TIME] = x->rec_time[CPROF_SS],
             [CPROF_R_C_EXT_REC_TIME] = x->rec_time[CPROF_CS],
             [CPROF_R_S_EXT_REC_NESTED] = x->rec_nested[CPROF_SS],
@@ -420,28 +558,29 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
         };
         write_row(j, v, cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS, npt);
     }
-    cprof_free(entries, entries_size);
+    cprof_free(sums, sums_size);
     cprof_json_end(j, ']');
     cprof_json_key(j, "calls");
     cprof_json_begin(j, '[');
-    for (int i = 0; i < w->sites_cap; i++) {
-        for (struct cprof_call_rec *at = w->sites[i], scratch; at; at = at->next) {
-            const struct cprof_call_rec *c = cprof_call_now(at, &scratch);
-            uint64_t v[CPROF_CALL_NCOLUMNS] = {
-                [CPROF_C_SITE] = (uint64_t)i, [CPROF_C_CALLEE] = (uint64_t)c->callee,
-            };
-            for (int k = 0; k < CPROF_NCASES; k++) {
-                v[CPROF_C_CALLS(k)] = c->count[k];
-                v[CPROF_C_TIME(k)] = c->time[k];
-                v[CPROF_C_NESTED(k)] = c->nested[k];
-                v[CPROF_C_REC_TIME(k)] = c->rec_time[k];
-                v[CPROF_C_REC_NESTED(k)] = c->rec_nested[k];
-            }
-            write_row(j, v, cprof_call_columns, CPROF_CALL_NCOLUMNS, npt);
+    for (size_t i = 0; i < nrecords; i++) {
+        struct cprof_call_rec scratch;
+        const struct cprof_call_rec *c = cprof_call_now(records[i], &scratch);
+        uint64_t v[CPROF_CALL_NCOLUMNS] = {
+            [CPROF_C_SITE] = (uint64_t)c->site, [CPROF_C_CALLEE] = (uint64_t)c->callee,
+        };
+        for (int k = 0; k < CPROF_NCASES; k++) {
+            v[CPROF_C_CALLS(k)] = c->count[k] + c->untimed[k];
+            v[CPROF_C_TIME(k)] = c->time[k];
+            v[CPROF_C_NESTED(k)] = c->nested[k];
+            v[CPROF_C_REC_TIME(k)] = c->rec_time[k];
+            v[CPROF_C_REC_NESTED(k)] = c->rec_nested[k];
         }
+        write_row(j, v, cprof_call_columns, CPROF_CALL_NCOLUMNS, npt);
     }
+    cprof_free(records, records_size);
     cprof_json_end(j, ']');
-    write_paths(j, w, npt);
+    write_paths(j, &tree, npt);
+    tree_free(&tree);
     write_worker_resources(j, w);
     write_worker_regions(j, w, npt);
     if (tf->path)
@@ -455,12 +594,12 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
 /* The newest-first worker list, oldest first: the file lists workers by id. */
 static void write_workers(struct cprof_json *j, struct cprof_worker *w,
                           const struct cprof_topology *topo, double npt,
-                          const struct trace_file *tf)
+                          const struct trace_file *tf, const struct routine_flags *rf)
 {
     if (!w)
         return;
-    write_workers(j, w->next, topo, npt, tf);
-    write_worker(j, w, topo, npt, tf);
+    write_workers(j, w->next, topo, npt, tf, rf);
+    write_worker(j, w, topo, npt, tf, rf);
 }
 
 static void write_place(struct cprof_json *j, const struct place *pl)
@@ -603,9 +742,12 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     int nroutines, nsites;
     cprof_tables_lock();
     cprof_tables(&routines, &nroutines, &sites, &nsites);
+    size_t flags_size = (nroutines ? (size_t)nroutines : 1) * sizeof(int);
+    int *flags = cprof_alloc(flags_size);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     for (int i = 0; i < nroutines; i++) {
+        flags[i] = routines[i]->flags;
         cprof_json_begin(j, '{');
         cprof_json_field_string(j, "name", routines[i]->name);
         cprof_json_field_string(j, "file", routines[i]->file);
@@ -638,9 +780,11 @@ static void write_document(struct cprof_json *j, const struct place *pl,
 
     cprof_json_key(j, "workers");
     cprof_json_begin(j, '[');
-    write_workers(j, cprof_workers(), &topo, npt, tf);
+    struct routine_flags rf = { flags, nroutines };
+    write_workers(j, cprof_workers(), &topo, npt, tf, &rf);
     cprof_json_end(j, ']');
     cprof_json_end(j, '}');
+    cprof_free(flags, flags_size);
     cprof_topology_free(&topo);
 }
 

@@ -86,6 +86,14 @@ int cprof_resources(const struct cprof_resource **r)
     return nres;
 }
 
+int cprof_resources_sampled(void)
+{
+    for (int i = 0; i < nres; i++)
+        if (res[i].sampled)
+            return 1;
+    return 0;
+}
+
 size_t cprof_node_extra;
 
 /* A note on r, after what its reason says already (once). */
@@ -216,7 +224,8 @@ static void charge(struct cprof_worker *w, int r, int own)
     if (own && f > w->stack && f->ctx != cprof_pending.context && f[-1].ctx == cprof_pending.context)
         f--;
     struct cprof_node *n = f->ctx ? f->ctx : w->root;
-    int concurrent = n->key && f->side == &n->key->rec->side[1];
+    /* A routine's activation entered concurrently, or a construct's body run so. */
+    int concurrent = n->key && (n->key->callee < 0 ? f->kase & 1 : f->kase != CPROF_SS);
     n->samples[2 * r + concurrent]++;
 }
 

@@ -277,21 +277,20 @@ static inline void record(struct cprof_trace *t, struct mark *m, const struct cp
 }
 
 struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof_routine *r,
-                                      struct cprof_frame *f, const struct cprof_call_rec *c,
-                                      int kase)
+                                      struct cprof_frame *f, struct cprof_routine_rec *rec,
+                                      int kase, int site)
 {
     struct cprof_trace *t = w->trace;
     struct mark *m = &t->marks[f - w->stack];
     if (!begin(t, m))
         return f;
-    struct cprof_routine_rec *rec = c->rec;
     if (__builtin_expect(!rec->traced, 0))
         rec->traced = (signed char)traced(r->name);
     /* Not the top frame: a signal handler closed it while it was being opened. */
     if (rec->traced > 0 && __builtin_expect(f == w->top - 1, 1)) {
-        int external = c == &rec->ext;
+        int external = site < 0;
         record(t, m, f, CPROF_TRACE_ENTER | (unsigned)kase << 2 | (external ? CPROF_TRACE_NO_SITE : 0),
-               external ? 1 : 2, (uint32_t)c->callee, (uint32_t)c->site);
+               external ? 1 : 2, (uint32_t)rec->ext.callee, (uint32_t)site);
     }
     end(t);
     return f;

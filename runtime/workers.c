@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -45,18 +46,20 @@ static __thread volatile uint64_t tls_set_up = TLS_SET_UP;
 static __thread int inside;
 static __thread struct cprof_worker *hidden;
 
+struct cprof_worker cprof_no_worker;
+
 void cprof_inside_begin(void)
 {
     if (inside++ == 0) {
         hidden = cprof_self;
-        cprof_self = 0;
+        cprof_self_set(0);
     }
 }
 
 void cprof_inside_end(void)
 {
     if (--inside == 0)
-        cprof_self = hidden;
+        cprof_self_set(hidden);
 }
 
 int cprof_may_count(void)
@@ -79,20 +82,18 @@ struct cprof_worker *cprof_workers(void)
 
 static void *arena_alloc(struct cprof_worker *w, size_t size);
 
-struct cprof_node cprof_no_node;
-
-/* With w->lock held. */
+/* The worker's own thread: publishes it at the head of the worker's list. */
 static struct cprof_node *new_node(struct cprof_worker *w, struct cprof_node *parent,
-                                   struct cprof_call_rec *key)
+                                   struct cprof_call_rec *key, struct cprof_node *canon)
 {
     struct cprof_node *n = arena_alloc(w, sizeof *n + cprof_node_extra);
     n->key = key;
+    n->rec = key ? key->rec : 0;
     n->parent = parent;
-    n->canon = n;
-    n->last = &cprof_no_node;
+    n->canon = canon ? canon : n;
     n->id = w->nnodes++;
     n->made_next = w->nodes;
-    w->nodes = n;
+    cprof_publish(w->nodes, n);
     return n;
 }
 
@@ -116,9 +117,7 @@ struct cprof_worker *cprof_worker_create(int listed)
      * by longjmp, and a parent for the outermost frames. */
     w->stack->sp = (const void *)UINTPTR_MAX;
     w->top = w->stack + 1;
-    pthread_mutex_lock(&w->lock);
-    w->root = w->stack->ctx = new_node(w, 0, 0);
-    pthread_mutex_unlock(&w->lock);
+    w->root = w->stack->ctx = new_node(w, 0, 0, 0);
     for (int i = 0; i < CPROF_RESOURCES_MAX; i++)
         w->res_fd[i] = -1;
     if (cprof_tracing())
@@ -147,15 +146,15 @@ void cprof_worker_destroy(struct cprof_worker *w)
     if (w->arena_end)
         cprof_free(w->arena_end - ARENA_CHUNK, ARENA_CHUNK);
     cprof_free(w->routines, (size_t)w->routines_cap * sizeof *w->routines);
-    cprof_free(w->sites, (size_t)w->sites_cap * sizeof *w->sites);
-    if (w->chained)
-        cprof_free(w->chained, w->chained_cap * sizeof *w->chained);
+    cprof_free(w->recs.cells, w->recs.cap * sizeof *w->recs.cells);
+    cprof_free(w->nodes_by_key.cells, w->nodes_by_key.cap * sizeof *w->nodes_by_key.cells);
+    cprof_free(w->slots, (size_t)w->nslots * sizeof *w->slots);
     cprof_trace_free(w);
     pthread_mutex_destroy(&w->lock);
     cprof_free(w, sizeof *w);
 }
 
-/* Called with w->lock held. */
+/* The worker's own thread. */
 static void *arena_alloc(struct cprof_worker *w, size_t size)
 {
     size = (size + 63) & ~(size_t)63;
@@ -174,84 +173,102 @@ void *cprof_worker_alloc(struct cprof_worker *w, size_t size)
     return arena_alloc(w, size);
 }
 
-/* Called with w->lock held: the index tables may move while the writer reads them. */
-static void *grow_index(void *table, int *cap, int need)
-{
-    if (need < *cap)
-        return table;
-    int n = *cap ? *cap : 256;
-    while (n <= need)
-        n *= 2;
-    void **p = cprof_realloc(table, (size_t)*cap * sizeof *p, (size_t)n * sizeof *p);
-    *cap = n;
-    return p;
-}
-
 struct cprof_routine_rec *cprof_routine_rec_slow(struct cprof_worker *w, int routine)
 {
-    pthread_mutex_lock(&w->lock);
-    w->routines = grow_index(w->routines, &w->routines_cap, routine);
+    if (routine >= w->routines_cap) {
+        /* The writer may be reading the old index: it is kept, the new one published
+         * before its size. */
+        int cap = w->routines_cap ? w->routines_cap : 256;
+        while (cap <= routine)
+            cap *= 2;
+        struct cprof_routine_rec **p = cprof_alloc((size_t)cap * sizeof *p);
+        if (w->routines_cap)
+            memcpy(p, w->routines, (size_t)w->routines_cap * sizeof *p);
+        cprof_publish(w->routines, p);
+        cprof_publish(w->routines_cap, cap);
+    }
     struct cprof_routine_rec *r = w->routines[routine];
     if (!r) {
-        r = w->routines[routine] = arena_alloc(w, sizeof *r);
+        r = arena_alloc(w, sizeof *r);
         r->ext.rec = r;
         r->ext.callee = routine;
+        r->ext.site = -1;
+        cprof_publish(w->routines[routine], r);
     }
-    pthread_mutex_unlock(&w->lock);
     return r;
 }
 
-static size_t chained_slot(const struct cprof_worker *w, int site, int callee)
+/* The worker's lookups: open addressing on two words of key, at most half full. */
+typedef void hash_key(const void *entry, uint64_t key[2]);
+
+static size_t hash_cell(const struct cprof_hash *h, uint64_t a, uint64_t b, hash_key *key)
 {
-    uint64_t h = ((uint64_t)(unsigned)site << 32 | (unsigned)callee) * 0x9e3779b97f4a7c15u;
-    size_t mask = w->chained_cap - 1, i = (size_t)(h >> 32) & mask;
-    for (struct cprof_call_rec *c; (c = w->chained[i]); i = (i + 1) & mask)
-        if (c->site == site && c->callee == callee)
+    uint64_t x = (a * 0x9e3779b97f4a7c15u) ^ (b * 0xc2b2ae3d27d4eb4fu), k[2];
+    size_t mask = h->cap - 1, i = (size_t)(x ^ x >> 29) & mask;
+    for (void *e; (e = h->cells[i]); i = (i + 1) & mask) {
+        key(e, k);
+        if (k[0] == a && k[1] == b)
             break;
+    }
     return i;
 }
 
-/* Called with w->lock held. */
-static void chain_add(struct cprof_worker *w, struct cprof_call_rec *c)
+/* Room for one more entry, the table doubled if need be. */
+static void hash_room(struct cprof_hash *h, size_t first, hash_key *key)
 {
-    if (2 * (w->nchained + 1) > w->chained_cap) {
-        struct cprof_call_rec **old = w->chained;
-        size_t old_cap = w->chained_cap;
-        w->chained_cap = old_cap ? 2 * old_cap : 64;
-        w->chained = cprof_alloc(w->chained_cap * sizeof *w->chained);
-        for (size_t i = 0; i < old_cap; i++)
-            if (old[i])
-                w->chained[chained_slot(w, old[i]->site, old[i]->callee)] = old[i];
-        if (old)
-            cprof_free(old, old_cap * sizeof *old);
-    }
-    w->chained[chained_slot(w, c->site, c->callee)] = c;
-    w->nchained++;
+    if (2 * (h->n + 1) <= h->cap)
+        return;
+    void **old = h->cells;
+    size_t old_cap = h->cap;
+    h->cap = old_cap ? 2 * old_cap : first;
+    h->cells = cprof_alloc(h->cap * sizeof *h->cells);
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i]) {
+            uint64_t k[2];
+            key(old[i], k);
+            h->cells[hash_cell(h, k[0], k[1], key)] = old[i];
+        }
+    cprof_free(old, old_cap * sizeof *old);
 }
 
-/* The first callee of a site sits in the index; further ones (a function pointer
- * reaching several routines) are chained behind it, and found by the hash. */
+static void rec_key(const void *entry, uint64_t key[2])
+{
+    const struct cprof_call_rec *c = entry;
+    key[0] = (unsigned)c->site;
+    key[1] = (unsigned)c->callee;
+}
+
 struct cprof_call_rec *cprof_call_rec_slow(struct cprof_worker *w, int site, int callee)
 {
-    pthread_mutex_lock(&w->lock);
-    w->sites = grow_index(w->sites, &w->sites_cap, site);
-    struct cprof_call_rec *first = w->sites[site], *c = first;
-    if (c && c->callee != callee)
-        c = w->chained ? w->chained[chained_slot(w, site, callee)] : 0;
-    if (!c) {
-        c = arena_alloc(w, sizeof *c);
-        c->callee = callee;
-        c->site = site;
-        if (first) {
-            c->next = first->next;
-            first->next = c;
-            chain_add(w, c);
-        } else {
-            w->sites[site] = c;
-        }
-    }
-    pthread_mutex_unlock(&w->lock);
+    hash_room(&w->recs, 256, rec_key);
+    size_t i = hash_cell(&w->recs, (unsigned)site, (unsigned)callee, rec_key);
+    struct cprof_call_rec *c = w->recs.cells[i];
+    if (c)
+        return c;
+    c = arena_alloc(w, sizeof *c);
+    c->callee = callee;
+    c->site = site;
+    c->rec = cprof_routine_rec(w, callee);
+    c->next_of_callee = c->rec->records;
+    c->rec->records = c;
+    c->made_next = w->records;
+    w->recs.cells[i] = c;
+    w->recs.n++;
+    cprof_publish(w->records, c);
     return c;
+}
+
+struct cprof_slot *cprof_slot_slow(struct cprof_worker *w, int site)
+{
+    if ((unsigned)site >= w->nslots) {
+        unsigned n = w->nslots ? w->nslots : 256;
+        while (n <= (unsigned)site)
+            n *= 2;
+        w->slots = cprof_realloc(w->slots, (size_t)w->nslots * sizeof *w->slots,
+                                 (size_t)n * sizeof *w->slots);
+        w->nslots = n;
+    }
+    return &w->slots[site];
 }
 
 struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
@@ -260,11 +277,16 @@ struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
     if (site && site->id < 0)
         cprof_site_id_slow((struct cprof_site *)site);
     int id = site ? site->id : -1;
-    pthread_mutex_lock(&w->lock);
     struct cprof_construct_rec *c = 0;
-    if (id >= 0) {
-        w->constructs = grow_index(w->constructs, &w->constructs_cap, id);
+    if (id >= 0 && id < w->constructs_cap) {
         c = w->constructs[id];
+    } else if (id >= 0) {
+        int cap = w->constructs_cap ? w->constructs_cap : 256;
+        while (cap <= id)
+            cap *= 2;
+        w->constructs = cprof_realloc(w->constructs, (size_t)w->constructs_cap * sizeof *w->constructs,
+                                      (size_t)cap * sizeof *w->constructs);
+        w->constructs_cap = cap;
     } else {
         for (c = w->construct_list; c && (c->key.site >= 0 || c->kind != kind); c = c->next)
             ;
@@ -280,11 +302,10 @@ struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
         c->own.ext.callee = c->key.callee;
         c->team_min = INT_MAX;
         c->next = w->construct_list;
-        w->construct_list = c;
         if (id >= 0)
             w->constructs[id] = c;
+        cprof_publish(w->construct_list, c);
     }
-    pthread_mutex_unlock(&w->lock);
     return c;
 }
 
@@ -300,42 +321,39 @@ static int paths_max(void)
     return max;
 }
 
+static void node_key(const void *entry, uint64_t key[2])
+{
+    const struct cprof_node *n = entry;
+    key[0] = (uintptr_t)n->parent;
+    key[1] = (uintptr_t)n->key;
+}
+
 struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *parent,
                                    struct cprof_call_rec *c)
 {
-    pthread_mutex_lock(&w->lock);
-    struct cprof_node *n;
     if (!parent->key && parent != w->root) {
-        n = parent;                     /* under <other>: <other> too */
-        n->count[CPROF_SS]++;
-        goto out;
+        parent->count[CPROF_SS]++;      /* under <other>: <other> too */
+        return parent;
     }
-    for (n = parent->child; n && n->key != c; n = n->sibling)
-        ;
-    if (n) {
-        parent->last = n;
-        goto out;
-    }
+    hash_room(&w->nodes_by_key, 1024, node_key);
+    size_t i = hash_cell(&w->nodes_by_key, (uintptr_t)parent, (uintptr_t)c, node_key);
+    struct cprof_node *n = w->nodes_by_key.cells[i];
+    if (n)
+        return n;
     if (w->nnodes >= paths_max()) {
         if (!parent->other)
-            parent->other = new_node(w, parent, 0);
-        n = parent->other;
-        n->count[CPROF_SS]++;
-        goto out;
+            parent->other = new_node(w, parent, 0, 0);
+        parent->other->count[CPROF_SS]++;
+        return parent->other;
     }
-    n = new_node(w, parent, c);
-    n->sibling = parent->child;
-    parent->child = n;
-    n->same_key = c->nodes;
-    c->nodes = n;
     /* Recursion folds: a routine already on the path takes the calls of this one. */
-    for (struct cprof_node *a = parent; a->key; a = a->parent)
-        if (a->key->callee == c->callee) {
-            n->canon = a;
-            break;
-        }
-    parent->last = n;
-out:
-    pthread_mutex_unlock(&w->lock);
+    struct cprof_node *canon = parent;
+    while (canon->key && canon->key->callee != c->callee)
+        canon = canon->parent;
+    n = new_node(w, parent, c, canon->key ? canon : 0);
+    w->nodes_by_key.cells[i] = n;
+    w->nodes_by_key.n++;
+    n->same_key = c->nodes;
+    cprof_publish(c->nodes, n);
     return n;
 }
