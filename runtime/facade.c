@@ -260,15 +260,20 @@ fill_frame(struct cprof_worker *w, struct cprof_frame *f, struct cprof_routine *
 }
 
 /* An activation nested in another of its routine's on this thread, or in one of the
- * initial thread's sequential ones: the deepest recursion seen; marked. */
+ * initial thread's sequential ones: the deepest recursion seen; marked.  Its depth,
+ * marks and case come packed (no argument on the stack: the straight path reaches it
+ * by a tail call). */
 static __attribute__((noinline)) struct cprof_frame *
 fill_inner(struct cprof_worker *w, struct cprof_frame *f, struct cprof_routine *r,
-           const struct cprof_slot *s, int kase, uintptr_t marks, enum cprof_clock_kind clock,
-           const void *sp, int site, int depth)
+           const struct cprof_slot *s, const void *sp, unsigned packed)
 {
+    int depth = (int)(packed >> 8), kase = packed & 3;
     if (depth > s->rec->max_depth)
         s->rec->max_depth = depth;
-    return fill_frame(w, f, r, s, kase, marks | CPROF_FRAME_INNER, clock, sp, site, trace_on,
+    uintptr_t marks = CPROF_FRAME_INNER | (packed >> 4 & CPROF_FRAME_MARKS);
+    /* A slot not the worker's is an entry's own: from outside, or past the limit. */
+    int site = s >= w->slots && s < w->slots + w->nslots ? (int)(s - w->slots) : -1;
+    return fill_frame(w, f, r, s, kase, marks, cprof_clock, sp, site, trace_on,
                       cprof_resources_sampled());
 }
 
@@ -290,7 +295,7 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_s
     w->top = f + 1;
     cprof_signal_fence();
     if (__builtin_expect(depth != 1, 0))
-        return fill_inner(w, f, r, s, kase, marks, clock, sp, site, depth);
+        return fill_inner(w, f, r, s, sp, (unsigned)depth << 8 | (unsigned)marks << 4 | (unsigned)kase);
     return fill_frame(w, f, r, s, kase, marks, clock, sp, site, trace, side);
 }
 
