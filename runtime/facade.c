@@ -637,6 +637,7 @@ void cprof_facade_select(void)
 void cprof_facade_stop(int stopped)
 {
     __atomic_store_n(&cprof_stopped, stopped, __ATOMIC_RELAXED);
+    cprof_following_update();
     __atomic_store_n(&cprof_facade.enter, stopped ? enter_stopped : running_enter,
                      __ATOMIC_RELAXED);
 }
@@ -758,23 +759,20 @@ void *cprof_longjmp_unwind(void *env)
  * so that the untraced ones run the instructions they would without tracing, but for
  * the test that picks them. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_node *n, int kase,
-          const void *sp, int trace)
+body_open(struct cprof_worker *w, struct cprof_construct_rec *c, uint64_t *time,
+          struct cprof_node *ctx, int kase, const void *sp, int trace)
 {
     struct cprof_frame *f = w->top;
-    if (f == w->stack_end)
+    time[-CPROF_NCASES]++;          /* count[case]: its executions */
+    if (cprof_clock == CPROF_CLOCK_NONE || f == w->stack_end)
         return 0;
-    if (n)
-        n->count[kase]++;
-    else
-        c->key.count[kase]++;
     w->top = f + 1;
     cprof_signal_fence();
-    f->slot = n ? &n->time[kase] : &c->key.time[kase];
-    f->ctx = n ? n->canon : w->root;
-    cprof_pending.context = f->ctx;
-    f->depth = (uintptr_t)&c->own.depth;
-    ++c->own.depth;
+    f->slot = time;
+    f->ctx = ctx;
+    cprof_pending.context = ctx;
+    f->depth = (uintptr_t)&w->bodies;
+    ++w->bodies;
     f->sp = sp;
     f->children = 0;
     f->direct_rare = 0;
@@ -785,18 +783,31 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_no
 }
 
 static __attribute__((noinline)) struct cprof_frame *
-body_open_traced(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_node *n,
-                 int kase, const void *sp)
+body_open_traced(struct cprof_worker *w, struct cprof_construct_rec *c, uint64_t *time,
+                 struct cprof_node *ctx, int kase, const void *sp)
 {
-    return body_open(w, c, n, kase, sp, 1);
+    return body_open(w, c, time, ctx, kase, sp, 1);
 }
 
 struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
-                                    struct cprof_node *n, int kase, const void *sp)
+                                    uint64_t *time, struct cprof_node *ctx, int kase,
+                                    const void *sp)
 {
     if (__builtin_expect(trace_on, 0))
-        return body_open_traced(w, c, n, kase, sp);
-    return body_open(w, c, n, kase, sp, 0);
+        return body_open_traced(w, c, time, ctx, kase, sp);
+    return body_open(w, c, time, ctx, kase, sp, 0);
+}
+
+/* A body that ran at the bottom of its thread's stack: its own time goes to its
+ * context, or a region's to the context that has the construct (docs/semantics.md,
+ * "Team time"). */
+static __attribute__((noinline)) void body_bottom(struct cprof_node *ctx, struct cprof_body_nest in)
+{
+    struct cprof_node *to = ctx;
+    if (ctx->parent && ((const struct cprof_construct_rec *)ctx->key)->kind == CPROF_REGION_PARALLEL)
+        to = ctx->parent;
+    to->adj[CPROF_ADJ_SELF] += in.elapsed - in.time;
+    to->adj[CPROF_ADJ_DIRECT] += in.direct;
 }
 
 static inline __attribute__((always_inline)) struct cprof_body_nest
@@ -805,29 +816,30 @@ body_close(struct cprof_worker *w, struct cprof_frame *f, int trace)
     uint64_t now = cprof_ticks();
     if (f < w->stack + 1 || f >= w->top)
         return (struct cprof_body_nest){ 0, 0, 0 };
-    unwind_to(w, f + 1, now, trace);
+    if (__builtin_expect(f != w->top - 1, 0))
+        unwind_to(w, f + 1, now, trace);
+    if (trace)
+        cprof_trace_exit(w, f, now);
     /* Read before the slot is given back (a signal handler may reuse it). */
     struct cprof_body_nest in = { now - f->t0, f->children, f->direct };
-    struct cprof_node *ctx = f->ctx;
-    /* What nested in the body nested in the frame below, as without the body's frame. */
-    uint64_t children = f[-1].children;
-    uint32_t direct = f[-1].direct;
-    close_frame(w, f, now, trace);
-    f[-1].children = children + in.time;
-    f[-1].direct = direct + (uint32_t)in.direct;
-    below_adjust(w, f - 1, in.time, in.direct);
-    /* The body's own self time is no context's of its own, as it is no routine's: the
-     * frame below's has it (it did not count the body as a child), and on a team's
-     * other member the context whose routine has the construct, as its team self time
-     * (docs/semantics.md, "Team time").  A task run outside any frame keeps it: no
-     * routine has it. */
-    uint64_t self = in.elapsed - in.time;
-    if (cprof_paths_on && ctx->key && f - 1 == w->stack) {
-        struct cprof_node *to = ctx;
-        if (ctx->parent && ((const struct cprof_construct_rec *)ctx->key)->kind == CPROF_REGION_PARALLEL)
-            to = ctx->parent;
-        to->adj[CPROF_ADJ_SELF] += self;
-        to->adj[CPROF_ADJ_DIRECT] += in.direct;
+    uint64_t *slot = f->slot;
+    slot[0] += in.elapsed;
+    slot[CPROF_SLOT(CPROF_FIG_NESTED)] += w->calls - f->calls0;
+    w->top = f;
+    cprof_signal_fence();
+    --w->bodies;
+    cprof_pending.context = f[-1].ctx;
+    /* What nested in the body nested in the frame below, as without the body's frame:
+     * its self time is the frame below's (docs/semantics.md). */
+    f[-1].children += in.time;
+    f[-1].direct += (uint32_t)in.direct;
+    /* Its calls are no children of the frame below's context in the tree: they are
+     * taken out of its self time there; the body's own time is the frame below's. */
+    if (cprof_paths_on) {
+        if (f - 1 > w->stack)
+            below_adjust(w, f - 1, in.time, in.direct);
+        else if (f->ctx->key)
+            body_bottom(f->ctx, in);
     }
     return in;
 }

@@ -294,12 +294,18 @@ struct cprof_frame {
     /* An entry from outside (a signal handler) may have interrupted a call between its
      * site's handshake and the callee's entry: the handshake it found, given back at
      * its exit (CPROF_RARE_SAVED). */
-    const struct cprof_site *saved_site;
-    void (*saved_target)(void);
-    long saved_kase;
-    int saved_case0;
-    const void *saved_context;      /* the calls' context then (the frame below's, if it
-                                       was whole) */
+    union {
+        struct {
+            const struct cprof_site *saved_site;
+            void (*saved_target)(void);
+            long saved_kase;
+            int saved_case0;
+            const void *saved_context;  /* the calls' context then (the frame below's,
+                                           if it was whole) */
+        };
+        uint64_t tasks0;            /* a task's body: its worker's task time at its start
+                                       (omp.c) */
+    };
 };
 /* A frame's marks, which take its exit off the common path: not the routine's
  * outermost activation on its thread (or by the paper's rule), whose time goes to the
@@ -361,6 +367,8 @@ struct cprof_worker {
     struct cprof_frame *stack;
     int zero;                               /* the depth a plain pthread's sequential
                                                entry adds: its own alone */
+    int bodies __attribute__((aligned(8)));     /* region and task bodies open: their
+                                                   frames' depth (8-aligned, as a depth) */
     int id;
     pid_t tid;
     int omp_thread;
@@ -576,6 +584,14 @@ void cprof_tables_unlock(void);
 const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */
 int cprof_units_loaded(void);
+/* Units are loaded and the program has not stopped profiling: OpenMP constructs are
+ * followed (omp.c).  Changed as they change (units.c, cprof_facade_stop). */
+extern int cprof_following_now;
+static inline int cprof_following(void)
+{
+    return __atomic_load_n(&cprof_following_now, __ATOMIC_RELAXED);
+}
+void cprof_following_update(void);
 
 /* ---- facade.c ---- */
 
@@ -586,15 +602,17 @@ void cprof_facade_select(void);
 void cprof_facade_stop(int stopped);
 extern int cprof_stopped;
 
-/* A parallel region's or a task's body on this worker (omp.c): a frame that times it in
- * context n (null: no context, counted in the record), case kase, so that the calls
- * made in the body hang from n.  It is not an activation: for the routines, what nests
- * in it counts for the frame below, as if it were not there, and its time is the
- * body's; for the contexts, its self time is n's, not that of the frame below's.  Null if the
- * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
- * it, which returns the body frame's time and what nested directly in it. */
+/* A parallel region's or a task's body on this worker (omp.c), of construct record c:
+ * counted in the figures whose time[case] is time, and a frame that times it there, its
+ * calls made in context ctx (the construct's, or the root), case kase.  It is not an
+ * activation: for the routines, what nests in it counts for the frame below, as if it
+ * were not there, and its time is the body's; for the contexts, its self time is its
+ * opener's (docs/semantics.md).  Null if the worker's stack is full, or in count mode.
+ * Closed by cprof_body_close, with frames a longjmp left above it, which returns the
+ * body frame's time and what nested directly in it. */
 struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
-                                    struct cprof_node *n, int kase, const void *sp);
+                                    uint64_t *time, struct cprof_node *ctx, int kase,
+                                    const void *sp);
 struct cprof_body_nest {
     uint64_t elapsed;               /* the frame's: what its context counts */
     uint64_t time;                  /* of the activations nested directly in the body */

@@ -72,8 +72,18 @@ struct team {
  * stopped profiling, and this thread may count. */
 static int counting(void)
 {
-    return cprof_may_count() && !__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)
-           && cprof_units_loaded();
+    return cprof_may_count() && cprof_following();
+}
+
+/* This thread's worker if it follows the program's constructs now (counting), made if
+ * need be; else null.  One that has a worker already tests one flag. */
+static struct cprof_worker *self(void);
+static inline struct cprof_worker *follower(void)
+{
+    struct cprof_worker *w = cprof_pending.worker;
+    if (__builtin_expect(w != &cprof_no_worker, 1))
+        return cprof_following() ? w : 0;
+    return counting() ? self() : 0;
 }
 
 static struct cprof_construct_rec *rec_of(struct cprof_worker *w, const struct cprof_site *s,
@@ -182,20 +192,14 @@ static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_wo
 {
     struct cprof_construct_rec *c = rec_of(w, s, kind);
     b->w = w;
-    b->frame = 0;
-    if (cprof_clock == CPROF_CLOCK_NONE) {
-        c->key.count[kase]++;
-    } else {
-        struct cprof_node *n = 0;
-        if (cprof_paths_on) {
-            n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
-            if (!n->key)
-                n = 0;      /* <other> */
-        }
-        b->frame = cprof_body_open(w, c, n, kase, sp);
-        if (!b->frame)
-            c->key.count[kase]++;
+    struct cprof_node *n = 0;
+    if (cprof_paths_on && cprof_clock != CPROF_CLOCK_NONE) {
+        n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
+        if (!n->key)
+            n = 0;      /* <other> */
     }
+    b->frame = cprof_body_open(w, c, n ? &n->time[kase] : &c->key.time[kase], n ? n->canon : w->root,
+                               kase, sp);
     b->tasks0 = w->task_ticks;
     b->calls0 = w->calls;
     b->t0 = cprof_ticks();
@@ -642,16 +646,25 @@ enum { FRONT_WORDS = 3 };
 /* Put before the program's data in the block libgomp is given, which it copies (or
  * the program's copy function fills).  Its front stands for the program's block's
  * first words there: what libgomp reads there is the program's, and what it writes
- * there reaches the program's data before its body runs. */
+ * there reaches the program's data before its body runs.  What the creator knows of
+ * the body's figures is worked out once, where the task is made: a runner on the
+ * creator's worker uses it as it is. */
 struct task_head {
     long front[FRONT_WORDS];
     void (*fn)(void *);
-    void (*cpyfn)(void *, void *);
+    union {
+        void (*cpyfn)(void *, void *);  /* the program's copy function, until it ran */
+        struct cprof_frame *frame;      /* the body's while it runs; null: not followed */
+    };
     void *orig;                         /* the program's data, for its cpyfn */
-    const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
     const struct cprof_worker *creator;
-    int off;                            /* where the program's data starts */
+    uint64_t *time;                     /* the body's figures on the creator's worker,
+                                           time[case] */
+    struct cprof_node *node;            /* there, the context of the body's calls */
+    struct cprof_construct_rec *rec;    /* the construct's record there; the runner's
+                                           once the body runs */
+    unsigned off;                       /* where the program's data starts */
     unsigned char kase;                 /* of the body: as a call at the construct, not a
                                            parallel construct of the creator's */
     unsigned char back;                 /* bytes of the front the body's data takes */
@@ -680,7 +693,7 @@ struct cprof_task_call {
 };
 
 /* Pops the blocks on top of w's LIFO no longer held. */
-static void reap(struct cprof_worker *w)
+static __attribute__((noinline)) void reap_slow(struct cprof_worker *w)
 {
     struct cprof_task_call *c;
     while ((c = w->blocks) && !c->h->held && (char *)(c + 1) == w->lifo->top) {
@@ -689,48 +702,98 @@ static void reap(struct cprof_worker *w)
     }
 }
 
-/* The body of task h begins on this thread: its record, on the worker's LIFO; null if
- * the task is not followed (the program stopped profiling, or the thread may not
- * count).  Apart from its callers, as task_close is: their frames, under the program's,
- * keep the least stack. */
-static __attribute__((noinline)) struct body *task_open(struct task_head *h, const void *sp)
+static inline void reap(struct cprof_worker *w)
 {
-    struct cprof_worker *w;
-    h->held++;
-    if (!counting() || !(w = self()))
-        return 0;
-    struct body *b = lifo_push(w, sizeof *b, _Alignof(struct body));
-    body_begin(b, w, h->construct, CPROF_REGION_TASK, h->ctx, h->creator, h->kase, sp);
-    return b;
+    struct cprof_task_call *c = w->blocks;
+    if (c && !c->h->held)
+        reap_slow(w);
 }
 
-/* It ended; pop: its record is on the LIFO, under the blocks of the tasks it made. */
-static __attribute__((noinline)) void task_close(struct body *b, int pop)
+/* The figures a task body of construct s (record rec on w) counts in: under the context
+ * ctx of w's tree, time[case], and the context of its calls.  A named construct's slot
+ * keeps them, as a call site's does. */
+static uint64_t *task_figures(struct cprof_worker *w, const struct cprof_site *s,
+                              struct cprof_construct_rec *rec, struct cprof_node *ctx, int kase,
+                              struct cprof_node **node)
 {
-    uint64_t now = cprof_ticks();
-    body_end(b, now);
-    /* The worker's task time counts each task once: this one's less the tasks it ran
-     * inside (a taskwait, a barrier in it), which counted themselves. */
-    struct cprof_worker *w = b->w;
-    uint64_t inside = w->task_ticks - b->tasks0;
-    b->e.rec->sum.tasks_inside += inside;
-    __atomic_store_n(&w->task_ticks, w->task_ticks + (now - b->t0 - inside), __ATOMIC_RELAXED);
-    if (pop) {
-        reap(w);
-        lifo_pop(w, b);
+    *node = w->root;
+    if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE)
+        return &rec->key.time[kase];
+    uintptr_t key = (uintptr_t)ctx | (uintptr_t)kase;
+    int id = s ? s->id : -1;
+    struct cprof_slot *slot = id >= 0 && (unsigned)id < w->nslots ? &w->slots[id] : 0;
+    if (slot && slot->key == key) {
+        *node = slot->ctx;
+        return slot->time;
     }
+    struct cprof_node *n = cprof_node_slow(w, ctx, &rec->key);
+    if (!n->key)
+        return &rec->key.time[kase];   /* past the limit: the record's, calls under the root */
+    if (id >= 0) {
+        slot = cprof_slot_slow(w, id);
+        *slot = (struct cprof_slot){ .key = key, .time = &n->time[kase], .ctx = n->canon };
+    }
+    *node = n->canon;
+    return &n->time[kase];
+}
+
+/* The body of task h begins on this thread (task_close ends it): h->frame its frame,
+ * null if the task is not followed (the program stopped profiling, or the thread may
+ * not count, or counts only).  Apart from its callers, as task_close is: their frames,
+ * under the program's, keep the least stack. */
+static __attribute__((noinline)) void task_open(struct task_head *h, const void *sp)
+{
+    h->held++;
+    h->frame = 0;
+    struct cprof_worker *w = follower();
+    if (!w)
+        return;
+    uint64_t *time = h->time;
+    struct cprof_node *node = h->node;
+    if (w != h->creator) {
+        int id = h->rec->key.site;
+        struct cprof_construct_rec *c;
+        h->rec = id >= 0 && id < w->constructs_cap && (c = w->constructs[id])
+                     ? c : cprof_construct_rec_slow(w, id >= 0 ? cprof_site_by_id(id) : 0,
+                                                    CPROF_REGION_TASK);
+        time = task_figures(w, 0, h->rec, cprof_paths_on ? map(w, h->ctx) : w->root, h->kase,
+                            &node);
+    }
+    uint64_t tasks0 = w->task_ticks;
+    struct cprof_frame *f = cprof_body_open(w, h->rec, time, node, h->kase, sp);
+    if (f)
+        f->tasks0 = tasks0;
+    h->frame = f;
+}
+
+/* It ended.  The worker's task time counts each task once: this one's less the tasks
+ * it ran inside (a taskwait, a barrier in it), which counted themselves.  pop: the
+ * block it ran on may be popped (its own, run at once by libgomp). */
+static __attribute__((noinline)) void task_close(struct task_head *h, int pop)
+{
+    struct cprof_frame *f = h->frame;
+    h->held--;
+    if (!f)
+        return;
+    struct cprof_worker *w = cprof_pending.worker;
+    uint64_t tasks0 = f->tasks0;
+    struct cprof_body_nest in = cprof_body_close(w, f);
+    uint64_t inside = w->task_ticks - tasks0;
+    h->rec->sum.tasks_inside += inside;
+    __atomic_store_n(&w->task_ticks, w->task_ticks + (in.elapsed - inside), __ATOMIC_RELAXED);
+    if (pop)
+        reap(w);
 }
 
 static void run_task(void *arg)
 {
     struct task_head *h = arg;
     void *data = (char *)arg + h->off;
-    memcpy(data, h->front, h->back);
-    struct body *b = task_open(h, __builtin_dwarf_cfa());
+    if (h->back)
+        memcpy(data, h->front, h->back);
+    task_open(h, __builtin_dwarf_cfa());
     h->fn(data);
-    h->held--;
-    if (b)
-        task_close(b, 1);
+    task_close(h, 1);
 }
 
 /* libgomp's writes to the source block's front are the program's block's under gcc,
@@ -744,12 +807,27 @@ static void copy_task(void *to, void *from)
     h->cpyfn((char *)to + h->off, h->orig);
 }
 
-/* The block of a task of the program's (fn, data, ...), its head first, its call after
- * the program's data, on this thread's worker's LIFO (the caller knows it has one). */
-static __attribute__((noinline)) struct cprof_task_call *block_new(void (*fn)(void *), void *data,
-    void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, int taskloop)
+/* The head of a task made now on w of construct s, and what its body counts in. */
+static void head_fill(struct task_head *h, struct cprof_worker *w, const struct cprof_site *s)
 {
-    struct cprof_worker *w = cprof_self;
+    struct cprof_construct_rec *rec = rec_of(w, s, CPROF_REGION_TASK);
+    rec->sum.opened++;
+    struct cprof_node *ctx = w->top[-1].ctx;
+    int kase = case_here(s);
+    h->ctx = ctx;
+    h->creator = w;
+    h->rec = rec;
+    h->kase = (unsigned char)kase;
+    h->time = task_figures(w, s, rec, ctx, kase, &h->node);
+}
+
+/* The block of a task of the program's (fn, data, ...), its head first, its call after
+ * the program's data, on w's LIFO.  Only taskloop and a detached task have libgomp
+ * read or write the block's front (front: mirror it). */
+static __attribute__((noinline)) struct cprof_task_call *block_new(struct cprof_worker *w,
+    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+    unsigned flags, int taskloop)
+{
     const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
     reap(w);
     long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
@@ -759,10 +837,13 @@ static __attribute__((noinline)) struct cprof_task_call *block_new(void (*fn)(vo
               & -(long)_Alignof(struct cprof_task_call);
     struct task_head *h = lifo_push(w, (size_t)at + sizeof(struct cprof_task_call), (size_t)align);
     struct cprof_task_call *c = (struct cprof_task_call *)((char *)h + at);
-    rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
-    *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
-                             .ctx = context_here(w), .creator = w,
-                             .kase = (unsigned char)case_here(s), .off = (int)off };
+    h->fn = fn;
+    h->cpyfn = cpyfn;
+    h->orig = data;
+    h->off = (unsigned)off;
+    h->held = 0;
+    h->back = 0;
+    head_fill(h, w, s);
     c->h = h;
     c->below = w->blocks;
     c->size = off + arg_size;
@@ -774,16 +855,15 @@ static __attribute__((noinline)) struct cprof_task_call *block_new(void (*fn)(vo
      * taskloop's bounds (a copy function made the rest from the program's block, a
      * detached task's event included, copy_task). */
     h->detached = !taskloop && (flags & FLAG_DETACH) && data;
-    if (!cpyfn && arg_size >= (long)sizeof h->front) {
-        h->back = sizeof h->front;
-        memcpy(h->front, data, sizeof h->front);
-    } else if (!cpyfn) {
-        h->back = (unsigned char)arg_size;
-        memcpy(h->front, data, h->back);
-    } else if (taskloop) {
-        h->back = 2 * sizeof(long);
-        if (flags & FLAG_REDUCTION)
-            h->front[2] = ((const long *)data)[2];
+    if (taskloop || h->detached) {
+        if (!cpyfn) {
+            h->back = arg_size < (long)sizeof h->front ? (unsigned char)arg_size : sizeof h->front;
+            memcpy(h->front, data, h->back);
+        } else if (taskloop) {
+            h->back = 2 * sizeof(long);
+            if (flags & FLAG_REDUCTION)
+                h->front[2] = ((const long *)data)[2];
+        }
     }
     if (!cpyfn && arg_size)
         memcpy((char *)h + off, data, (size_t)arg_size);
@@ -802,8 +882,6 @@ void __real_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
  * costs the stack gcc's build does but for run_task_inline's frame. */
 struct cprof_inline_task {
     struct task_head h;
-    struct body b;
-    int followed;
     struct cprof_inline_task *outer;
 };
 
@@ -816,17 +894,14 @@ static __attribute__((noinline)) struct cprof_inline_task *inline_open(void *dat
         abort();
     }
     w->inline_tasks = p->outer;
-    p->followed = counting();
-    if (p->followed)
-        body_begin(&p->b, w, p->h.construct, CPROF_REGION_TASK, p->h.ctx, w, p->h.kase, sp);
+    task_open(&p->h, sp);
     return p;
 }
 
 static __attribute__((noinline)) void inline_close(struct cprof_inline_task *p)
 {
     struct cprof_worker *w = (struct cprof_worker *)p->h.creator;
-    if (p->followed)
-        task_close(&p->b, 0);
+    task_close(&p->h, 0);
     reap(w);
     lifo_pop(w, p);
 }
@@ -838,20 +913,21 @@ static void run_task_inline(void *data)
     inline_close(p);
 }
 
-/* libgomp skips a task construct met after a cancellation, without running it. */
+/* libgomp skips a task construct met after a cancellation, without running it; 1 or
+ * 0 once known. */
+static int known_cancellation = -1;
 static int cancellation(void)
 {
-    static int known = -1;
-    if (known < 0)
-        known = omp_get_cancellation();
-    return known;
+    if (known_cancellation < 0)
+        known_cancellation = omp_get_cancellation();
+    return known_cancellation;
 }
 
-static __attribute__((noinline)) struct cprof_task_call *task_begin(void (*fn)(void *), void *data,
-    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
-    void **depend, int priority, void *detach)
+static __attribute__((noinline)) struct cprof_task_call *task_begin(struct cprof_worker *w,
+    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+    bool if_clause, unsigned flags, void **depend, int priority, void *detach)
 {
-    struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 0);
+    struct cprof_task_call *c = block_new(w, fn, data, cpyfn, arg_size, arg_align, flags, 0);
     c->h->held = 1;
     c->if_clause = if_clause;
     c->depend = depend;
@@ -862,12 +938,12 @@ static __attribute__((noinline)) struct cprof_task_call *task_begin(void (*fn)(v
 
 /* A task whose block is held across GOMP_task: its arguments, so that the wrapper
  * still hands over in a tail call, and a frame that keeps only the call. */
-static __attribute__((noinline)) void task_followed(void (*fn)(void *), void *data,
-    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
-    void **depend, int priority, void *detach)
+static __attribute__((noinline)) void task_followed(struct cprof_worker *w, void (*fn)(void *),
+    void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
+    unsigned flags, void **depend, int priority, void *detach)
 {
-    struct cprof_task_call *c = task_begin(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
-                                           depend, priority, detach);
+    struct cprof_task_call *c = task_begin(w, fn, data, cpyfn, arg_size, arg_align, if_clause,
+                                           flags, depend, priority, detach);
     __real_GOMP_task(run_task, c->h, c->h->cpyfn ? copy_task : 0, c->size, c->align, c->if_clause,
                      c->flags, c->depend, c->priority, c->detach);
     /* What libgomp wrote to the front is in the program's block too, as under gcc (a
@@ -878,32 +954,137 @@ static __attribute__((noinline)) void task_followed(void (*fn)(void *), void *da
     reap((struct cprof_worker *)c->h->creator);
 }
 
-void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                      void *detach)
+/* A task in a team: its head goes straight into the block libgomp makes of it, through
+ * a copy function of cprof's that reads it from here (libgomp calls it on this thread
+ * before GOMP_task returns), with the program's data or what its copy function makes;
+ * no block of cprof's to keep. */
+struct task_spec {
+    struct task_head h;
+    void *data;
+    void (*cpyfn)(void *, void *);
+    long arg_size, align;               /* the program's data's; the block's alignment */
+};
+static __thread struct task_spec spec;
+
+static void copy_spec(void *to, void *from)
 {
-    struct cprof_worker *w;
-    if (!counting() || !(w = self())) {
+    const struct task_spec *sp = from;
+    memcpy(to, &sp->h, sizeof sp->h);
+    char *data = (char *)to + sp->h.off;
+    if (sp->cpyfn)
+        sp->cpyfn(data, sp->data);
+    else
+        memcpy(data, sp->data, (size_t)sp->arg_size);
+}
+
+static __attribute__((noinline)) struct task_spec *spec_fill(struct cprof_worker *w,
+    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align)
+{
+    struct task_spec *sp = &spec;
+    sp->align = arg_align > (long)_Alignof(struct task_head) ? arg_align
+                                                              : (long)_Alignof(struct task_head);
+    sp->h.fn = fn;
+    sp->h.off = (unsigned)(((long)sizeof(struct task_head) + sp->align - 1) & -sp->align);
+    sp->h.back = 0;
+    sp->h.held = 0;
+    sp->h.detached = 0;
+    head_fill(&sp->h, w, take_construct(CPROF_CONSTRUCT_TASK));
+    sp->data = data;
+    sp->cpyfn = cpyfn;
+    sp->arg_size = arg_size;
+    return sp;
+}
+
+/* An if(0) task libgomp is sure to run now: its head on the LIFO, its data the
+ * program's. */
+static __attribute__((noinline)) void inline_head(struct cprof_worker *w, void (*fn)(void *),
+                                                  void *data)
+{
+    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
+    struct cprof_inline_task *p = lifo_push(w, sizeof *p, _Alignof(struct cprof_inline_task));
+    p->h.fn = fn;
+    p->h.orig = data;
+    p->h.held = 0;
+    head_fill(&p->h, w, s);
+    p->outer = w->inline_tasks;
+    w->inline_tasks = p;
+}
+
+/* Every task the straight path below does not take: not followed, with depend or
+ * detach clauses, if(0), made outside any team or after a cancellation, a construct
+ * not named or new to the worker. */
+static __attribute__((noinline)) void task_general(void (*fn)(void *), void *data,
+    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
+    void **depend, int priority, void *detach)
+{
+    struct cprof_worker *w = follower();
+    if (!w) {
         take_construct(CPROF_CONSTRUCT_TASK);
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
     }
     if (flags & (FLAG_DEPEND | FLAG_DETACH))
-        return task_followed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+        return task_followed(w, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                              priority, detach);
-    if (if_clause || cpyfn || cancellation()) {
-        struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 0);
-        return __real_GOMP_task(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align,
+    /* libgomp runs a task at once, on the program's data when it has no copy function,
+     * if it is if(0) or made outside any team; a cancellation may skip it. */
+    if (cpyfn || cancellation() || (if_clause && omp_get_level())) {
+        struct task_spec *sp = spec_fill(w, fn, data, cpyfn, arg_size, arg_align);
+        return __real_GOMP_task(run_task, sp, copy_spec, sp->h.off + arg_size, sp->align,
                                 if_clause, flags, depend, priority, detach);
     }
-    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
-    struct cprof_inline_task *p = lifo_push(w, sizeof *p, _Alignof(struct cprof_inline_task));
-    rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
-    p->h = (struct task_head){ .fn = fn, .orig = data, .construct = s, .ctx = context_here(w),
-                               .creator = w, .kase = (unsigned char)case_here(s) };
-    p->outer = w->inline_tasks;
-    w->inline_tasks = p;
-    return __real_GOMP_task(run_task_inline, data, 0, arg_size, arg_align, 0, flags, depend,
+    inline_head(w, fn, data);
+    return __real_GOMP_task(run_task_inline, data, 0, arg_size, arg_align, if_clause, flags,
+                            depend, priority, detach);
+}
+
+/* The straight path: a task made in a team (the worker runs a region's body), of a
+ * construct the worker has met in the same context and case, its head put together
+ * here and handed to libgomp in a tail call, with nothing called before it. */
+void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                      void *detach)
+{
+    struct cprof_worker *w = cprof_pending.worker;
+    const struct cprof_site *s = cprof_pending.construct;
+    struct cprof_construct_rec *rec;
+    struct cprof_slot *slot;
+    unsigned id;
+    if (__builtin_expect(w == &cprof_no_worker || !cprof_following() || !if_clause || !w->running ||
+                         (flags & (FLAG_DEPEND | FLAG_DETACH)) || known_cancellation ||
+                         !s || s->construct != CPROF_CONSTRUCT_TASK ||
+                         (id = (unsigned)s->id) >= (unsigned)w->constructs_cap ||
+                         !(rec = w->constructs[id]) || id >= w->nslots, 0))
+        return task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                            priority, detach);
+    struct cprof_node *ctx = (struct cprof_node *)cprof_pending.context;
+    int kase = case_here(s);
+    slot = &w->slots[id];
+    if (__builtin_expect(slot->key != ((uintptr_t)ctx | (uintptr_t)kase) ||
+                         cprof_clock == CPROF_CLOCK_NONE || !cprof_paths_on, 0))
+        return task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                            priority, detach);
+    cprof_pending.construct = 0;
+    rec->sum.opened++;
+    struct task_spec *sp = &spec;
+    long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
+                                                               : (long)_Alignof(struct task_head);
+    unsigned off = (unsigned)(((long)sizeof(struct task_head) + align - 1) & -align);
+    sp->h.fn = fn;
+    sp->h.ctx = ctx;
+    sp->h.creator = w;
+    sp->h.time = slot->time;
+    sp->h.node = slot->ctx;
+    sp->h.rec = rec;
+    sp->h.off = off;
+    sp->h.kase = (unsigned char)kase;
+    sp->h.back = 0;
+    sp->h.held = 0;
+    sp->h.detached = 0;
+    sp->data = data;
+    sp->cpyfn = cpyfn;
+    sp->arg_size = arg_size;
+    return __real_GOMP_task(run_task, sp, copy_spec, off + arg_size, align, if_clause, flags, depend,
                             priority, detach);
 }
 
@@ -916,12 +1097,13 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                             int priority, type start, type end, type step) \
     { \
         _Static_assert(sizeof(type) == sizeof(long), "taskloop bounds are the front's words"); \
-        if (!counting() || !self()) { \
+        struct cprof_worker *w = follower(); \
+        if (!w) { \
             take_construct(CPROF_CONSTRUCT_TASK); \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
                                       priority, start, end, step); \
         } \
-        struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 1); \
+        struct cprof_task_call *c = block_new(w, fn, data, cpyfn, arg_size, arg_align, flags, 1); \
         return __real_GOMP_##name(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align, \
                                   flags, num_tasks, priority, start, end, step); \
     }

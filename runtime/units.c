@@ -137,6 +137,7 @@ void cprof_register_unit_v5(struct cprof_unit *unit)
     pthread_mutex_lock(&tables_lock);
     start_once();
     __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
+    cprof_following_update();
     for (struct gone *g = gone; g; g = g->next)
         if (same_unit(g, unit)) {
             take_ids(g, unit);
@@ -228,6 +229,7 @@ void cprof_unregister_unit_v5(struct cprof_unit *unit)
     if (p >= lo && (p - lo) / sizeof *unit->sites < (size_t)unit->nsites)
         cprof_pending.site = sites[cprof_pending.site->id];
     __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
+    cprof_following_update();
     int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
     if (last)
@@ -238,6 +240,15 @@ void cprof_unregister_unit_v5(struct cprof_unit *unit)
 int cprof_units_loaded(void)
 {
     return __atomic_load_n(&loaded, __ATOMIC_RELAXED);
+}
+
+int cprof_following_now;
+
+void cprof_following_update(void)
+{
+    __atomic_store_n(&cprof_following_now,
+                     cprof_units_loaded() && !__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
 }
 
 void cprof_routine_id_slow(struct cprof_routine *r)
