@@ -160,6 +160,35 @@ static char *profile_cut(const cprof_profile *p, json_t *keep)
                                      (json_int_t)p->nroutines), 0);
 }
 
+/* The source lines' tables, after the cut: on a cut page only the rows of the kept
+ * routines (a routine's, and the calls and constructs in their bodies). */
+static json_t *add_lines(json_t *o, const cprof_view *v, json_t *keep)
+{
+    static const char *const names[] = {"lines", "line_workers"};
+    for (int k = 0; k < 2 && o; k++) {
+        o = add(o, names[k], k ? cprof_section_line_workers(v, NULL) : cprof_section_lines(v, NULL));
+        json_t *t = o ? json_object_get(o, names[k]) : NULL, *rows = json_object_get(t, "rows");
+        int name = column(t, "routine"), file = column(t, "routine_file");
+        size_t i, n = json_array_size(rows);
+        json_t *row;
+        if (!keep || !t)
+            continue;
+        json_t *out = json_array();
+        json_array_foreach(rows, i, row)
+            if (kept(keep, raw(row, name), raw(row, file)))
+                json_array_append(out, row);
+        if (json_array_size(out) < n) {
+            char *note = cprof_xasprintf("(this page shows the lines of the %d heaviest of %zu "
+                                         "routines: cprof-report --csv %s gives them all)",
+                                         PAGE_ROUTINES, v->p->nroutines, k ? "line-workers" : "lines");
+            json_array_append_new(json_object_get(t, "notes"), json_string(note));
+            free(note);
+        }
+        json_object_set_new(t, "rows", out);
+    }
+    return o;
+}
+
 /* The text report's sections by their --csv names, then the page's own tables. */
 static char *sections(const cprof_profile *p, json_t **keep)
 {
@@ -187,7 +216,6 @@ static char *sections(const cprof_profile *p, json_t **keep)
             o = add(o, names[i], r[i]);
         free(r);
     }
-    cprof_view_free(&v);
     *keep = NULL;
     if (o && p->nroutines > PAGE_ROUTINES) {
         *keep = heaviest(json_object_get(o, "flat"));
@@ -196,6 +224,8 @@ static char *sections(const cprof_profile *p, json_t **keep)
         json_object_foreach(o, name, t)
             cut_rows(t, name, *keep, p->nroutines);
     }
+    o = add_lines(o, &v, *keep);
+    cprof_view_free(&v);
     return cprof_json_text(o, 0);
 }
 
@@ -212,20 +242,34 @@ static void embed(FILE *f, const char *id, const char *json)
     fputs("</script>\n", f);
 }
 
-char *cprof_report_html(const cprof_profile *p)
+/* The page's sources (docs/html.md): with --embed-sources, each file as found and the
+ * text of those found unchanged; else none, and the page says how to have them. */
+static char *sources(const cprof_profile *p, const cprof_source_opts *o)
+{
+    static const cprof_opts all = {0};
+    cprof_view v;
+    cprof_view_init(&v, p, &all);
+    json_t *files = o ? cprof_source_files(&v, o, true) : json_array();
+    cprof_view_free(&v);
+    return cprof_json_text(json_pack("{s:b, s:o}", "embedded", o != NULL, "files", files), 0);
+}
+
+char *cprof_report_html(const cprof_profile *p, const cprof_source_opts *with)
 {
     json_t *keep;
     char *tables = sections(p, &keep), *page = NULL;
     char *profile = keep ? profile_cut(p, keep) : cprof_report_json(p);
+    char *texts = sources(p, with);
     json_decref(keep);
     size_t size = 0;
-    FILE *f = profile && tables ? open_memstream(&page, &size) : NULL;
+    FILE *f = profile && tables && texts ? open_memstream(&page, &size) : NULL;
     if (f) {
         const char *data = strstr(cprof_page_html, data_mark);
         const char *script = strstr(data, script_mark);
         fwrite(cprof_page_html, 1, (size_t)(data - cprof_page_html), f);
         embed(f, "cprof-profile", profile);
         embed(f, "cprof-sections", tables);
+        embed(f, "cprof-sources", texts);
         data += strlen(data_mark);
         fwrite(data, 1, (size_t)(script - data), f);
         fputs(cprof_page_js, f);
@@ -237,5 +281,6 @@ char *cprof_report_html(const cprof_profile *p)
     }
     free(profile);
     free(tables);
+    free(texts);
     return page;
 }

@@ -134,15 +134,23 @@ static json_t *routine(const cprof_profile *p, const cprof_prof_routine *r, cons
     return o;
 }
 
+/* A site; its cases in the order S-S, S-C, C-S, C-C, as a path's. */
 static json_t *site(const cprof_prof_site *s)
 {
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "file", s->file,
-                     "line", (json_int_t)s->line,
+    json_t *calls = json_array(), *time = json_array(), *outer = json_array();
+    for (int k = 0; k < 4; k++) {
+        calls = append(calls, json_integer(s->cases[k].n));
+        time = append(time, json_integer(s->cases[k].t));
+        outer = append(outer, json_integer(cprof_outer(&s->cases[k])));
+    }
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+                     "file", s->file, "line", (json_int_t)s->line,
                      "s_callarc", (json_int_t)s->s.n, "c_callarc", (json_int_t)s->c.n,
                      "s_callarc_t", (json_int_t)s->s.t, "c_callarc_t", (json_int_t)s->c.t,
                      "s_nested", (json_int_t)s->s.nested, "c_nested", (json_int_t)s->c.nested,
                      "s_callarc_outer_t", (json_int_t)cprof_outer(&s->s),
-                     "c_callarc_outer_t", (json_int_t)cprof_outer(&s->c));
+                     "c_callarc_outer_t", (json_int_t)cprof_outer(&s->c),
+                     "case_calls", calls, "case_t", time, "case_outer_t", outer);
 }
 
 static json_t *arc(const cprof_profile *p, const cprof_prof_arc *a)

@@ -400,3 +400,32 @@ json_t *cprof_table_json(const cprof_table *t)
     return json_pack("{s:s, s:s?, s:o, s:o, s:o}", "title", t->title, "explain", t->explain,
                      "columns", cols, "rows", rows, "notes", notes);
 }
+
+json_t *cprof_table_objects(const cprof_table *t)
+{
+    json_t *rows = json_array();
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t i = t->row_start[r];
+        if (t->cells[i].kind == RULE)
+            continue;
+        json_t *row = json_object();
+        for (size_t k = 0; k < row_cells(t, r); k++) {
+            const struct cell *c = &t->cells[i + k];
+            if (!t->cols[k].key)
+                continue;
+            char *s = format(c, true);
+            json_t *v = c->kind == EMPTY || (c->kind == PER_CALL && !c->b) ? json_null()
+                      : c->kind == STR ? json_string(s)
+                      : c->kind == PCT || c->kind == REAL ? json_real(strtod(s, NULL))
+                                                          : json_integer(strtoll(s, NULL, 10));
+            free(s);
+            if (json_object_set_new(row, t->cols[k].key, v)) {
+                json_decref(row);
+                row = NULL;
+                break;
+            }
+        }
+        rows = append(rows, row);
+    }
+    return rows;
+}

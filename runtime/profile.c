@@ -556,11 +556,11 @@ static void write_sources(struct cprof_json *j)
             const struct cprof_source *f = &units[i].sources[k];
             cprof_json_begin(j, '{');
             cprof_json_field_string(j, "name", f->name);
-            cprof_json_key(j, "path");
-            f->path ? cprof_json_string(j, f->path) : cprof_json_null(j);
+            if (f->path)
+                cprof_json_field_string(j, "path", f->path);
             cprof_json_field_int(j, "bytes", f->bytes);
-            cprof_json_key(j, "hash");
-            f->hash ? cprof_json_string(j, f->hash) : cprof_json_null(j);
+            if (f->hash)
+                cprof_json_field_string(j, "hash", f->hash);
             cprof_json_end(j, '}');
         }
         cprof_json_end(j, ']');
