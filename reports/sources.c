@@ -55,15 +55,26 @@ struct named {
     const char **file;          /* the routine's or site's, which may be renamed */
     const struct raw_source *src;
     char *path;                 /* src's, normal; NULL if none */
+    bool unique;                /* no other path has this name */
 };
 
-static int cmp_named(const void *x, const void *y)
+static int cmp_str_null_last(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) : (a == NULL) - (b == NULL);
+}
+
+static int by_name(const void *x, const void *y)
 {
     const struct named *a = x, *b = y;
     int d = strcmp(*a->file, *b->file);
-    if (!d)
-        d = (a->path != NULL) - (b->path != NULL);
-    return d ? d : a->path ? strcmp(a->path, b->path) : 0;
+    return d ? d : cmp_str_null_last(a->path, b->path);
+}
+
+static int by_path(const void *x, const void *y)
+{
+    const struct named *a = x, *b = y;
+    int d = cmp_str_null_last(a->path, b->path);
+    return d ? d : strcmp(*a->file, *b->file);
 }
 
 /* The entry of unit k of rf for file name, or NULL. */
@@ -107,6 +118,41 @@ static int cmp_source(const void *x, const void *y)
     return strcmp(((const cprof_prof_source *)x)->name, ((const cprof_prof_source *)y)->name);
 }
 
+/* The name of file path (x[from..to) are its items, sorted by name): the shortest of
+ * the names it was given that no other file has, else the shortest end of it that no
+ * other of the paths[0..npaths) has. */
+static const char *name_of(const struct named *x, size_t from, size_t to, char *const *paths,
+                           size_t npaths)
+{
+    const char *best = NULL;
+    for (size_t k = from; k < to; k++)
+        if (x[k].unique && (!best || strlen(*x[k].file) < strlen(best)))
+            best = *x[k].file;
+    if (best)
+        return best;
+    const char *path = x[from].path;
+    int steps = 1;
+    for (size_t o = 0; o < npaths; o++)
+        while (strcmp(paths[o], path) && last_steps(paths[o], steps) != paths[o] &&
+               !strcmp(last_steps(paths[o], steps), last_steps(path, steps)))
+            steps++;
+    return last_steps(path, steps);
+}
+
+/* The source named name, made if new (p->sources has room for it). */
+static cprof_prof_source *source_named(cprof_profile *p, const char *name)
+{
+    cprof_prof_source *s = p->nsources ? &p->sources[p->nsources - 1] : NULL;
+    for (size_t o = 0; s && strcmp(s->name, name) && o < p->nsources; o++)
+        s = &p->sources[o];
+    if (!s || strcmp(s->name, name)) {
+        s = &p->sources[p->nsources++];
+        s->name = cprof_xstrdup(name);
+        s->bytes = -1;
+    }
+    return s;
+}
+
 int cprof_sources_of_file(struct loader *l, cprof_profile *p, struct raw_file *rf)
 {
     (void)l;
@@ -121,42 +167,40 @@ int cprof_sources_of_file(struct loader *l, cprof_profile *p, struct raw_file *r
             continue;
         const struct raw_source *src = entry(rf, site ? s->unit : r->unit, site ? s->file : r->file);
         x[n++] = (struct named){site ? &s->file : &r->file, src,
-                                src && src->path ? normal(src->path) : NULL};
+                                src && src->path ? normal(src->path) : NULL, false};
     }
-    qsort(x, n, sizeof *x, cmp_named);
-    /* Per name: its paths.  Two or more: each path's shortest end that no other has. */
+    /* Which names stand for one file only. */
+    qsort(x, n, sizeof *x, by_name);
+    for (size_t i = 0, end; i < n; i = end) {
+        bool two = false;
+        for (end = i + 1; end < n && !strcmp(*x[end].file, *x[i].file); end++)
+            two |= x[end].path && cmp_str_null_last(x[end].path, x[i].path);
+        for (size_t k = i; k < end; k++)
+            x[k].unique = x[k].path && !two;
+    }
+    /* Per file (by path): its name; then every routine and site named by it.  Those
+     * of no known file keep theirs. */
+    qsort(x, n, sizeof *x, by_path);
+    char **paths = cprof_xcalloc(n + 1, sizeof *paths);
+    size_t npaths = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i].path && (!npaths || strcmp(paths[npaths - 1], x[i].path)))
+            paths[npaths++] = x[i].path;
     p->sources = cprof_xcalloc(n, sizeof *p->sources);
     for (size_t i = 0, end; i < n; i = end) {
-        size_t paths = 0;
-        for (end = i; end < n && !strcmp(*x[end].file, *x[i].file); end++)
-            paths += x[end].path && (end == i || !x[end - 1].path || strcmp(x[end].path, x[end - 1].path));
+        for (end = i + 1; end < n && x[i].path && x[end].path && !strcmp(x[end].path, x[i].path); end++)
+            ;
+        const char *name = x[i].path ? name_of(x, i, end, paths, npaths) : *x[i].file;
+        cprof_prof_source *s = source_named(p, name);
         for (size_t k = i; k < end; k++) {
-            const char *name = *x[k].file;
-            if (paths > 1 && x[k].path) {
-                int steps = 1;
-                for (size_t o = i; o < end; o++)
-                    while (x[o].path && strcmp(x[o].path, x[k].path) &&
-                           !strcmp(last_steps(x[o].path, steps), last_steps(x[k].path, steps)))
-                        steps++;
-                name = last_steps(x[k].path, steps);
-            }
-            /* Mostly the last one; else one made for another name, or a new one. */
-            cprof_prof_source *s = p->nsources ? &p->sources[p->nsources - 1] : NULL;
-            for (size_t o = 0; s && strcmp(s->name, name) && o < p->nsources; o++)
-                s = &p->sources[o];
-            if (!s || strcmp(s->name, name)) {
-                s = &p->sources[p->nsources++];
-                s->name = cprof_xstrdup(name);
-                s->bytes = -1;
-            }
             learn(s, x[k].path, x[k].src ? x[k].src->hash : NULL, x[k].src ? x[k].src->bytes : -1);
             *x[k].file = s->name;
         }
     }
     for (size_t i = 0; i < n; i++)
         free(x[i].path);
+    free(paths);
     free(x);
-    /* Renamed ones sort elsewhere. */
     qsort(p->sources, p->nsources, sizeof *p->sources, cmp_source);
     return 0;
 }
