@@ -202,23 +202,17 @@ static bool *chosen(const cprof_profile *p, const cprof_source_opts *o)
 
 /* ---- the rows ---- */
 
-/* Table t as cprof_table_json gives it: its rows, and a column's index by CSV key. */
+/* Table t as cprof_table_json gives it: its rows, and its columns' indexes by CSV key,
+ * and by text heading for a column without one; per routine ("name\tfile") its
+ * weight. */
 struct rows {
-    json_t *doc, *rows;
+    json_t *doc, *rows, *cols, *weights;
 };
 
-/* The column of CSV key key, or of text heading key if none has that key. */
 static int col(const struct rows *r, const char *key)
 {
-    size_t i;
-    json_t *c;
-    for (int form = 0; form < 2; form++)
-        json_array_foreach(json_object_get(r->doc, "columns"), i, c) {
-            const char *k = json_string_value(json_object_get(c, form ? "head" : "key"));
-            if (k && !strcmp(k, key))
-                return (int)i;
-        }
-    return -1;
+    json_t *i = json_object_get(r->cols, key);
+    return i ? (int)json_integer_value(i) : -1;
 }
 
 /* Row i's cell of column key: its text (csv false) or raw value; "" if empty. */
@@ -276,18 +270,16 @@ static double weight(const struct rows *r, size_t i, int64_t total)
     return total ? 100.0 * (double)cell_int(r, i, "time_ns") / (double)total : 0.0;
 }
 
-/* Rows [from, to) of one file: a routine's rows hidden by --threshold are those of
- * the quiet routines it names (routine, routine_file). */
-static bool quiet(const struct rows *r, size_t i, size_t from, size_t to, const cprof_view *v)
+/* Whether --threshold hides row i: it is in a quiet routine's body (its routine,
+ * routine_file: the routine itself, a call's caller, a construct's routine). */
+static bool quiet(const struct rows *r, size_t i, const cprof_view *v)
 {
     if (!v->o->has_threshold)
         return false;
-    const char *name = cell(r, i, "routine", true), *file = cell(r, i, "routine_file", true);
-    for (size_t k = from; k < to; k++)
-        if (!strcmp(cell(r, k, "kind", true), "routine") && !strcmp(cell(r, k, "name", true), name) &&
-            !strcmp(cell(r, k, "name_file", true), file))
-            return weight(r, k, v->total_self) < v->o->threshold;
-    return false;
+    char *k = cprof_xasprintf("%s\t%s", cell(r, i, "routine", true), cell(r, i, "routine_file", true));
+    json_t *w = json_object_get(r->weights, k);
+    free(k);
+    return w && json_real_value(w) < v->o->threshold;
 }
 
 static void file_header(FILE *f, const struct found *x)
@@ -333,7 +325,7 @@ static void file_text(FILE *f, const struct found *x, const struct rows *r, size
     for (int64_t line = 1; line <= last; line++) {
         /* A quiet routine: from its line to the line before the next routine's. */
         if (i < to && cell_int(r, i, "line") == line && !strcmp(cell(r, i, "kind", true), "routine") &&
-            quiet(r, i, from, to, v)) {
+            quiet(r, i, v)) {
             size_t k = i + 1;
             while (k < to && strcmp(cell(r, k, "kind", true), "routine"))
                 k++;
@@ -356,7 +348,7 @@ static void file_text(FILE *f, const struct found *x, const struct rows *r, size
                 " compiled; the figures by line from there:\n",
                 (long long)cell_int(r, i, "line"), x->nlines);
     for (; i < to; i++) {
-        if (quiet(r, i, from, to, v))
+        if (quiet(r, i, v))
             continue;
         fprintf(f, "%7lld  ^ ", (long long)cell_int(r, i, "line"));
         annotation(f, r, i);
@@ -385,12 +377,29 @@ static const char explain[] =
     "changed, and only its figures are shown, by line number.  --csv lines and\n"
     "line-workers, and --json with --source, give these figures for tools.\n";
 
-static void rows_of(struct rows *r, cprof_table *t)
+static void rows_of(struct rows *r, cprof_table *t, int64_t total)
 {
     r->doc = cprof_table_json(t);
+    cprof_table_free(t);
     r->rows = json_object_get(r->doc, "rows");
-    if (!r->rows)
+    r->cols = json_object();
+    r->weights = json_object();
+    if (!r->rows || !r->cols || !r->weights)
         cprof_out_of_memory();
+    size_t i;
+    json_t *c;
+    for (int form = 1; form >= 0; form--)
+        json_array_foreach(json_object_get(r->doc, "columns"), i, c) {
+            const char *k = json_string_value(json_object_get(c, form ? "head" : "key"));
+            if (k)
+                json_object_set_new(r->cols, k, json_integer((json_int_t)i));
+        }
+    for (i = 0; i < json_array_size(r->rows); i++)
+        if (!strcmp(cell(r, i, "kind", true), "routine")) {
+            char *k = cprof_xasprintf("%s\t%s", cell(r, i, "name", true), cell(r, i, "name_file", true));
+            json_object_set_new(r->weights, k, json_real(weight(r, i, total)));
+            free(k);
+        }
 }
 
 /* The rows of each file: [first[k], first[k + 1]) are p->sources[k]'s. */
@@ -411,7 +420,7 @@ static char *text_view(const cprof_view *v, const cprof_source_opts *o, const bo
 {
     const cprof_profile *p = v->p;
     struct rows r;
-    rows_of(&r, cprof_section_lines(v, shown_file));
+    rows_of(&r, cprof_section_lines(v, shown_file), v->total_self);
     size_t *first = file_rows(p, &r), shown = 0, hidden = 0;
     char *out = NULL;
     size_t len = 0;
@@ -444,6 +453,8 @@ static char *text_view(const cprof_view *v, const cprof_source_opts *o, const bo
         fprintf(f, "\n%s", explain);
     free(first);
     json_decref(r.doc);
+    json_decref(r.cols);
+    json_decref(r.weights);
     if (fclose(f)) {
         free(out);
         return NULL;

@@ -174,6 +174,21 @@ check "nowhere.y: not found, its figures by line number (sum_to at 200)" \
     bash -c 'awk "/^==> nowhere.y/,/^\$/" src.txt | grep -q "^not found (looked for .*nowhere.y)" &&
              awk "/^==> nowhere.y/,/^\$/" src.txt | grep -qE "^ +200  \^ calls sum_to: S-S 1,"'
 
+# ---- estimates and counts only ----
+python3 "$root/tests/lib/source_check.py" "$R" p.out --compensate > check.txt 2>&1
+"$R" --source --compensate p.out > comp.txt
+check "--compensate: every time marked (estimated), the counts as before, every figure --json --compensate's" \
+    "$(indent check.txt)" "$(grep -m2 'time' comp.txt)" -- \
+    bash -c 'grep -q "^ok " check.txt && [ "$(grep -c "^        ^ .* ms (estimated);" comp.txt)" = "$(grep -c "^        ^ .* ms;" src.txt)" ] &&
+        [ "$(grep -c "^        ^ .* ms;" comp.txt)" = 0 ] &&
+        diff <(grep -o "S-S [0-9]*, S-C [0-9]*, C-S [0-9]*, C-C [0-9]*" comp.txt) <(grep -o "S-S [0-9]*, S-C [0-9]*, C-S [0-9]*, C-C [0-9]*" src.txt) > /dev/null'
+(cd proj && CPROF_MODE=count CPROF_OUT=$tmp/count.out ./prog > /dev/null 2>&1)
+"$R" --source count.out > count.txt
+python3 "$root/tests/lib/source_check.py" "$R" count.out > check.txt 2>&1
+check "CPROF_MODE=count: every routine and call 'not timed', every figure --json's" "$(indent check.txt)" -- \
+    bash -c 'grep -q "^ok " check.txt && ! grep -qE "^        \^ (routine|calls) .* ms" count.txt &&
+        [ "$(grep -c "^        \^ \(routine\|calls\) .*; not timed$" count.txt)" -gt 10 ]'
+
 # ---- the rows for tools ----
 "$R" --csv lines p.out | tr -d '\r' > lines.csv
 "$R" --source --json p.out > src.json

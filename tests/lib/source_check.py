@@ -11,7 +11,8 @@ against cprof-report --json of the same profile, exactly:
    added or moved: the figures are beside the lines they are about);
  * --csv lines and --source --json's rows hold the same figures, in ns.
 
-OPTION... go to every --source run (--source-dir, --source-map).  Prints one line per
+OPTION... go to every --source run (--source-dir, --source-map), but --compensate to
+every run.  Prints one line per
 difference, and "ok N annotations, M files" last if there was none; exit status 1 on a
 difference.
 """
@@ -152,10 +153,13 @@ def parse(text, problems):
 
 def main():
     report, profile, opts = sys.argv[1], sys.argv[2], sys.argv[3:]
+    load = [o for o in opts if o == "--compensate"]
+    report = [report] + load
+    opts = [o for o in opts if o not in load]
     problems = []
-    doc = json.loads(run([report, "--json", profile]))
+    doc = json.loads(run(report + ["--json", profile]))
     want = expected(doc)
-    got, files = parse(run([report, "--source"] + opts + [profile]), problems)
+    got, files = parse(run(report + ["--source"] + opts + [profile]), problems)
     for key in sorted(set(want) | set(got)):
         w, g = sorted(want.get(key, [])), sorted(got.get(key, []))
         if w != g:
@@ -175,8 +179,8 @@ def main():
         if len(lines) != len(disk):
             problems.append("%s: %d lines printed, the file has %d" % (name, len(lines), len(disk)))
     # The rows for tools: --csv lines is --source --json's lines, and --json's figures.
-    rows = list(csv.DictReader(io.StringIO(run([report, "--csv", "lines"] + opts + [profile]))))
-    tool = json.loads(run([report, "--source", "--json"] + opts + [profile]))["lines"]
+    rows = list(csv.DictReader(io.StringIO(run(report + ["--csv", "lines"] + opts + [profile]))))
+    tool = json.loads(run(report + ["--source", "--json"] + opts + [profile]))["lines"]
     if len(rows) != len(tool):
         problems.append("--csv lines has %d rows, --source --json %d" % (len(rows), len(tool)))
     for r, t in zip(rows, tool):
