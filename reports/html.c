@@ -94,13 +94,14 @@ static json_t *heaviest(json_t *flat)
  * paths' first PAGE_ROWS rows.  A table that lost rows says so. */
 static void cut_rows(json_t *t, const char *section, json_t *keep, size_t nroutines)
 {
-    json_t *rows = json_object_get(t, "rows"), *out = json_array(), *row;
+    json_t *rows = json_object_get(t, "rows"), *row;
     int name = column(t, "name"), file = column(t, "file"), line = column(t, "line");
     int caller = column(t, "caller"), cfile = column(t, "caller_file");
     int callee = column(t, "callee"), efile = column(t, "callee_file");
     bool paths = !strcmp(section, "paths") || !strcmp(section, "resource-paths");
     if (!paths && name < 0 && caller < 0)
         return;
+    json_t *out = json_array();
     bool entry = false;     /* in a kept call graph entry */
     size_t i, n = json_array_size(rows);
     json_array_foreach(rows, i, row) {
@@ -160,32 +161,28 @@ static char *profile_cut(const cprof_profile *p, json_t *keep)
                                      (json_int_t)p->nroutines), 0);
 }
 
-/* The source lines' tables, after the cut: on a cut page only the rows of the kept
- * routines (a routine's, and the calls and constructs in their bodies). */
+/* The source lines' tables; on a cut page only the rows of the kept routines (a
+ * routine's, the constructs in their bodies, the calls between them), which say so. */
 static json_t *add_lines(json_t *o, const cprof_view *v, json_t *keep)
 {
+    const cprof_profile *p = v->p;
+    bool *in = keep ? cprof_xcalloc(p->nroutines + 1, sizeof *in) : NULL;
+    for (size_t i = 0; keep && i < p->nroutines; i++)
+        in[i] = kept(keep, p->routines[i].name, p->routines[i].file);
     static const char *const names[] = {"lines", "line_workers"};
     for (int k = 0; k < 2 && o; k++) {
-        o = add(o, names[k], k ? cprof_section_line_workers(v, NULL) : cprof_section_lines(v, NULL));
-        json_t *t = o ? json_object_get(o, names[k]) : NULL, *rows = json_object_get(t, "rows");
-        int name = column(t, "routine"), file = column(t, "routine_file");
-        size_t i, n = json_array_size(rows);
-        json_t *row;
-        if (!keep || !t)
-            continue;
-        json_t *out = json_array();
-        json_array_foreach(rows, i, row)
-            if (kept(keep, raw(row, name), raw(row, file)))
-                json_array_append(out, row);
-        if (json_array_size(out) < n) {
+        o = add(o, names[k], k ? cprof_section_line_workers(v, NULL, in) : cprof_section_lines(v, NULL, in));
+        if (keep && o) {
             char *note = cprof_xasprintf("(this page shows the lines of the %d heaviest of %zu "
-                                         "routines: cprof-report --csv %s gives them all)",
-                                         PAGE_ROUTINES, v->p->nroutines, k ? "line-workers" : "lines");
-            json_array_append_new(json_object_get(t, "notes"), json_string(note));
+                                         "routines, and the calls between them: cprof-report "
+                                         "--csv %s gives them all)", PAGE_ROUTINES, p->nroutines,
+                                         k ? "line-workers" : "lines");
+            json_array_append_new(json_object_get(json_object_get(o, names[k]), "notes"),
+                                  json_string(note));
             free(note);
         }
-        json_object_set_new(t, "rows", out);
     }
+    free(in);
     return o;
 }
 

@@ -71,10 +71,25 @@ static size_t source_of(const cprof_profile *p, const char *file)
     return SIZE_MAX;
 }
 
+/* Whether x is shown: in a file shown (shown NULL: all) and about routines shown (in
+ * NULL: all): a routine, a construct's routine, a call's caller and callee. */
+static bool kept(const cprof_profile *p, const struct item *x, const bool *shown, const bool *in)
+{
+    size_t k = source_of(p, x->file);
+    if (shown && (k == SIZE_MAX || !shown[k]))
+        return false;
+    if (!in)
+        return true;
+    if (x->kind == ROUTINE)
+        return in[x->i];
+    if (x->kind == CALL)
+        return in[p->arcs[x->i].caller] && in[p->arcs[x->i].callee];
+    return p->regions[x->i].routine < p->nroutines && in[p->regions[x->i].routine];
+}
+
 /* Every routine defined at a line (not a library function's, libcalls), named
- * construct and call site in a file shown (all if shown is NULL), in order; *n of them
- * (malloc'd). */
-static struct item *items(const cprof_profile *p, const bool *shown, size_t *n)
+ * construct and call site kept, in order; *n of them (malloc'd). */
+static struct item *items(const cprof_profile *p, const bool *shown, const bool *in, size_t *n)
 {
     size_t cap = p->nroutines + p->nregions;
     for (size_t i = 0; i < p->narcs; i++)
@@ -91,13 +106,11 @@ static struct item *items(const cprof_profile *p, const bool *shown, size_t *n)
         for (size_t k = 0; k < p->arcs[i].nsites; k++)
             x[(*n)++] = (struct item){p->arcs[i].sites[k].file, p->arcs[i].sites[k].line, CALL, i,
                                       &p->arcs[i].sites[k]};
-    size_t kept = 0;
-    for (size_t i = 0; i < *n; i++) {
-        size_t k = source_of(p, x[i].file);
-        if (!shown || (k != SIZE_MAX && shown[k]))
-            x[kept++] = x[i];
-    }
-    *n = kept;
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (kept(p, &x[i], shown, in))
+            x[m++] = x[i];
+    *n = m;
     sorting = p;
     qsort(x, *n, sizeof *x, cmp_item);
     return x;
@@ -248,12 +261,12 @@ static void construct_cells(cprof_table *t, const cprof_view *v, size_t i)
     cprof_cell_pct(t, share(g->sum.busy_t, v->total_self));
 }
 
-cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown)
+cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown, const bool *in)
 {
     const cprof_profile *p = v->p;
     cprof_table *t = cprof_table_new("Source lines", lines_explain, line_cols, NELEM(line_cols));
     size_t n;
-    struct item *x = items(p, shown, &n);
+    struct item *x = items(p, shown, in, &n);
     bool clock = strcmp(p->clock, "none") != 0;
     for (size_t k = 0; k < n; k++) {
         const cprof_prof_routine *timed =
@@ -305,7 +318,7 @@ static const char workers_explain[] =
 static const cprof_column worker_cols[] = WORKER_COLS();
 static const cprof_column worker_job_cols[] = WORKER_COLS({"rank", "rank", false},);
 
-cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown)
+cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown, const bool *in)
 {
     const cprof_profile *p = v->p;
     bool job = p->nranks > 0;
@@ -314,7 +327,7 @@ cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown)
                          : cprof_table_new("Source lines per worker", workers_explain, worker_cols,
                                            NELEM(worker_cols));
     size_t n;
-    struct item *x = items(p, shown, &n);
+    struct item *x = items(p, shown, in, &n);
     for (size_t k = 0; k < n; k++)
         for (size_t w = 0; w < p->nworkers; w++) {
             int64_t calls, time;

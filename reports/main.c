@@ -56,7 +56,8 @@ static const char usage_text[] =
     "  --routine NAME    only the entries that involve the routine(s) named NAME\n"
     "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
     "                    arcs, callgraph, threads, regions, region-workers, spread; of\n"
-    "                    an MPI job's ranks (docs/mpi.md) also ranks, rank_imbalance\n"
+    "                    an MPI job's ranks (docs/mpi.md) also ranks, rank_imbalance;\n"
+    "                    lines, line-workers: --source's figures by line\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
     "  --html            print the report as one self-contained HTML page (docs/html.md)\n"
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
@@ -186,9 +187,8 @@ int main(int argc, char **argv)
     bool hatchet = false, resources = false, regions = false, trace = false, timeline = false;
     bool sizes = false, source = false, embed = false;
     /* --source's files, and where to look for them: each option may come again. */
-    cprof_source_opts so = {cprof_xcalloc((size_t)argc, sizeof(char *)), 0,
-                            cprof_xcalloc((size_t)argc, sizeof(char *)), 0,
-                            cprof_xcalloc((size_t)argc, sizeof(char *)), 0};
+    const char *src_dirs[argc], *src_maps[argc], *src_only[argc];
+    cprof_source_opts so = {src_dirs, 0, src_maps, 0, src_only, 0};
     long width = 0;
     const char *csv_name = NULL, *root = NULL, *callers = NULL, *sizes_name = NULL;
     int opt;
@@ -551,9 +551,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < nprof; i++)
         cprof_profile_free(&p[i]);
-    free(so.dirs);
-    free(so.maps);
-    free(so.only);
     if (rc)
         return rc;
     if (!text)

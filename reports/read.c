@@ -632,10 +632,6 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         return -1;
     if (trace && get_trace(l, rf, trace))
         return -1;
-    if (sources && (rf->version < 2 || !declared(l, CPROF_SECTION_SOURCES)))
-        return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_SOURCES);
-    if (sources && get_sources(l, rf, sources))
-        return -1;
     bool v2 = rf->version >= 2;
     if (v2 != (columns && metrics && rf->host && json_object_get(rf->root, "rank") &&
                json_object_get(rf->root, "size")))
@@ -643,6 +639,10 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
                           " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
     if (!v2 && json_object_get(rf->root, CPROF_SECTION_JOB))
         return cprof_fail(l, "invalid profile: version 1 has no \"%s\"", CPROF_SECTION_JOB);
+    if (sources && !declared(l, CPROF_SECTION_SOURCES))
+        return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_SOURCES);
+    if (sources && get_sources(l, rf, sources))
+        return -1;
     if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
         return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",
                           (long long)rf->rank, (long long)rf->size);

@@ -35,9 +35,10 @@ cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c *
 void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i);
 /* The profile by source line (lines.c, docs/source.md): per routine, OpenMP construct
  * and callee of a call site, at its file and line, its figures; and per worker.  Only
- * the files k of p->sources with shown[k] (all if shown is NULL). */
-cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown);
-cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown);
+ * the files k of p->sources with shown[k] (all if shown is NULL), and the rows about
+ * routines i with in[i] (all if in is NULL): a call's caller and callee both. */
+cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown, const bool *in);
+cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown, const bool *in);
 
 /* --source (source.c, docs/source.md): where the sources are looked for now (each
  * --source-map OLD=NEW substitution of the path they were compiled at, that path, then

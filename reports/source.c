@@ -420,7 +420,7 @@ static char *text_view(const cprof_view *v, const cprof_source_opts *o, const bo
 {
     const cprof_profile *p = v->p;
     struct rows r;
-    rows_of(&r, cprof_section_lines(v, shown_file), v->total_self);
+    rows_of(&r, cprof_section_lines(v, shown_file, NULL), v->total_self);
     size_t *first = file_rows(p, &r), shown = 0, hidden = 0;
     char *out = NULL;
     size_t len = 0;
@@ -553,7 +553,7 @@ char *cprof_report_source(const cprof_view *v, const cprof_source_opts *o, int c
     if (!json && csv < 0) {
         out = text_view(v, o, shown);
     } else if (!json) {
-        cprof_table *t = csv ? cprof_section_line_workers(v, shown) : cprof_section_lines(v, shown);
+        cprof_table *t = csv ? cprof_section_line_workers(v, shown, NULL) : cprof_section_lines(v, shown, NULL);
         out = cprof_tables_text(&t, 1, 0, false);
     } else {
         const cprof_profile *p = v->p;
@@ -561,9 +561,9 @@ char *cprof_report_source(const cprof_view *v, const cprof_source_opts *o, int c
                                         "cprof-source", "version", 1, "program", p->program,
                                         "compensated", p->compensated,
                                         "files", cprof_source_files(v, o, false),
-                                        "lines", objects(cprof_section_lines(v, shown)),
+                                        "lines", objects(cprof_section_lines(v, shown, NULL)),
                                         "line_workers",
-                                        objects(cprof_section_line_workers(v, shown))), 2);
+                                        objects(cprof_section_line_workers(v, shown, NULL))), 2);
     }
     free(shown);
     return out;
