@@ -123,13 +123,15 @@ static void find(struct found *f, const cprof_prof_source *s, const cprof_source
         cprof_hash_text(h, text);
         bool same = s->hash && !strcmp(text, s->hash) && bytes == s->bytes;
         /* The first one found, unless a later one is the text compiled. */
-        if (!f->where || (same && f->st != UNCHANGED)) {
+        if (!f->where || same) {
             free(f->where);
             f->where = cprof_xstrdup(c[i]);
             memcpy(f->hash, text, sizeof text);
             f->bytes = bytes;
             f->st = !s->hash ? UNCHECKED : same ? UNCHANGED : CHANGED;
         }
+        if (f->st != CHANGED)
+            break;
     }
     if (f->st == MISSING) {
         size_t len = 0;
@@ -147,8 +149,12 @@ static void find(struct found *f, const cprof_prof_source *s, const cprof_source
     free(c);
     if (f->st == UNCHANGED || f->st == UNCHECKED)
         read_lines(f);
-    if ((f->st == UNCHANGED || f->st == UNCHECKED) && !f->text)
+    if ((f->st == UNCHANGED || f->st == UNCHECKED) && !f->text) {
+        /* Gone between its hash and its reading. */
         f->st = MISSING;
+        f->tried = f->where;
+        f->where = NULL;
+    }
 }
 
 static void found_free(struct found *f)
@@ -295,8 +301,9 @@ static void file_header(FILE *f, const struct found *x)
         fprintf(f, "found as %s: unchanged\n", x->where);
         break;
     case UNCHECKED:
-        fprintf(f, "found as %s: the profile has no hash of it (a profile of an older cprof):"
-                " it may have changed since\n", x->where);
+        fprintf(f, "found as %s: %s: it may have changed since\n", x->where,
+                s->path ? "no hash to check (it could not be read when it was compiled)"
+                        : "the profile has no hash of it (a profile of an older cprof)");
         break;
     case CHANGED:
         fprintf(f, "found as %s: CHANGED since it was compiled (%s, %lld bytes now): its text is"

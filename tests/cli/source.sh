@@ -241,6 +241,14 @@ check "--source-dir: the moved tree found (the ends of the paths under DIR), unc
 "$R" --source --source-map "$P=$tmp/moved" p.out > map.txt
 check "--source-map OLD=NEW: the moved tree found under NEW, unchanged" "$(grep -E '^(found|not found)' map.txt)" -- \
     bash -c '[ "$(grep -c "^found as '"$tmp"'/moved/.*: unchanged$" map.txt)" = 5 ] && cmp -s <(grep -vE "^(found as|not found)" map.txt) <(grep -vE "^(found as|not found)" dir.txt)'
+# nowhere.y could not be read when main.c was compiled: found now, it is shown, said
+# unchecked, with sum_to's call under its line 200.
+for i in $(seq 1 210); do echo "nowhere line $i"; done > moved/src/nowhere.y
+"$R" --source=nowhere.y --source-dir "$tmp/moved" p.out > unchecked.txt
+check "a file not read when compiled, found later: shown, 'no hash to check', its figures under its lines" \
+    "$(grep -E '^(found|not found)|^ +200 ' unchecked.txt)" -- \
+    bash -c 'grep -q "^found as '"$tmp"'/moved/src/nowhere.y: no hash to check (it could not be read when it was compiled): it may have changed since$" unchecked.txt &&
+        grep -A1 -E "^ +200  nowhere line 200$" unchecked.txt | grep -q "^        ^ calls sum_to: S-S 1,"'
 mkdir -p decoy/src/a && echo 'int a_work;' > decoy/src/a/util.c
 "$R" --source --source-dir "$tmp/decoy" --source-dir "$tmp/moved" p.out > decoy.txt
 check "--source-dir: a file of the same name that is not the one compiled loses to the one that is" \

@@ -121,7 +121,7 @@ def parse(text, problems):
             where, status = raw[9:].split(": ", 1)
             files[file][1] = where
             files[file][0] = ("unchanged" if status == "unchanged" else
-                              "unchecked" if status.startswith("the profile has no hash") else
+                              "unchecked" if status.startswith(("the profile has no hash", "no hash to check")) else
                               "changed")
             by_number = files[file][0] == "changed"
             continue
