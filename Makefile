@@ -102,7 +102,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -c $< -o $@
 
-$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h
+$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) -I$(CLANG_INC) -c $< -o $@
 
@@ -115,7 +115,7 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
 $(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/trace.h \
-                      format/version.h
+                      format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 

@@ -19,6 +19,10 @@
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
+/* "sources" (docs/source.md): the files the units' routines and sites name, as each
+ * unit was compiled (where, their size and hash, format/hash.h), one entry per unit; a
+ * key of the header, and of each routine and site: its unit's index there. */
+#define CPROF_SECTION_SOURCES "sources"
 /* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
  * size, the shadow memory's, the column names) and of each worker: one row per
  * routine, calling context and read memory size, of these columns (the sums of squares

@@ -94,13 +94,14 @@ static json_t *heaviest(json_t *flat)
  * paths' first PAGE_ROWS rows.  A table that lost rows says so. */
 static void cut_rows(json_t *t, const char *section, json_t *keep, size_t nroutines)
 {
-    json_t *rows = json_object_get(t, "rows"), *out = json_array(), *row;
+    json_t *rows = json_object_get(t, "rows"), *row;
     int name = column(t, "name"), file = column(t, "file"), line = column(t, "line");
     int caller = column(t, "caller"), cfile = column(t, "caller_file");
     int callee = column(t, "callee"), efile = column(t, "callee_file");
     bool paths = !strcmp(section, "paths") || !strcmp(section, "resource-paths");
     if (!paths && name < 0 && caller < 0)
         return;
+    json_t *out = json_array();
     bool entry = false;     /* in a kept call graph entry */
     size_t i, n = json_array_size(rows);
     json_array_foreach(rows, i, row) {
@@ -160,6 +161,31 @@ static char *profile_cut(const cprof_profile *p, json_t *keep)
                                      (json_int_t)p->nroutines), 0);
 }
 
+/* The source lines' tables; on a cut page only the rows of the kept routines (a
+ * routine's, the constructs in their bodies, the calls between them), which say so. */
+static json_t *add_lines(json_t *o, const cprof_view *v, json_t *keep)
+{
+    const cprof_profile *p = v->p;
+    bool *in = keep ? cprof_xcalloc(p->nroutines + 1, sizeof *in) : NULL;
+    for (size_t i = 0; keep && i < p->nroutines; i++)
+        in[i] = kept(keep, p->routines[i].name, p->routines[i].file);
+    static const char *const names[] = {"lines", "line_workers"};
+    for (int k = 0; k < 2 && o; k++) {
+        o = add(o, names[k], k ? cprof_section_line_workers(v, NULL, in) : cprof_section_lines(v, NULL, in));
+        if (keep && o) {
+            char *note = cprof_xasprintf("(this page shows the lines of the %d heaviest of %zu "
+                                         "routines, and the calls between them: cprof-report "
+                                         "--csv %s gives them all)", PAGE_ROUTINES, p->nroutines,
+                                         k ? "line-workers" : "lines");
+            json_array_append_new(json_object_get(json_object_get(o, names[k]), "notes"),
+                                  json_string(note));
+            free(note);
+        }
+    }
+    free(in);
+    return o;
+}
+
 /* The text report's sections by their --csv names, then the page's own tables. */
 static char *sections(const cprof_profile *p, json_t **keep)
 {
@@ -187,7 +213,6 @@ static char *sections(const cprof_profile *p, json_t **keep)
             o = add(o, names[i], r[i]);
         free(r);
     }
-    cprof_view_free(&v);
     *keep = NULL;
     if (o && p->nroutines > PAGE_ROUTINES) {
         *keep = heaviest(json_object_get(o, "flat"));
@@ -196,6 +221,8 @@ static char *sections(const cprof_profile *p, json_t **keep)
         json_object_foreach(o, name, t)
             cut_rows(t, name, *keep, p->nroutines);
     }
+    o = add_lines(o, &v, *keep);
+    cprof_view_free(&v);
     return cprof_json_text(o, 0);
 }
 
@@ -212,20 +239,34 @@ static void embed(FILE *f, const char *id, const char *json)
     fputs("</script>\n", f);
 }
 
-char *cprof_report_html(const cprof_profile *p)
+/* The page's sources (docs/html.md): with --embed-sources, each file as found and the
+ * text of those found unchanged; else none, and the page says how to have them. */
+static char *sources(const cprof_profile *p, const cprof_source_opts *o)
+{
+    static const cprof_opts all = {0};
+    cprof_view v;
+    cprof_view_init(&v, p, &all);
+    json_t *files = o ? cprof_source_files(&v, o, true) : json_array();
+    cprof_view_free(&v);
+    return cprof_json_text(json_pack("{s:b, s:o}", "embedded", o != NULL, "files", files), 0);
+}
+
+char *cprof_report_html(const cprof_profile *p, const cprof_source_opts *with)
 {
     json_t *keep;
     char *tables = sections(p, &keep), *page = NULL;
     char *profile = keep ? profile_cut(p, keep) : cprof_report_json(p);
+    char *texts = sources(p, with);
     json_decref(keep);
     size_t size = 0;
-    FILE *f = profile && tables ? open_memstream(&page, &size) : NULL;
+    FILE *f = profile && tables && texts ? open_memstream(&page, &size) : NULL;
     if (f) {
         const char *data = strstr(cprof_page_html, data_mark);
         const char *script = strstr(data, script_mark);
         fwrite(cprof_page_html, 1, (size_t)(data - cprof_page_html), f);
         embed(f, "cprof-profile", profile);
         embed(f, "cprof-sections", tables);
+        embed(f, "cprof-sources", texts);
         data += strlen(data_mark);
         fwrite(data, 1, (size_t)(script - data), f);
         fputs(cprof_page_js, f);
@@ -237,5 +278,6 @@ char *cprof_report_html(const cprof_profile *p)
     }
     free(profile);
     free(tables);
+    free(texts);
     return page;
 }

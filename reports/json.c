@@ -168,15 +168,23 @@ static json_t *routine(const cprof_view *v, size_t i)
 #define ARC_TIME(m, x) time_of((m) || !(x).n, (x).t)
 #define ARC_OUTER(m, x) time_of((m) || !(x).n, cprof_outer(&(x)))
 
+/* A site; its cases in the order S-S, S-C, C-S, C-C, as a path's. */
 static json_t *site(const cprof_prof_site *s, bool m)
 {
-    return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o}", "file", s->file,
-                     "line", (json_int_t)s->line,
+    json_t *calls = json_array(), *time = json_array(), *outer = json_array();
+    for (int k = 0; k < 4; k++) {
+        calls = append(calls, json_integer(s->cases[k].n));
+        time = append(time, ARC_TIME(m, s->cases[k]));
+        outer = append(outer, ARC_OUTER(m, s->cases[k]));
+    }
+    return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
+                     "file", s->file, "line", (json_int_t)s->line,
                      "s_callarc", (json_int_t)s->s.n, "c_callarc", (json_int_t)s->c.n,
                      "s_callarc_t", ARC_TIME(m, s->s), "c_callarc_t", ARC_TIME(m, s->c),
                      "s_nested", (json_int_t)s->s.nested, "c_nested", (json_int_t)s->c.nested,
                      "s_callarc_outer_t", ARC_OUTER(m, s->s),
-                     "c_callarc_outer_t", ARC_OUTER(m, s->c));
+                     "c_callarc_outer_t", ARC_OUTER(m, s->c),
+                     "case_calls", calls, "case_t", time, "case_outer_t", outer);
 }
 
 static json_t *arc(const cprof_view *v, const cprof_prof_arc *a)

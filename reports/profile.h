@@ -73,6 +73,8 @@ typedef struct {
     char *file;
     int64_t line;
     cprof_tally s, c;  /* as in cprof_prof_arc, restricted to this site */
+    cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: s is cases[0], c the others summed */
+    cprof_tally *worker;    /* [nworkers]: all cases on each worker */
 } cprof_prof_site;
 
 #define CPROF_EXTERNAL SIZE_MAX  /* the caller of entries from code cprof did not compile */
@@ -182,6 +184,18 @@ typedef struct {
     int64_t samples, sampled_ns;
 } cprof_prof_sizes_info;
 
+/* A source file the routines and sites name (docs/source.md): by the name the report
+ * gives it (their `file`: gcc's name, or the end of its path that tells two files of
+ * that name apart), where it was and what it held when its units were compiled (the
+ * profile's "sources"), as far as the files say. */
+typedef struct {
+    char *name;
+    char *path;             /* absolute; NULL if no file says */
+    char *hash;             /* format/hash.h's text; NULL if unknown */
+    int64_t bytes;          /* -1 if unknown */
+    char *conflict;         /* NULL, or why the units or files disagree about it */
+} cprof_prof_source;
+
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
     char *name;
@@ -251,6 +265,8 @@ typedef struct {
     cprof_prof_size *path_sizes;     /* by routine, path, then n */
     size_t npath_sizes;
     cprof_prof_sizes_info size_info;
+    cprof_prof_source *sources;      /* by name: every file a routine or site names */
+    size_t nsources;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */

@@ -389,6 +389,41 @@ static int get_trace(struct loader *l, struct raw_file *rf, json_t *obj)
     return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_TRACE);
 }
 
+/* The "sources" section (docs/source.md): per unit, its files. */
+static int get_sources(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->has_sources = true;
+    rf->nunits = json_array_size(arr);
+    rf->units = cprof_xcalloc(rf->nunits, sizeof *rf->units);
+    for (size_t i = 0; i < rf->nunits; i++) {
+        struct raw_unit *u = &rf->units[i];
+        json_t *files;
+        const struct field f[] = {
+            {"unit", JSON_STRING, &u->file, 0},
+            {"files", JSON_ARRAY, &files, 0},
+        };
+        if (get_fields(l, json_array_get(arr, i), f, NELEM(f), "sources[%zu]", i))
+            return -1;
+        u->nfiles = json_array_size(files);
+        u->files = cprof_xcalloc(u->nfiles, sizeof *u->files);
+        for (size_t k = 0; k < u->nfiles; k++) {
+            struct raw_source *x = &u->files[k];
+            const struct field g[] = {
+                {"name", JSON_STRING, &x->name, 0},
+                {"path", JSON_STRING | OPTIONAL, &x->path, 0},
+                {"bytes", JSON_INTEGER, &x->bytes, -1},
+                {"hash", JSON_STRING | OPTIONAL, &x->hash, 0},
+            };
+            if (get_fields(l, json_array_get(files, k), g, NELEM(g), "sources[%zu].files[%zu]", i, k))
+                return -1;
+            if ((x->bytes < 0) != !x->hash)
+                return cprof_fail(l, "invalid profile: sources[%zu].files[%zu] has %s", i, k,
+                                  x->hash ? "a hash but no size" : "a size but no hash");
+        }
+    }
+    return 0;
+}
+
 /* A worker's "resources": per resource, [total or null, samples outside any profiled
  * activation entered sequentially, concurrently]. */
 static int get_worker_resources(struct loader *l, const struct raw_file *rf,
@@ -498,6 +533,9 @@ void cprof_raw_free(struct raw_file *rf)
     free(rf->workers);
     free(rf->sites);
     free(rf->routines);
+    for (size_t i = 0; i < rf->nunits; i++)
+        free(rf->units[i].files);
+    free(rf->units);
     json_decref(rf->root);
 }
 
@@ -535,7 +573,8 @@ static int check_sections(struct loader *l, json_t *sections)
             strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
             strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
             strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
-            strcmp(json_string_value(name), CPROF_SECTION_SIZES))
+            strcmp(json_string_value(name), CPROF_SECTION_SIZES) &&
+            strcmp(json_string_value(name), CPROF_SECTION_SOURCES))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -552,6 +591,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
+    json_t *sources = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -579,6 +619,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"workers", JSON_ARRAY, &workers, 0},
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
+        {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
     };
     const struct field mach[] = {
         {"pus", JSON_INTEGER, &rf->pus, 0},
@@ -604,6 +645,10 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
                           " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
     if (!v2 && json_object_get(rf->root, CPROF_SECTION_JOB))
         return cprof_fail(l, "invalid profile: version 1 has no \"%s\"", CPROF_SECTION_JOB);
+    if (sources && !declared(l, CPROF_SECTION_SOURCES))
+        return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_SOURCES);
+    if (sources && get_sources(l, rf, sources))
+        return -1;
     if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
         return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",
                           (long long)rf->rank, (long long)rf->size);
@@ -624,9 +669,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &r->line, 0},
             {"counted", JSON_TRUE | OPTIONAL, &r->counted, 0},
             {"inlinable", JSON_TRUE | OPTIONAL, &r->inlinable, 0},
+            {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &r->unit, 0},
         };
+        r->unit = -1;
         if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
             return -1;
+        if (r->unit >= (int64_t)rf->nunits)
+            return cprof_fail(l, "invalid profile: routines[%zu]: unit %lld out of range (%zu in"
+                              " \"%s\")", i, (long long)r->unit, rf->nunits, CPROF_SECTION_SOURCES);
     }
 
     rf->nsites = json_array_size(sites);
@@ -639,9 +689,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &s->line, 0},
             {"d", JSON_INTEGER, &s->d, 0},
             {"construct", JSON_STRING | OPTIONAL, &s->construct, 0},
+            {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &s->unit, 0},
         };
+        s->unit = -1;
         if (get_fields(l, json_array_get(sites, i), f, NELEM(f), "sites[%zu]", i))
             return -1;
+        if (s->unit >= (int64_t)rf->nunits)
+            return cprof_fail(l, "invalid profile: sites[%zu]: unit %lld out of range (%zu in"
+                              " \"%s\")", i, (long long)s->unit, rf->nunits, CPROF_SECTION_SOURCES);
         if ((uint64_t)s->caller >= rf->nroutines)
             return cprof_fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
                         " (%zu routines)", i, (long long)s->caller, rf->nroutines);

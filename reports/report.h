@@ -30,6 +30,38 @@ cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per re
  * its figures over the workers, then each on each worker. */
 cprof_table *cprof_section_regions(const cprof_view *v);          /* regview.c */
 cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c */
+/* Construct i's team sizes, as three cells (regview.c): their range (text only), the
+ * smallest and the largest (CSV only); empty for a task. */
+void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i);
+/* The profile by source line (lines.c, docs/source.md): per routine, OpenMP construct
+ * and callee of a call site, at its file and line, its figures; and per worker.  Only
+ * the files k of p->sources with shown[k] (all if shown is NULL), and the rows about
+ * routines i with in[i] (all if in is NULL): a call's caller and callee both. */
+cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown, const bool *in);
+cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown, const bool *in);
+
+/* --source (source.c, docs/source.md): where the sources are looked for now (each
+ * --source-map OLD=NEW substitution of the path they were compiled at, that path, then
+ * under each --source-dir), and the files shown (--source=FILE: those named; all if
+ * none). */
+typedef struct {
+    const char **dirs;
+    size_t ndirs;
+    const char **maps;      /* "OLD=NEW" */
+    size_t nmaps;
+    const char **only;
+    size_t nonly;
+} cprof_source_opts;
+/* 0 if every --source=FILE names a file of p; else -1 and why in err. */
+int cprof_source_check(const cprof_profile *p, const cprof_source_opts *o, char *err,
+                       size_t errlen);
+/* The annotated sources (csv < 0, json false), one of lines and line-workers as CSV
+ * (csv 0, 1), or the document of the files found and both tables' rows (json).
+ * malloc'd, NULL if out of memory. */
+char *cprof_report_source(const cprof_view *v, const cprof_source_opts *o, int csv, bool json);
+/* The files shown, each with where it was found now and whether it changed, and with
+ * text its lines where it did not (the page's embedded sources). */
+struct json_t *cprof_source_files(const cprof_view *v, const cprof_source_opts *o, bool text);
 /* Two more that only the HTML page shows: per routine the calls it made in each case,
  * summed over workers; per routine and worker its concurrent entries. */
 cprof_table *cprof_section_by_case(const cprof_view *v);           /* cases.c */
@@ -157,8 +189,8 @@ struct json_t *cprof_sizes_json(const cprof_profile *p);
 char *cprof_report_dot(const cprof_view *v);
 
 /* --html (html.c): one self-contained page (docs/html.md) carrying the --json document
- * of p and the text report's sections, both forms of every cell; malloc'd, NULL if out
- * of memory. */
-char *cprof_report_html(const cprof_profile *p);
+ * of p and the text report's sections, both forms of every cell, and with embed
+ * (--embed-sources) the sources found unchanged; malloc'd, NULL if out of memory. */
+char *cprof_report_html(const cprof_profile *p, const cprof_source_opts *embed);
 
 #endif

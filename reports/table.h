@@ -62,5 +62,9 @@ void cprof_table_print_csv(FILE *f, const cprof_table *t);
  * an array of cells [text, csv] (null where the column has no such form), a rule row
  * null.  A jansson value, or NULL if out of memory. */
 struct json_t *cprof_table_json(const cprof_table *t);
+/* For tools: the rows (rules left out) as objects keyed by the CSV headers, each value
+ * the CSV's, typed: a string, an integer (counts, ns), a real (percentages, ratios), or
+ * null for an empty cell.  A jansson value, or NULL if out of memory. */
+struct json_t *cprof_table_objects(const cprof_table *t);
 
 #endif

@@ -431,6 +431,11 @@ void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
+/* The units registered, each once, with copies of the files they name (only file,
+ * nsources and sources are set), and the index there of the unit of routine (site 0) or
+ * site id (-1: none known): the profile's "sources".  Under cprof_tables_lock(). */
+int cprof_sources(const struct cprof_unit **units);
+int cprof_unit_of(int site, int id);
 /* Site id's descriptor (or its copy), taking the tables' lock. */
 const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */

@@ -532,7 +532,51 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
         write_section(j, CPROF_SECTION_TRACE);
     if (sizes_kept())
         write_section(j, CPROF_SECTION_SIZES);
+    const struct cprof_unit *units;
+    cprof_tables_lock();
+    if (cprof_sources(&units))
+        write_section(j, CPROF_SECTION_SOURCES);
+    cprof_tables_unlock();
     cprof_json_end(j, ']');
+}
+
+/* The "sources" section: each unit's files as it was compiled (docs/source.md). */
+static void write_sources(struct cprof_json *j)
+{
+    const struct cprof_unit *units;
+    int n = cprof_sources(&units);
+    if (!n)
+        return;
+    cprof_json_key(j, CPROF_SECTION_SOURCES);
+    cprof_json_begin(j, '[');
+    for (int i = 0; i < n; i++) {
+        cprof_json_begin(j, '{');
+        cprof_json_field_string(j, "unit", units[i].file);
+        cprof_json_key(j, "files");
+        cprof_json_begin(j, '[');
+        for (int k = 0; k < units[i].nsources; k++) {
+            const struct cprof_source *f = &units[i].sources[k];
+            cprof_json_begin(j, '{');
+            cprof_json_field_string(j, "name", f->name);
+            if (f->path)
+                cprof_json_field_string(j, "path", f->path);
+            cprof_json_field_int(j, "bytes", f->bytes);
+            if (f->hash)
+                cprof_json_field_string(j, "hash", f->hash);
+            cprof_json_end(j, '}');
+        }
+        cprof_json_end(j, ']');
+        cprof_json_end(j, '}');
+    }
+    cprof_json_end(j, ']');
+}
+
+/* A routine's or site's unit in "sources", if known. */
+static void write_unit_of(struct cprof_json *j, int site, int id)
+{
+    int k = cprof_unit_of(site, id);
+    if (k >= 0)
+        cprof_json_field_int(j, CPROF_SECTION_SOURCES, k);
 }
 
 /* The "resources" section of the header: what CPROF_RESOURCES asked for, and for each
@@ -603,6 +647,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     int nroutines, nsites;
     cprof_tables_lock();
     cprof_tables(&routines, &nroutines, &sites, &nsites);
+    write_sources(j);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     for (int i = 0; i < nroutines; i++) {
@@ -618,6 +663,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
             cprof_json_key(j, "inlinable");
             cprof_json_bool(j, 1);
         }
+        write_unit_of(j, 0, i);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');
@@ -631,6 +677,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
         cprof_json_field_int(j, "d", sites[i]->d);
         if (sites[i]->construct > 0 && sites[i]->construct < CPROF_REGION_NKINDS)
             cprof_json_field_string(j, "construct", cprof_region_kinds[sites[i]->construct]);
+        write_unit_of(j, 1, i);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');

@@ -130,13 +130,40 @@ for s in resources resource-routines resource-paths; do
         "$(diff got.csv want.csv | head -5)" -- bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
 done
 
+# The source view's data (docs/html.md, "The source view"): the source lines' tables,
+# as --csv gives them; the texts only with --embed-sources.
+embedded cprof-sources > sources.json
+for s in lines line-workers; do
+    "$bin/cprof-report" --csv $s p.out | tr -d '\r' | sed 1d > want.csv
+    jq -r --arg s "${s/-/_}" '.[$s] as $t | $t.rows[] | select(. != null) |
+        [range(0; $t.columns | length) as $i | select($t.columns[$i].key != null) | .[$i][1]] |
+        join(",")' sections.json > got.csv 2> jq.err
+    check "the page's $s table holds --csv $s's values" "$(indent jq.err)" "$(diff got.csv want.csv | head -5)" -- \
+        bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
+done
+expect_jq "without --embed-sources: no source text in the page, and it says so" sources.json \
+    '[.embedded, (.files | length)]' '[false, 0]'
+check "without --embed-sources: not a line of html.c in the page" -- \
+    bash -c '! grep -q "reduction(+:s)" page.html'
+"$bin/cprof-report" --html --embed-sources p.out > embed.html 2> err.txt; st=$?
+sed -n '/^<script type="application\/json" id="cprof-sources">$/,/^<\/script>$/p' embed.html |
+    sed '1d;$d' > embed-sources.json
+jq -c '[.embedded, (.files | map(.file)), .files[0].status, .files[0].found]' embed-sources.json > got.txt
+jq -r '.files[0].text[]' embed-sources.json > got-text.txt
+check "--embed-sources: html.c embedded, found unchanged where it was compiled, its text line for line" \
+    "$(cat got.txt)" "$(diff got-text.txt html.c | head -3)" -- \
+    bash -c '[ "$(cat got.txt)" = "[true,[\"html.c\"],\"unchanged\",\"$PWD/html.c\"]" ] && cmp -s got-text.txt html.c'
+check "--embed-sources: still self-contained, '<' in the sources written \\u003c" "status $st" "$(indent err.txt)" -- \
+    bash -c "[ $st = 0 ] && ! grep -qiE 'https?://|src=|<link|@import|url\\(' embed.html &&
+        grep -qF '#include \\u003cstdio.h>' embed.html"
+
 # A name that would end the script element, were '<' not escaped.
 jq '.routines[0].file = "x</script><b>.c"' p.out > odd.out
 "$bin/cprof-report" --html odd.out > odd.html
 check "a file named x</script><b>.c: written \\u003c/script>, the page still one document" \
     "$(grep -o '.\{20\}x.\{0,6\}/script.\{20\}' odd.html | head -2)" -- \
     bash -c '! grep -q "</script><b>" odd.html && grep -q "x\\\\u003c/script>\\\\u003cb>.c" odd.html &&
-        [ "$(grep -c "^</script>\$" odd.html)" = 3 ]'
+        [ "$(grep -c "^</script>\$" odd.html)" = 4 ]'
 
 # ---- bad input, usage, and a write that fails ----
 "$bin/cprof-report" --html missing.out > out.txt 2> err.txt; st=$?
@@ -177,6 +204,10 @@ browser_checks=(
     "chromium: a flame graph, main's box and work's under it among at most one box per context"
     "chromium: a screenshot (PNG, 1280 px wide, drawn)"
     "chromium: a click on c calls sorts the flat profile by it, largest first, ties in the text report's order"
+    "chromium: the source view without the texts: html.c's figures by line, each --source's"
+    "chromium: the source view with --embed-sources: html.c line for line, shaded where it costs, its figures --source's"
+    "chromium: hover on work's call of inner (line 9): S-C 24, and 12 calls on each worker"
+    "chromium: a click on a call site (main -> work, html.c:16, in the arcs) opens the source view at that line"
 )
 if [ -z "$browser" ]; then
     for c in "${browser_checks[@]}"; do skip "$c" "chromium is not installed (make deps)"; done
@@ -268,4 +299,39 @@ got=$(table flat-table | cells c_calls | paste -sd' ')
 want=$("$bin/cprof-report" --csv flat p.out | tr -d '\r' | sed 1d | sort -t, -k7,7nr -s |
        awk -F, '{ printf "%s%s|%s", (NR > 1 ? " " : ""), $10, $7 }')
 check "${browser_checks[10]}" "page: $got" "want: $want" -- test -n "$want" -a "$got" = "$want"
+
+# The source view: its figures against the text of --source (tests/lib/source_dom.py
+# puts both in one form): 8 figures at 7 lines (leaf, inner and its call of leaf, work,
+# its parallel loop and its call of inner, main and its call of work).
+"$bin/cprof-report" --source p.out > source.txt
+python3 "$root/tests/lib/source_dom.py" --text source.txt > want.txt
+chrome --dump-dom "file://$tmp/page.html" > dom-plain.html
+python3 "$root/tests/lib/source_dom.py" dom-plain.html > got.txt
+check "${browser_checks[11]}" "$(diff got.txt want.txt | head -6)" -- \
+    bash -c '[ "$(wc -l < want.txt)" = 8 ] && cmp -s got.txt want.txt &&
+        [ "$(tr "\n" " " < dom-plain.html | grep -o "<table class=\"source-table\"><tbody>.*" | sed "s#</table>.*##" |
+             grep -o "<tr data-line=" | wc -l)" = 7 ] && grep -q "id=\"source-status\">This page holds no source text" dom-plain.html'
+chrome --dump-dom "file://$tmp/embed.html" > dom-embed.html
+python3 "$root/tests/lib/source_dom.py" dom-embed.html > got.txt
+tr '\n' ' ' < dom-embed.html | grep -o '<table class="source-table"><tbody>.*' | sed 's#</table>.*##' |
+    sed 's#<tr #\n<tr #g' | grep '^<tr data-line=' > rows.txt
+# Each row: its number, its code cell's text (entities decoded), shaded or not.
+python3 -c 'import html, re, sys
+for r in open(sys.argv[1]):
+    m = re.match(r"<tr data-line=\"(\d+)\"[^>]*><td class=\"ln\">\d+</td><td class=\"code\" style=\"([^\"]*)\">([^<]*)</td>", r)
+    print(m.group(1), "shaded" if m.group(2) else "plain", html.unescape(m.group(3)), sep="|")' rows.txt > code.txt
+check "${browser_checks[12]}" "$(diff got.txt want.txt | head -4)" "$(diff <(cut -d'|' -f3- code.txt) html.c | head -4)" -- \
+    bash -c 'cmp -s got.txt want.txt && cmp -s <(cut -d"|" -f3- code.txt) html.c &&
+        [ "$(grep -c "|shaded|" code.txt)" = 7 ] && grep -q "^9|shaded|        s += inner(i);$" code.txt &&
+        grep -q "^8|plain|" code.txt'
+python3 "$root/tests/lib/source_dom.py" --hover dom-embed.html | grep '^9|inner|' > hover.txt
+check "${browser_checks[13]}" "$(cat hover.txt)" -- \
+    bash -c 'grep -q "S-C 24 (" hover.txt && grep -q "\\\\nworker 0: 12 calls, " hover.txt &&
+        grep -q "\\\\nworker 1: 12 calls, " hover.txt'
+sed 's#^</body>$#<script>[...document.querySelectorAll("\#routine-body a.src")].find((a) => a.textContent === "html.c:16").click()</script></body>#' \
+    embed.html > clicked.html
+chrome --dump-dom "file://$tmp/clicked.html" | tr '\n' ' ' > dom.html
+check "${browser_checks[14]}" "$(grep -o '<tr data-line="16"[^>]*>' dom.html)" -- \
+    bash -c 'grep -q "<tr data-line=\"16\" class=\"has hit\">" dom.html &&
+        [ "$(grep -o "class=\"[a-z ]*hit\"" dom.html | wc -l)" = 1 ]'
 finish

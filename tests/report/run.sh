@@ -271,6 +271,9 @@ check "consistency.sh fails: wall inclusive above the arcs' sequential time" doc
 check "consistency.sh fails: an arc's outer time above elapsed x workers" doctored \
     '(.arcs[] | select(.caller == "main" and .callee == "fib")).c_callarc_outer_t = 1e15' \
     'arc main -> fib: outer time'
+check "consistency.sh fails: a site's calls by case that do not add up to its s and c calls" doctored \
+    '(.arcs[] | select(.caller == "main" and .callee == "fib")).sites[0].case_calls[1] += 1' \
+    'site .* of main -> fib: calls by case'
 
 # The rules of times not measured and of the calling contexts' worker times (7, 8) on a
 # profile that has them (a counted routine, a region opener, recursive tasks).
