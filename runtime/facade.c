@@ -666,13 +666,16 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_no
     struct cprof_frame *f = w->top;
     if (f == w->stack_end)
         return 0;
-    if (n)
-        n->count[kase]++;
+    /* Past the node limit n is its parent's <other>: counted in the record, as a call
+     * is (open_context), and the calls made in the body hang from that <other>. */
+    struct cprof_node *own = n && n->key ? n : 0;
+    if (own)
+        own->count[kase]++;
     else
         c->key.count[kase]++;
     w->top = f + 1;
     cprof_signal_fence();
-    f->slot = n ? &n->time[kase] : &c->key.time[kase];
+    f->slot = own ? &own->time[kase] : &c->key.time[kase];
     f->ctx = n ? n->canon : w->root;
     cprof_pending.context = f->ctx;
     f->side = &c->own.side[kase & 1];    /* in an active team: concurrent, as its calls */

@@ -419,8 +419,9 @@ void cprof_facade_stop(int stopped);
 extern int cprof_stopped;
 
 /* A parallel region's or a task's body on this worker (omp.c): a frame that times it in
- * context n (null: no context, counted in the record), case kase, so that the calls
- * made in the body hang from n.  It is not an activation: what nests in it counts for
+ * context n (null: no context; an <other> node: past the node limit; either way
+ * counted in the record), case kase, so that the calls made in the body hang from n
+ * (the root without a context).  It is not an activation: what nests in it counts for
  * the frame below, as if it were not there, and its time is the body's.  Null if the
  * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
  * it, which returns the body frame's time and what nested directly in it. */
