@@ -496,5 +496,8 @@ int main(int argc, char **argv)
         error_line(msg);
         return 1;
     }
+    if (cprof_sums_clamped())
+        error_line("warning: a sum of counts or times passed 2^63-1 and is printed as "
+                   "9223372036854775807: a figure that shows it is not exact");
     return 0;
 }
