@@ -91,6 +91,9 @@ int64_t cprof_resource_total(const cprof_profile *p, size_t w, size_t r);
 /* A cell with an amount of x: a time (ms in the text form) if its unit is ns, else a
  * count. */
 void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t amount);
+/* A cell with the unit those amounts are printed in: ms in the text form of a time (ns
+ * in CSV), else x's. */
+void cprof_cell_resource_unit(cprof_table *t, const cprof_prof_resource *x);
 /* CPU time over a time, in % (a routine's cpu/wall, a worker's utilisation); NAN without
  * a CPU time (negative: no counter) or a time; and as a cell, empty then. */
 double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns);
