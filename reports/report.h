@@ -52,9 +52,10 @@ char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief);
 
 /* --diff (diff.c): what changed per routine from before to after (files paths), as
  * text (both sections), one section as CSV (csv >= 0), or JSON; sorted by the change
- * of before->o->sort.  malloc'd, NULL if out of memory. */
+ * of before->o->sort.  malloc'd, NULL if out of memory.  *warning: a line to say
+ * (malloc'd) when the profiles look like two programs', else null. */
 char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
-                        const char *const paths[2], int csv, bool json);
+                        const char *const paths[2], int csv, bool json, char **warning);
 /* The index of the --diff section named name (summary, routines) for csv, or -1. */
 int cprof_diff_section(const char *name);
 

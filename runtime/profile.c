@@ -36,7 +36,7 @@ static int exiting, written;
 static int final;
 
 /* The profile of the whole run, once, with the activations still open closed now. */
-static void write_final(void)
+void cprof_write_final(void)
 {
     if (__atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST))
         return;
@@ -54,13 +54,13 @@ static void at_exit(void)
 {
     __atomic_store_n(&exiting, 1, __ATOMIC_SEQ_CST);
     if (!cprof_units_loaded())
-        write_final();
+        cprof_write_final();
 }
 
 void cprof_last_unit_gone(void)
 {
     if (__atomic_load_n(&exiting, __ATOMIC_SEQ_CST))
-        write_final();
+        cprof_write_final();
 }
 
 void cprof_runtime_start(void)
@@ -78,7 +78,7 @@ void cprof_runtime_start(void)
     atexit(at_exit);
     /* quick_exit() runs no destructor; handlers run in reverse order of registration,
      * so the program's own, registered later, run before this one. */
-    at_quick_exit(write_final);
+    at_quick_exit(cprof_write_final);
     cprof_control_start();      /* after the cost was measured on the running facade */
 }
 
