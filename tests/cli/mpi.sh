@@ -169,6 +169,13 @@ if command -v cmake > /dev/null; then
 else
     nok "${names[9]}" "cmake is not installed (make deps)"
 fi
+# mpi_pair NAME: NAME/NAME.c built by mpicc around cprof-cc, run as 2 ranks of 1 thread
+# in NAME (cc.log, run.log there).
+mpi_pair() {
+    (cd "$1" && OMPI_CC="$bin/cprof-cc" mpicc -O2 "$1.c" -o "$1" > cc.log 2>&1 &&
+        OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
+            -np 2 "./$1" > run.log 2>&1)
+}
 # Rank 0 computes 300 ms before the reduction, rank 1 goes straight to it: rank 1's
 # wait is MPI_Allreduce's time (a leaf routine under mpicc), not step's own.
 cd "$tmp" && mkdir wait && cat > wait/wait.c <<'EOF2'
@@ -207,9 +214,7 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF2
-(cd wait && OMPI_CC="$bin/cprof-cc" mpicc -O2 wait.c -o wait > cc.log 2>&1 &&
-    OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
-        -np 2 ./wait > run.log 2>&1)
+mpi_pair wait
 "$bin/cprof-report" --json wait/cprof.1.out > w1.json 2> w1.err
 # step's inclusive time on rank 1 is its wait; MPI_Allreduce holds at least 80% of it
 # (99% here: the margin is for a loaded machine preempting rank 1 around the call).
@@ -241,9 +246,7 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF2
-(cd abort && OMPI_CC="$bin/cprof-cc" mpicc -O2 abort.c -o abort > cc.log 2>&1 &&
-    OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
-        -np 2 ./abort > run.log 2>&1)
+mpi_pair abort
 "$bin/cprof-report" --json abort/cprof.1.out > a1.json 2> a1.err
 expect_jq "${names[11]}: rank 1's profile: MPI_Abort called once, from fail; fail and main once" a1.json \
     '[r("MPI_Abort").s_caller, [arc("fail"; "MPI_Abort") | .s_callarc], r("fail").s_caller, r("main").s_caller]' \
