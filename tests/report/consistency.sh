@@ -21,7 +21,11 @@
 #      activations ran in those bodies, or recursion nested a body in another of the
 #      same construct on one worker, which its context counts twice).  For a profile whose routines rows have
 #      team time (an older writer's have none), or a --json document where some
-#      routine has team time (a document does not tell which).
+#      routine has team time (a document does not tell which);
+#   7. a profile with calling contexts: the context a call is in is its arc's caller's
+#      (the routine or user region whose context is its parent, through a region's or
+#      task's body): a call's arc and its context never name two callers.  Calls of a
+#      counted routine (no context of its own) and under <other> are left out.
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
 # record of recursion: its outer times are the paper's (docs/profile-format.md), so the
 # arcs' checks (2 for arcs, 4) are left out for it.
@@ -91,7 +95,20 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
    | group_by(.k) | map({(.[0].k): {t: (map(.t) | add), rows: (map(.rows) | add)}}) | add // {}) as $teams |
   (.routines[] | ($teams["\(.name)@\(.file)"] // {t: 0, rows: 0}) as $p |
     select((.team_inclusive_worker_t // 0) - $p.t > $nw + $p.rows) |
-    "\(.name) (\(.file)): team time \(.team_inclusive_worker_t // 0) > \($p.t), its <parallel> contexts' time on the members of their teams"))
+    "\(.name) (\(.file)): team time \(.team_inclusive_worker_t // 0) > \($p.t), its <parallel> contexts' time on the members of their teams")),
+(select(.paths) |
+  ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
+  ([.arcs[] | . as $a | .sites[] | {k: "\(.file):\(.line):\($a.callee)@\($a.callee_file)",
+     v: "\($a.caller)@\($a.caller_file)"}] | group_by(.k) | map({(.[0].k): map(.v)}) | add // {}) as $callers |
+  (.paths | map({(.id | tostring): .}) | add // {}) as $byid |
+  def owner($n): if $n == null or ($n.routine | IN("<parallel>", "<task>") | not) then $n
+                 elif $n.parent == null then null else owner($byid[$n.parent | tostring]) end;
+  .paths[] | select(.site != null and .parent != null and (.routine | IN("<other>", "<parallel>", "<task>") | not)) |
+  owner($byid[.parent | tostring]) as $o | select($o != null and $o.routine != "<other>") |
+  ($callers["\(.site.file):\(.site.line):\(.routine)@\(.file)"] // []) as $c |
+  select(($c | length) > 0 and ($c | index("\($o.routine)@\($o.file)")) == null and
+         ([$c[] | IN($counted[])] | any | not)) |
+  "call paths: the call of \(.routine) at \(.site.file):\(.site.line) is in \($o.routine)'s context, its arc's caller is \($c | join(" or "))")
 EOF
 
 # The flat profile as printed (--csv flat): the %time column adds up to at most 100
