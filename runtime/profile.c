@@ -210,8 +210,8 @@ static void found(struct target *t, const char *path)
     struct stat st;
     snprintf(t->path, sizeof t->path, "%s", path);
     t->existed = stat(path, &st) == 0;
-    t->dev = st.st_dev;
-    t->ino = st.st_ino;
+    if (t->existed)
+        t->dev = st.st_dev, t->ino = st.st_ino;
 }
 
 static void remember(int which, const char *path)
