@@ -454,7 +454,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    char *text = NULL;
+    char *text = NULL, *warning = NULL;
     int rc = 0;
     /* The sections of ranks exist in a job's profile only: an empty CSV would look like
      * a job without routines. */
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
         if (diff) {
             cprof_view_init(&v[1], &p[1], &o);
             const char *const names[2] = {lo.paths[0], lo.paths[1]};
-            text = cprof_report_diff(&v[0], &v[1], names, csv, json);
+            text = cprof_report_diff(&v[0], &v[1], names, csv, json, &warning);
             cprof_view_free(&v[1]);
         } else if (paths) {
             /* --root, --callers: the same section over the contexts derived for NAME. */
@@ -578,5 +578,11 @@ int main(int argc, char **argv)
         error_line(msg);
         return 1;
     }
+    if (warning)
+        error_line(warning);
+    free(warning);
+    if (cprof_sums_clamped())
+        error_line("warning: a sum of counts or times passed 2^63-1 and is printed as "
+                   "9223372036854775807: a figure that shows it is not exact");
     return 0;
 }

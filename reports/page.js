@@ -223,9 +223,10 @@ function draw() {
   if (P.cut)
     $("summary-body").prepend(el("p", {className: "note", id: "cut", textContent:
       "This page shows the " + P.cut.routines_shown + " heaviest of the profile's " +
-      P.cut.routines + " routines (by worker self time) and their rows in every table; " +
-      "the summary and the per-worker tables are whole.  cprof-report's text, --csv and " +
-      "--json outputs have everything."}));
+      P.cut.routines + " routines (by worker self time), their rows in every table and the " +
+      "heaviest arcs into and out of them; the summary and the per-worker tables are whole, " +
+      "and each table says what it left out.  cprof-report's text, --csv and --json outputs " +
+      "have everything."}));
 
   // ---- flat profile ----
 
@@ -339,6 +340,18 @@ function draw() {
     else arcList[arcList.length - 1].sites.push(row);
   }
 
+  // On a cut page, the arcs into (side 0) and out of (1) a routine that it left out.
+  const leftOut = new Map(((P.cut && P.cut.arcs_left_out) || []).map((x) => [key(x[0], x[1]), x]));
+  // Its arcs (list) into or out of routine r, and a note for those left out.
+  function arcsOf(r, side, list, end, efile, what) {
+    const x = leftOut.get(key(r.name, r.file));
+    const n = x ? x[side + 2] : 0;
+    const note = n > 0 ? el("p", {className: "note", textContent: "(" + n + " arcs " +
+      (side ? "out of" : "into") + " it are not on this page, each lighter than the page's: " +
+      "cprof-report --csv arcs gives them all)"}) : null;
+    return [list.length || !note ? arcTable(list, end, efile, what) : null, note];
+  }
+
   // An arc table: the other end's name, then the arc's numbers and site(s).
   function arcTable(list, end, efile, what) {
     if (!list.length) return el("p", {className: "empty", textContent: "(none)"});
@@ -448,8 +461,8 @@ function draw() {
         d ? sourceLink(d.file, d.line, d.file + ":" + d.line) : ""), ...badges(r)),
       figures,
       el("div", {className: "scroll"}, graph(r, into, out)),
-      el("h4", {textContent: "Called by"}), arcTable(into, A.caller, A.cfile, "caller"),
-      el("h4", {textContent: "Calls"}), arcTable(out, A.callee, A.efile, "callee"),
+      el("h4", {textContent: "Called by"}), ...arcsOf(r, 0, into, A.caller, A.cfile, "caller"),
+      el("h4", {textContent: "Calls"}), ...arcsOf(r, 1, out, A.callee, A.efile, "callee"),
       el("h4", {textContent: "Calls it made, by case (summed over workers)"}),
       el("div", {className: "halves"}, cases, matrix),
       workers ? el("h4", {textContent: "Its concurrent entries per worker"}) : null, workers);

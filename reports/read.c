@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* What is read from a file that is not a regular one (a pipe, a device), at most: one
+ * that does not end (/dev/zero, a stream) must not take all memory. */
+#define STREAM_MAX ((size_t)1 << 30)
 
 static char *read_whole(struct loader *l, size_t *len)
 {
@@ -16,16 +21,26 @@ static char *read_whole(struct loader *l, size_t *len)
         cprof_fail(l, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    struct stat st;
+    int stream = fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode);
     size_t cap = 1 << 16, n = 0, got;
     char *buf = cprof_xcalloc(cap, 1);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    const char *cut = NULL;
+    while (!cut && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        /* No JSON text holds a NUL byte: a device of them is no profile. */
+        if (stream && memchr(buf + n, 0, got))
+            cut = "a NUL byte";
         n += got;
-        if (n == cap)
+        if (stream && n > STREAM_MAX)
+            cut = "more than 1 GiB";
+        else if (n == cap)
             buf = cprof_xrealloc(buf, cap *= 2);
     }
-    int rd_errno = ferror(f) ? errno : 0;
+    int rd_errno = !cut && ferror(f) ? errno : 0;
     fclose(f);
-    if (rd_errno)
+    if (cut)
+        cprof_fail(l, "not a profile: a pipe or a device that gave %s (read no further)", cut);
+    else if (rd_errno)
         cprof_fail(l, "cannot read: %s", strerror(rd_errno));
     else if (n == 0)
         cprof_fail(l, "empty file");

@@ -84,9 +84,10 @@ char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief);
 
 /* --diff (diff.c): what changed per routine from before to after (files paths), as
  * text (both sections), one section as CSV (csv >= 0), or JSON; sorted by the change
- * of before->o->sort.  malloc'd, NULL if out of memory. */
+ * of before->o->sort.  malloc'd, NULL if out of memory.  *warning: a line to say
+ * (malloc'd) when the profiles look like two programs', else null. */
 char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
-                        const char *const paths[2], int csv, bool json);
+                        const char *const paths[2], int csv, bool json, char **warning);
 /* The index of the --diff section named name (summary, routines) for csv, or -1. */
 int cprof_diff_section(const char *name);
 
@@ -128,6 +129,9 @@ int64_t cprof_resource_total(const cprof_profile *p, size_t w, size_t r);
 /* A cell with an amount of x: a time (ms in the text form) if its unit is ns, else a
  * count. */
 void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t amount);
+/* A cell with the unit those amounts are printed in: ms in the text form of a time (ns
+ * in CSV), else x's. */
+void cprof_cell_resource_unit(cprof_table *t, const cprof_prof_resource *x);
 /* CPU time over a time, in % (a routine's cpu/wall, a worker's utilisation); NAN without
  * a CPU time (negative: no counter) or a time; and as a cell, empty then. */
 double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns);

@@ -68,6 +68,14 @@ void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t a
         cprof_cell_int(t, amount);
 }
 
+void cprof_cell_resource_unit(cprof_table *t, const cprof_prof_resource *x)
+{
+    if (!strcmp(x->unit, "ns"))
+        cprof_cell_str2(t, "ms", "ns");     /* as cprof_cell_time prints it */
+    else
+        cprof_cell_str(t, x->unit);
+}
+
 double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns)
 {
     return cpu_ns >= 0 && time_ns > 0 ? 100.0 * (double)cpu_ns / (double)time_ns : NAN;

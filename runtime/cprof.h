@@ -222,6 +222,10 @@ void cprof_region_opened(struct cprof_frame *frame);
 /* The cleanup of the variable that a #pragma cprof region's line declares: the region's
  * end, however its statement is left. */
 void cprof_region_cleanup(int *unused);
+/* Before a call that ends the process from outside (MPI_Abort: the launcher kills the
+ * ranks), once its own activation is open: the run's profile, as at exit (every open
+ * activation closed now), written once. */
+void cprof_write_final(void);
 void *cprof_setjmp_mark(void *env);
 void *cprof_longjmp_unwind(void *env);
 

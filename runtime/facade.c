@@ -19,6 +19,7 @@
  * cprof_enter; everything else branches off it.  docs/performance.md counts its
  * instructions.
  */
+#include <limits.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
 
 /* CPROF_PATHS=0: no calling contexts (chosen at start-up with the facade). */
 int cprof_paths_on = 1;
+int cprof_paths_max = 100000;
 
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
@@ -610,11 +612,14 @@ void cprof_facade_select(void)
         [CPROF_CLOCK_MONOTONIC] = { { enter_monotonic_flat_traced, leave_monotonic_traced },
                                     { enter_monotonic_traced, leave_monotonic_traced } },
     };
-    const char *paths = getenv("CPROF_PATHS");
-    cprof_paths_on = !(paths && !strcmp(paths, "0"));
+    static const char *const off_on[] = { "0", "1", 0 };
+    cprof_paths_on = cprof_setting_word("CPROF_PATHS", off_on, 1, "calling contexts are kept");
+    unsigned long long max = (unsigned long long)cprof_paths_max;
+    if (cprof_paths_on && cprof_setting_number("CPROF_PATHS_MAX", 1, INT_MAX - 1, &max,
+                                               "100000 contexts per worker") == 0)
+        cprof_paths_max = (int)max;
     trace_on = cprof_trace_start();
-    const char *debug = getenv("CPROF_DEBUG");
-    if (debug && *debug && strcmp(debug, "0"))
+    if (cprof_setting_word("CPROF_DEBUG", off_on, 0, "the invariants are not checked"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
         cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][cprof_paths_on];
@@ -672,13 +677,16 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_no
     struct cprof_frame *f = w->top;
     if (f == w->stack_end)
         return 0;
-    if (n)
-        n->count[kase]++;
+    /* Past the node limit n is its parent's <other>: counted in the record, as a call
+     * is (open_context), and the calls made in the body hang from that <other>. */
+    struct cprof_node *own = n && n->key ? n : 0;
+    if (own)
+        own->count[kase]++;
     else
         c->key.count[kase]++;
     w->top = f + 1;
     cprof_signal_fence();
-    f->slot = n ? &n->time[kase] : &c->key.time[kase];
+    f->slot = own ? &own->time[kase] : &c->key.time[kase];
     f->ctx = n ? n->canon : w->root;
     cprof_pending.context = f->ctx;
     f->side = &c->own.side[kase & 1];    /* in an active team: concurrent, as its calls */

@@ -38,6 +38,18 @@ uint64_t cprof_elapsed_ns(void);       /* since start, or the last reset */
 void cprof_clock_reset(void);           /* elapsed and the start time from now */
 const char *cprof_clock_name(void);
 
+/* ---- settings.c: CPROF_ variables that take a word or a number ---- */
+
+/* The index of the word (a null-terminated list) that variable name is set to; unset or
+ * empty: fallback; any other value: fallback, after one line on stderr that lists the
+ * words and says what is done instead (meaning). */
+int cprof_setting_word(const char *name, const char *const *words, int fallback,
+                       const char *meaning);
+/* Variable name as a whole number in [min, max] into *out: 0 (*out kept if unset or
+ * empty), or -1 after one line on stderr ending with meaning (*out kept). */
+int cprof_setting_number(const char *name, unsigned long long min, unsigned long long max,
+                         unsigned long long *out, const char *meaning);
+
 /* ---- memory.c: the runtime's memory, never the program's malloc ---- */
 
 /* Zeroed, 64-byte aligned; freed with the size it was asked with. */
@@ -412,13 +424,12 @@ struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame 
 /* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
 void cprof_trace_new(struct cprof_worker *w);
 void cprof_trace_free(struct cprof_worker *w);
-/* Writes the trace file for the profile written to `profile` (a regular file or not),
- * its path into path, with the profile's ns per tick: 0, or -1 after one line on
- * stderr.  *bytes: its size. */
-int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
-                      double npt, uint64_t *bytes);
-/* The profile's "trace" section (the file at path), and a worker's. */
-void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes);
+/* Writes the trace file at path (profile.c names it), with the profile's ns per tick: 0,
+ * or -1 after one line on stderr.  *bytes: its size. */
+int cprof_trace_write(const char *path, double npt, uint64_t *bytes);
+/* The profile's "trace" section (the file at path, named by its base name if beside
+ * the profile), and a worker's. */
+void cprof_trace_describe(struct cprof_json *j, const char *path, int beside, uint64_t bytes);
 void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
@@ -451,8 +462,9 @@ void cprof_facade_stop(int stopped);
 extern int cprof_stopped;
 
 /* A parallel region's or a task's body on this worker (omp.c): a frame that times it in
- * context n (null: no context, counted in the record), case kase, so that the calls
- * made in the body hang from n.  It is not an activation: for the routines, what nests
+ * context n (null: no context; an <other> node: past the node limit; either way
+ * counted in the record), case kase, so that the calls made in the body hang from n
+ * (the root without a context).  It is not an activation: for the routines, what nests
  * in it counts for the frame below, as if it were not there, and its time is the
  * body's; for the contexts, its self time is n's, not that of the frame below's.  Null if the
  * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
@@ -466,6 +478,7 @@ struct cprof_body_nest {
 };
 struct cprof_body_nest cprof_body_close(struct cprof_worker *w, struct cprof_frame *f);
 extern int cprof_paths_on;
+extern int cprof_paths_max;         /* contexts per worker (CPROF_PATHS_MAX) */
 /* Of the d innermost nesting levels, how many are active (more than one thread). */
 int cprof_active_levels_within(int d);
 
@@ -505,6 +518,8 @@ int cprof_sizes_kept(void) __attribute__((weak));
 void cprof_sizes_write_header(struct cprof_json *j) __attribute__((weak));
 void cprof_sizes_write_worker(struct cprof_json *j, struct cprof_worker *w, double npt)
     __attribute__((weak));
+/* cprof_reset(): the tuples and the header's counts from now on. */
+void cprof_sizes_reset(void) __attribute__((weak));
 /* libcalls.c: a library call's read (write 0) or write of size bytes at a. */
 void cprof_sizes_access(const void *a, size_t size, int write);
 

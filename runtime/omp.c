@@ -196,11 +196,8 @@ static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_wo
         c->key.count[kase]++;
     } else {
         struct cprof_node *n = 0;
-        if (cprof_paths_on) {
+        if (cprof_paths_on)
             n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
-            if (!n->key)
-                n = 0;      /* <other> */
-        }
         b->frame = cprof_body_open(w, c, n, kase, sp);
         if (!b->frame)
             c->key.count[kase]++;

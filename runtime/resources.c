@@ -149,7 +149,14 @@ static int parse(const char *spec)
         return -1;
     }
     strcpy(buf, spec);
-    for (char *save, *item = strtok_r(buf, ",", &save); item; item = strtok_r(0, ",", &save)) {
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        if (!*item) {
+            fprintf(stderr, "cprof: CPROF_RESOURCES=%s has an empty item; none measured\n", spec);
+            return -1;
+        }
         char *colon = strchr(item, ':');
         if (colon)
             *colon = 0;

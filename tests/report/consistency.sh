@@ -54,6 +54,10 @@
 #      docs/report-json.md) add up to its s and c figures, S-S being s, and its outer
 #      times by case to at least its s and c outer times (each case's is clamped at 0
 #      alone); with calling contexts, each site's calls per case are its contexts'.
+#  15. a profile with calling contexts: the context a call is in is its arc's caller's
+#      (the routine or user region whose context is its parent, through a region's or
+#      task's body): a call's arc and its context never name two callers.  Calls of a
+#      counted routine (no context of its own) and under <other> are left out.
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
 # record of recursion: its outer times are the paper's (docs/profile-format.md), so the
 # arcs' checks (2 for arcs, 4) are left out for it.
@@ -174,7 +178,20 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   (if $all + $tol < $flat and (any(.paths[]; .routine == "<other>") | not) then
      "call paths: self times add up to \($all) < the flat profile's \($flat)" else empty end),
   (if $all - $task > $flat + $tol then
-     "call paths: self times add up to \($all), above the flat profile's \($flat) by more than the <task> contexts' \($task)" else empty end))
+     "call paths: self times add up to \($all), above the flat profile's \($flat) by more than the <task> contexts' \($task)" else empty end)),
+(select(.paths) |
+  ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
+  ([.arcs[] | . as $a | .sites[] | {k: "\(.file):\(.line):\($a.callee)@\($a.callee_file)",
+     v: "\($a.caller)@\($a.caller_file)"}] | group_by(.k) | map({(.[0].k): map(.v)}) | add // {}) as $callers |
+  (.paths | map({(.id | tostring): .}) | add // {}) as $byid |
+  def owner($n): if $n == null or ($n.routine | IN("<parallel>", "<task>") | not) then $n
+                 elif $n.parent == null then null else owner($byid[$n.parent | tostring]) end;
+  .paths[] | select(.site != null and .parent != null and (.routine | IN("<other>", "<parallel>", "<task>") | not)) |
+  owner($byid[.parent | tostring]) as $o | select($o != null and $o.routine != "<other>") |
+  ($callers["\(.site.file):\(.site.line):\(.routine)@\(.file)"] // []) as $c |
+  select(($c | length) > 0 and ($c | index("\($o.routine)@\($o.file)")) == null and
+         ([$c[] | IN($counted[])] | any | not)) |
+  "call paths: the call of \(.routine) at \(.site.file):\(.site.line) is in \($o.routine)'s context, its arc's caller is \($c | join(" or "))")
 EOF
 
 # Checks 9 to 13: the profile's other outputs, against its --json document.  Arguments:

@@ -160,6 +160,21 @@ check "bad: newline in a key stays on one line" bad "$(variant newline-key '.sit
 sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/overflow.json"
 check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
     "counts or times overflow 64 bits when summed" "$fx/basic.json"
+# A sum the views make (a routine's sequential and concurrent calls, every routine's
+# calls) past 2^63-1, from counts that each fit: printed as 2^63-1 and said in one
+# warning line, exit 0, in every output; no warning where no sum passes it.
+sed 's/\[2, 1, 300, 3, 1500,/[2, 9223372036854775807, 300, 3, 1500,/' "$fx/basic.json" >"$tmp/clamp.json"
+clamped() {
+    run "$@" "$tmp/clamp.json"
+    [ "$rc" = 0 ] && grep -q 9223372036854775807 "$tmp/out" && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+        grep -q '^cprof-report: warning: a sum of counts or times passed 2^63-1' "$tmp/err"
+}
+for how in "" "--csv flat" "--csv callgraph" --dot --html; do
+    check "a sum past 2^63-1 (leaf's calls): printed clamped and said in one line: ${how:-text}" clamped $how
+done
+check "no sum past 2^63-1: no warning" eval 'run "$fx/basic.json"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
+check "--json, whose figures each fit (leaf's s_caller 2^63-1 exact): no warning" \
+    eval 'run --json "$tmp/clamp.json"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
 
 # The workers' rows are read from the text (reports/rows.c) where they are arrays of
 # plain integers, and by jansson otherwise: what is read, and what a bad file is told,
