@@ -177,7 +177,8 @@ static int get_rows(struct loader *l, json_t *arr, const struct raw_table *flat,
     *rows = cprof_xcalloc(*nrows, sizeof **rows);
     for (size_t i = 0; i < *nrows; i++) {
         json_t *row = flat ? NULL : json_array_get(arr, i);
-        const int64_t *fv = flat ? flat->v + flat->start[i] : NULL;
+        /* A table of empty rows has no values at all (v null). */
+        const int64_t *fv = flat && flat->v ? flat->v + flat->start[i] : NULL;
         size_t n = flat ? flat->start[i + 1] - flat->start[i] : json_array_size(row);
         if ((!flat && !json_is_array(row)) || (n != lay->nfile && n != lay->nold))
             return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
