@@ -19,6 +19,12 @@
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
+/* "topology" (docs/placement.md), a key of "machine": the machine's packages, NUMA
+ * nodes, PUs and caches as hwloc sees them, or why they are unknown; "placement", a key
+ * of the header (the launch's binding settings) and of each worker (the PUs it ran on,
+ * for how long, its moves). */
+#define CPROF_SECTION_TOPOLOGY "topology"
+#define CPROF_SECTION_PLACEMENT "placement"
 /* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
  * size, the shadow memory's, the column names) and of each worker: one row per
  * routine, calling context and read memory size, of these columns (the sums of squares
