@@ -421,6 +421,14 @@ char *cprof_report_json(const cprof_profile *p)
         doc = NULL;
     } else if (!doc)
         json_decref(res);
+    /* Where the workers ran (docs/placement.md). */
+    if (doc && p->nprocesses) {
+        json_t *placement = cprof_placement_json(p);
+        if (!placement || json_object_set_new(doc, "placement", placement)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
     /* Input-sensitive profiles (docs/input-size.md). */
     if (doc && p->size_info.cell) {
         json_t *sizes = cprof_sizes_json(p);

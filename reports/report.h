@@ -30,6 +30,22 @@ cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per re
  * its figures over the workers, then each on each worker. */
 cprof_table *cprof_section_regions(const cprof_view *v);          /* regview.c */
 cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c */
+/* Placement (placeview.c, docs/placement.md), NULL without it (but with csv): each
+ * worker's PUs, the flags a user can act on, each process's binding settings, each
+ * host's machine. */
+cprof_table *cprof_section_placement(const cprof_view *v);
+cprof_table *cprof_section_placement_flags(const cprof_view *v);
+cprof_table *cprof_section_binding(const cprof_view *v);
+cprof_table *cprof_section_machine(const cprof_view *v);
+/* Worker w's main PU (where it was placed longest), that PU's core (hwloc's logical
+ * index), package and NUMA node (-1: unknown), and its moves; false if the profile has
+ * no placement for it. */
+typedef struct {
+    int64_t pu, core, package, node, moves;
+} cprof_where;
+bool cprof_worker_where(const cprof_profile *p, size_t w, cprof_where *out);
+/* --json's "placement" (docs/report-json.md): NULL without placement. */
+struct json_t *cprof_placement_json(const cprof_profile *p);
 /* Two more that only the HTML page shows: per routine the calls it made in each case,
  * summed over workers; per routine and worker its concurrent entries. */
 cprof_table *cprof_section_by_case(const cprof_view *v);           /* cases.c */

@@ -273,13 +273,12 @@ int cprof_placement_main_pu(const struct cprof_worker *w)
     return best;
 }
 
+/* The PUs of mask, under key; nothing if it is unknown. */
 static void write_mask(struct cprof_json *j, const char *key, const unsigned char *mask)
 {
-    cprof_json_key(j, key);
-    if (!mask) {
-        cprof_json_null(j);
+    if (!mask)
         return;
-    }
+    cprof_json_key(j, key);
     cprof_json_begin(j, '[');
     for (size_t i = 0; i < mask_bytes * 8; i++)
         if (mask[i / 8] >> (i % 8) & 1)
