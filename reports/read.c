@@ -570,9 +570,9 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &rf->placement, 0},
     };
     const struct field mach[] = {
-        {"pus", JSON_INTEGER, &rf->pus, 0},
-        {"cores", JSON_INTEGER, &rf->cores, 0},
-        {"packages", JSON_INTEGER, &rf->packages, 0},
+        {"pus", JSON_INTEGER, &rf->pus, -1},      /* -1: unknown */
+        {"cores", JSON_INTEGER, &rf->cores, -1},
+        {"packages", JSON_INTEGER, &rf->packages, -1},
         {CPROF_SECTION_TOPOLOGY, JSON_OBJECT | OPTIONAL, &rf->topology, 0},
     };
     /* The sections first: their keys pass get_fields (version 2 only). */

@@ -4,11 +4,14 @@
  * hwloc takes its memory from malloc, and a profiled program must keep the heap and
  * the behaviour it has without cprof.  So hwloc is never loaded here: the first
  * profile written runs cprof-topology (format/topology.h), whose reply is read from a
- * pipe and kept for the later ones.  It is started with clone(CLONE_VM | CLONE_VFORK)
- * and no exit signal, as posix_spawn starts a child but without its SIGCHLD: the
- * program's handlers, its atfork handlers and its wait() never see it, and nothing of
- * it is allocated.  The child inherits no descriptor but the pipe and /dev/null, and
- * every signal stays blocked until the helper runs (it unblocks them itself).
+ * pipe and kept for the later ones.  It runs as a grandchild, so that its end is never
+ * the program's SIGCHLD (a child that execs gets that exit signal whatever it was
+ * made with): the runtime's thread makes a child with clone(CLONE_VM | CLONE_VFORK)
+ * and no exit signal, which makes the helper's process the same way posix_spawn would,
+ * and ends.  The program's handlers, its atfork handlers and its wait() see neither,
+ * nothing is allocated, and the helper inherits no descriptor but the pipe and
+ * /dev/null, and every signal blocked (it unblocks them itself).  Its exit status goes
+ * to whoever adopts it (init): the reply is complete, or it failed.
  * If the helper is missing, fails or takes longer than HELPER_SECONDS, the profile says
  * why where the topology would be, and the machine's counts are -1. */
 #define _GNU_SOURCE
@@ -41,14 +44,17 @@ static int cores, packages;
 
 struct child {
     int out, null;
-    int err;                            /* errno of a failed exec, written by the child */
+    int err;                            /* errno of a failed clone or exec */
+    pid_t helper;
 };
 
 extern char **environ;
+static char stacks[2][32 << 10] __attribute__((aligned(64)));
 
-/* In the child, on its own stack and the parent's memory (the parent waits): system
- * calls only.  errno is the parent thread's, which the caller saves. */
-static int child_main(void *arg)
+/* The helper's process, on its own stack and the program's memory (its parent waits
+ * until it has exec'd): system calls only.  errno is the waiting thread's, which the
+ * runtime saves. */
+static int exec_helper(void *arg)
 {
     struct child *c = arg;
     if (c->out == 1)
@@ -63,6 +69,17 @@ static int child_main(void *arg)
 failed:
     c->err = errno;
     _exit(127);
+}
+
+/* The runtime's child: starts the helper, and ends without a signal. */
+static int start_helper(void *arg)
+{
+    struct child *c = arg;
+    c->helper = clone(exec_helper, stacks[1] + sizeof stacks[1], CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      c);
+    if (c->helper < 0)
+        c->err = errno;
+    _exit(0);
 }
 
 /* Reads the reply into reply (reply_size bytes); 0, or -1 with error said. */
@@ -115,38 +132,26 @@ static int run_helper(void)
                  strerror(errno));
         return -1;
     }
-    struct child c = { fds[1], open("/dev/null", O_WRONLY | O_CLOEXEC), 0 };
-    static char stack[64 << 10] __attribute__((aligned(64)));
+    struct child c = { fds[1], open("/dev/null", O_WRONLY | O_CLOEXEC), 0, -1 };
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK, &c);
-    int clone_err = errno;
+    pid_t pid = clone(start_helper, stacks[0] + sizeof stacks[0], CLONE_VM | CLONE_VFORK, &c);
+    if (pid < 0)
+        c.err = errno;
+    else
+        while (waitpid(pid, 0, __WALL) < 0 && errno == EINTR)
+            ;
     pthread_sigmask(SIG_SETMASK, &old, 0);
     close(fds[1]);
     if (c.null >= 0)
         close(c.null);
     int rc = -1;
-    if (pid < 0)
-        snprintf(error, sizeof error, "cannot start %s: %s", CPROF_TOPOLOGY, strerror(clone_err));
-    else if (c.err)
+    if (c.err)
         snprintf(error, sizeof error, "cannot run %s: %s", CPROF_TOPOLOGY, strerror(c.err));
-    else
-        rc = read_reply(fds[0]);
+    else if ((rc = read_reply(fds[0])) != 0)
+        kill(c.helper, SIGKILL);        /* still running: it holds the pipe */
     close(fds[0]);
-    if (pid < 0)
-        return -1;
-    int status = 0;
-    if (rc != 0)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
-        ;
-    if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        snprintf(error, sizeof error, "%s failed (%s %d)", CPROF_TOPOLOGY,
-                 WIFEXITED(status) ? "exit status" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-        rc = -1;
-    }
     return rc;
 }
 
@@ -154,6 +159,10 @@ static int run_helper(void)
 static int check_reply(void)
 {
     const struct cprof_topology_head *h = (const void *)reply;
+    if (reply_size == 0) {
+        snprintf(error, sizeof error, "%s ended without a reply", CPROF_TOPOLOGY);
+        return -1;
+    }
     if (reply_size < sizeof *h || h->magic != CPROF_TOPOLOGY_MAGIC ||
         h->version != CPROF_TOPOLOGY_VERSION || h->bytes != reply_size) {
         snprintf(error, sizeof error, "%s replied what this runtime cannot read (%zu bytes)",
