@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 /* A pair sharing less than this share of the run is not flagged (--json lists it). */
@@ -571,6 +572,15 @@ cprof_table *cprof_section_placement_flags(const cprof_view *v)
     return t;
 }
 
+/* The "migrations" resource (CPROF_RESOURCES=migrations), if the profile measured it. */
+static ssize_t migrations(const cprof_profile *p)
+{
+    for (size_t r = 0; r < p->nresources; r++)
+        if (!strcmp(p->resources[r].name, "migrations") && p->resources[r].available)
+            return (ssize_t)r;
+    return -1;
+}
+
 static const char placement_explain[] =
     "Where each worker ran (docs/placement.md).  allowed: its affinity mask as it\n"
     "started (the PUs the OS may run it on); pus: the PUs it was placed on, each with its\n"
@@ -581,6 +591,10 @@ static const char placement_explain[] =
     "end, after barriers, at tasks, CPU samples, and by the thread that wrote the profile);\n"
     "placed: the time from one observation to the next, except a team member's time\n"
     "between regions (it waited for work), in ms and as a share of the run.\n";
+/* With CPROF_RESOURCES=migrations. */
+static const char migrations_explain[] =
+    "migrations: the kernel's count of the worker's migrations (the migrations resource),\n"
+    "which also sees the moves between two observations, and those of its waits.\n";
 
 static const cprof_column placement_cols[] = {
     {"rank", "rank", false},
@@ -594,6 +608,7 @@ static const cprof_column placement_cols[] = {
     {"package", "package", false},
     {"node", "node", false},
     {"moves", "moves", false},
+    {"migrations", "kernel_migrations", false},
     {"observed", "observations", false},
     {"placed", "placed_ns", false},
     {"%run", "pct_run", false},
@@ -638,8 +653,15 @@ cprof_table *cprof_section_placement(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
     bool job = p->nranks > 0;
-    cprof_table *t = new_table(v, "Placement", placement_explain, placement_cols + 2 * !job,
-                               NELEM(placement_cols) - 2 * !job);
+    ssize_t mig = migrations(p);
+    cprof_column cols[NELEM(placement_cols)];
+    size_t ncols = 0;
+    for (size_t i = 0; i < NELEM(placement_cols); i++)
+        if ((job || i >= 2) && (mig >= 0 || strcmp(placement_cols[i].key, "kernel_migrations")))
+            cols[ncols++] = placement_cols[i];
+    char *explain = cprof_xasprintf("%s%s", placement_explain, mig >= 0 ? migrations_explain : "");
+    cprof_table *t = new_table(v, "Placement", explain, cols, ncols);
+    free(explain);
     if (!t || !p->nprocesses)
         return t;
     for (size_t w = 0; w < p->nworkers; w++) {
@@ -663,6 +685,10 @@ cprof_table *cprof_section_placement(const cprof_view *v)
         cprof_cell_int(t, at.package);
         cprof_cell_int(t, at.node);
         cprof_cell_int(t, x->moves);
+        if (mig >= 0 && cprof_resource_total(p, w, (size_t)mig) >= 0)
+            cprof_cell_int(t, cprof_resource_total(p, w, (size_t)mig));
+        else if (mig >= 0)
+            cprof_cell_empty(t);
         cprof_cell_int(t, x->observations);
         cprof_cell_time(t, x->placed_ns);
         cprof_cell_pct(t, pct(x->placed_ns, p->processes[x->process].span_ns));
@@ -975,6 +1001,17 @@ static json_t *worker_json(const cprof_profile *p, size_t w)
                      "pct_run", pct(x->placed_ns, p->processes[x->process].span_ns));
 }
 
+/* Worker w's, with the kernel's count of its migrations where the profile has it. */
+static json_t *worker_json_all(const cprof_profile *p, size_t w)
+{
+    json_t *o = worker_json(p, w);
+    ssize_t mig = migrations(p);
+    if (o && mig >= 0 && cprof_resource_total(p, w, (size_t)mig) >= 0)
+        json_object_set_new(o, "kernel_migrations",
+                            json_integer((json_int_t)cprof_resource_total(p, w, (size_t)mig)));
+    return o;
+}
+
 json_t *cprof_placement_json(const cprof_profile *p)
 {
     if (!p->nprocesses)
@@ -987,7 +1024,7 @@ json_t *cprof_placement_json(const cprof_profile *p)
         json_array_append_new(processes, process_json(p, &p->processes[i]));
     for (size_t w = 0; w < p->nworkers; w++)
         if (placed(p, w))
-            json_array_append_new(workers, worker_json(p, w));
+            json_array_append_new(workers, worker_json_all(p, w));
     pairs ps = sharing(p);
     for (size_t i = 0; i < ps.n; i++) {
         const pair *x = &ps.pairs[i];

@@ -15,8 +15,8 @@
  * the same memory however long it runs.
  *
  * Only the owner records, and a signal handler on its thread skips an observation that
- * interrupts one (busy) or that would need the worker's lock; the profile writer reads
- * under the lock, which the owner takes when it merges bins or grows its PU list. */
+ * interrupts one (busy); the profile writer reads under the worker's lock, which the
+ * owner takes to merge its bins or grow its PU list (a handler only tries it). */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <sched.h>
@@ -170,20 +170,12 @@ static int has_room(const struct cprof_place *p, int pu)
     return p->npus < p->pus_cap;
 }
 
-/* pus[cur] becomes pu's, the list grown if need be. */
-static void select_pu(struct cprof_worker *w, int pu)
+/* pus[cur] becomes pu's (the list has room). */
+static void select_pu(struct cprof_place *p, int pu)
 {
-    struct cprof_place *p = w->place;
     int i = 0;
     while (i < p->npus && p->pus[i].pu != pu)
         i++;
-    if (i == p->pus_cap) {
-        pthread_mutex_lock(&w->lock);
-        p->pus = cprof_realloc(p->pus, (size_t)p->pus_cap * sizeof *p->pus,
-                               (size_t)p->pus_cap * 2 * sizeof *p->pus);
-        p->pus_cap *= 2;
-        pthread_mutex_unlock(&w->lock);
-    }
     if (i == p->npus) {
         p->pus[i].pu = pu;
         p->npus++;
@@ -191,8 +183,29 @@ static void select_pu(struct cprof_worker *w, int pu)
     p->cur = i;
 }
 
-/* From a signal handler, an observation that would take the worker's lock (which the
- * interrupted code may hold) is left to the next one. */
+/* Under the worker's lock, which the writer takes to read them: its bins merged to
+ * shift s, its PU list grown.  A signal handler only tries the lock (the code it
+ * interrupted may hold it) and leaves the observation to the next one if it is taken. */
+static int make_room(struct cprof_worker *w, int s, int pu, int from_signal)
+{
+    struct cprof_place *p = w->place;
+    if (s == p->shift && has_room(p, pu))
+        return 0;
+    if (from_signal ? pthread_mutex_trylock(&w->lock) != 0 : pthread_mutex_lock(&w->lock) != 0)
+        return -1;
+    if (s != p->shift) {
+        coarsen(p->bins, p->shift, s);
+        p->shift = s;
+    }
+    if (!has_room(p, pu)) {
+        p->pus = cprof_realloc(p->pus, (size_t)p->pus_cap * sizeof *p->pus,
+                               (size_t)p->pus_cap * 2 * sizeof *p->pus);
+        p->pus_cap *= 2;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return 0;
+}
+
 static void observe(struct cprof_worker *w, int idle, int from_signal)
 {
     struct cprof_place *p = w->place;
@@ -202,19 +215,12 @@ static void observe(struct cprof_worker *w, int idle, int from_signal)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     int pu = sched_getcpu();
     uint64_t t = now_ns();
-    int s = cover(t);
-    if (pu < 0 || (from_signal && (s != p->shift || !has_room(p, pu))))
+    if (pu < 0 || make_room(w, cover(t), pu, from_signal) != 0)
         goto out;
-    if (s != p->shift) {
-        pthread_mutex_lock(&w->lock);
-        coarsen(p->bins, p->shift, s);
-        p->shift = s;
-        pthread_mutex_unlock(&w->lock);
-    }
     if (!p->idle)
         place(p, p->last, t);
     if (pu != p->pu) {
-        select_pu(w, pu);
+        select_pu(p, pu);
         p->moves++;
         p->pu = pu;
     }

@@ -56,7 +56,12 @@ static void pin(int pu)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2 && !strcmp(argv[1], "repin")) {
+    if (argc > 2 && !strcmp(argv[1], "seq")) {
+        /* No region: only the CPU samples see the move. */
+        spin(100);
+        pin(atoi(argv[2]));
+        spin(100);
+    } else if (argc > 2 && !strcmp(argv[1], "repin")) {
         /* The initial thread moves to PU argv[2]; the team's other thread stays. */
         team(3, 20);
         pin(atoi(argv[2]));
@@ -252,6 +257,25 @@ if [ "$B" -ge 0 ]; then
 else
     for c in "re-pinned: the move" "re-pinned: main PUs" "re-pinned: flags" "re-pinned: sharing" \
              "re-pinned: flags agree" "re-pinned: per-thread" "re-pinned: trace names"; do
+        skip "$c" "this process may run on one core only"
+    done
+fi
+
+# ---- a sequential program re-pinned: seen by the CPU samples, or at the write ----
+if [ "$B" -ge 0 ]; then
+    run seq OMP_NUM_THREADS=2 -- taskset -c "$A" ./place seq "$B"
+    expect_jq "sequential, no samples: observed as it was made and at the write, the move seen then, B's time 0" seq.json \
+        '[.placement.workers[] | [.observations, .moves, [.pus[] | [.pu, .ns > 0]]]]' "[[2, 1, [[$A, true], [$B, false]]]]"
+    run samples OMP_NUM_THREADS=2 CPROF_RESOURCES=cpu:1000000 -- taskset -c "$A" ./place seq "$B"
+    if jq -e '.resources[0].available' samples.out > /dev/null 2>&1; then
+        expect_jq "sequential, CPU samples every ms: more observations, the move seen by one, time on both PUs" samples.json \
+            '[.placement.workers[] | [.observations > 20, .moves, [.pus[] | [.pu, .ns > 50000000]]]]' \
+            "[[true, 1, [[$A, true], [$B, true]]]]"
+    else
+        skip "sequential, CPU samples: the move seen by a sample" "perf_event_open refused here"
+    fi
+else
+    for c in "sequential, no samples" "sequential, CPU samples"; do
         skip "$c" "this process may run on one core only"
     done
 fi
