@@ -404,9 +404,9 @@ void cprof_placement_sample(struct cprof_worker *w);
 /* The PU w was placed on longest. */
 int cprof_placement_main_pu(const struct cprof_worker *w);
 /* The header's "placement" (the writing thread observed first), and worker w's (w->lock
- * held). */
-void cprof_placement_write(struct cprof_json *j);
-void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w);
+ * held), with the profile's ns per tick. */
+void cprof_placement_write(struct cprof_json *j, double npt);
+void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w, double npt);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 

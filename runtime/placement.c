@@ -10,7 +10,7 @@
  * a move.  Per worker, each PU's placed time is exact to the observations; for seeing
  * which workers shared a PU or a core at the same time, its placed time is also kept in
  * BINS bins of the run, each holding the PU the worker was on longest in it (as far as
- * its longest stretch there tells).  The bins are 2^16 ns wide at first and double
+ * its longest stretch there tells).  The bins are 2^16 ticks wide at first and double
  * (two merged into one) whenever the run outgrows them, so a worker's placement takes
  * the same memory however long it runs.
  *
@@ -26,20 +26,21 @@
 #include "internal.h"
 
 enum { BINS = 256, BIN0_SHIFT = 16, MASK_MAX = 1 << 16 };
+_Static_assert(BINS == 1 << 8, "cover() takes BINS for 2^8");
 
 struct bin {
     int32_t pu;
-    uint64_t ns;
+    uint64_t ticks;
 };
 
 struct pu_time {
     int32_t pu;
-    uint64_t ns;
+    uint64_t ticks;
 };
 
 struct cprof_place {
-    uint64_t first, last;       /* ns since the start: the first and last observation */
-    uint64_t observations, moves, placed;
+    uint64_t first, last;       /* ticks since the start: the first and last observation */
+    uint64_t observations, moves;
     int pu;                     /* at the last observation */
     int idle;                   /* the last observation began a wait for work */
     volatile int busy;          /* an observation is being recorded */
@@ -50,7 +51,7 @@ struct cprof_place {
     struct bin bins[BINS];
 };
 
-static uint64_t origin_mono, origin_unix;
+static uint64_t origin, origin_unix;   /* ticks and wall-clock ns at the start */
 static int shift;               /* the widest bins yet: only grows */
 static size_t mask_bytes;       /* an affinity mask as the kernel takes it */
 static unsigned char *process_mask;
@@ -66,9 +67,16 @@ static int env_set[NENV];
 static int proc_bind, nplaces;
 static int *place_procs, *place_ids;   /* place i: its PU count, then its PUs in order */
 
-static uint64_t now_ns(void)
+/* Times are kept in the clock's ticks (clock.c: the time-stamp counter, or ns), and
+ * made ns as the profile is written; the count-only mode reads CLOCK_MONOTONIC here. */
+static uint64_t now(void)
 {
-    return cprof_monotonic_ns() - origin_mono;
+    return (cprof_clock == CPROF_CLOCK_NONE ? cprof_monotonic_ns() : cprof_ticks()) - origin;
+}
+
+static uint64_t ns_of(uint64_t ticks, double npt)
+{
+    return (uint64_t)((double)ticks * npt + 0.5);
 }
 
 void cprof_placement_start(void)
@@ -76,7 +84,7 @@ void cprof_placement_start(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     origin_unix = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    origin_mono = cprof_monotonic_ns();
+    origin = cprof_clock == CPROF_CLOCK_NONE ? cprof_monotonic_ns() : cprof_ticks();
     for (size_t i = 0; i < NENV; i++) {
         const char *v = getenv(env_names[i]);
         if ((env_set[i] = v != 0)) {
@@ -109,12 +117,12 @@ void cprof_placement_start(void)
     }
 }
 
-/* The bin width's shift that holds t, the shared one raised to it. */
+/* The bin width's shift that holds t (BINS bins: t >> (BIN0_SHIFT + shift) < 2^8), the
+ * shared one raised to it. */
 static int cover(uint64_t t)
 {
-    int s = __atomic_load_n(&shift, __ATOMIC_RELAXED), want = 0;
-    while (want < 40 && t >> (BIN0_SHIFT + want) >= BINS)
-        want++;
+    uint64_t high = t >> (BIN0_SHIFT + 8);
+    int s = __atomic_load_n(&shift, __ATOMIC_RELAXED), want = high ? 64 - __builtin_clzll(high) : 0;
     while (want > s && !__atomic_compare_exchange_n(&shift, &s, want, 1, __ATOMIC_RELAXED,
                                                     __ATOMIC_RELAXED))
         ;
@@ -124,12 +132,12 @@ static int cover(uint64_t t)
 /* Time b into a bin: a bin keeps one PU, the one of its longest stretch. */
 static void merge_bin(struct bin *into, struct bin b)
 {
-    if (!b.ns)
+    if (!b.ticks)
         return;
-    if (!into->ns || into->pu == b.pu) {
+    if (!into->ticks || into->pu == b.pu) {
         into->pu = b.pu;
-        into->ns += b.ns;
-    } else if (b.ns > into->ns) {
+        into->ticks += b.ticks;
+    } else if (b.ticks > into->ticks) {
         *into = b;
     }
 }
@@ -152,8 +160,7 @@ static void place(struct cprof_place *p, uint64_t t0, uint64_t t1)
 {
     if (t1 <= t0)
         return;
-    p->pus[p->cur].ns += t1 - t0;
-    p->placed += t1 - t0;
+    p->pus[p->cur].ticks += t1 - t0;
     int sh = BIN0_SHIFT + p->shift;
     for (uint64_t b = t0 >> sh; b <= (t1 - 1) >> sh && b < BINS; b++) {
         uint64_t lo = b << sh > t0 ? b << sh : t0, hi = (b + 1) << sh < t1 ? (b + 1) << sh : t1;
@@ -189,7 +196,7 @@ static void select_pu(struct cprof_place *p, int pu)
 static int make_room(struct cprof_worker *w, int s, int pu, int from_signal)
 {
     struct cprof_place *p = w->place;
-    if (s == p->shift && has_room(p, pu))
+    if (s == p->shift && (pu == p->pu || has_room(p, pu)))
         return 0;
     if (from_signal ? pthread_mutex_trylock(&w->lock) != 0 : pthread_mutex_lock(&w->lock) != 0)
         return -1;
@@ -214,7 +221,7 @@ static void observe(struct cprof_worker *w, int idle, int from_signal)
     p->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     int pu = sched_getcpu();
-    uint64_t t = now_ns();
+    uint64_t t = now();
     if (pu < 0 || make_room(w, cover(t), pu, from_signal) != 0)
         goto out;
     if (!p->idle)
@@ -255,7 +262,7 @@ void cprof_placement_new(struct cprof_worker *w)
         }
     }
     p->pu = sched_getcpu();
-    p->first = p->last = now_ns();
+    p->first = p->last = now();
     p->shift = cover(p->first);
     p->observations = 1;
     p->npus = 1;
@@ -272,8 +279,8 @@ int cprof_placement_main_pu(const struct cprof_worker *w)
     int best = p->pu;
     uint64_t most = 0;
     for (int i = 0; i < p->npus; i++)
-        if (p->pus[i].ns > most) {
-            most = p->pus[i].ns;
+        if (p->pus[i].ticks > most) {
+            most = p->pus[i].ticks;
             best = p->pus[i].pu;
         }
     return best;
@@ -292,7 +299,7 @@ static void write_mask(struct cprof_json *j, const char *key, const unsigned cha
     cprof_json_end(j, ']');
 }
 
-void cprof_placement_write(struct cprof_json *j)
+void cprof_placement_write(struct cprof_json *j, double npt)
 {
     static const char *const binds[] = { "false", "true", "primary", "close", "spread" };
     /* The writing thread is where it is now. */
@@ -301,7 +308,7 @@ void cprof_placement_write(struct cprof_json *j)
     cprof_json_key(j, CPROF_SECTION_PLACEMENT);
     cprof_json_begin(j, '{');
     cprof_json_field_uint(j, "start_unix_ns", origin_unix);
-    cprof_json_field_uint(j, "span_ns", now_ns());
+    cprof_json_field_uint(j, "span_ns", ns_of(now(), npt));
     cprof_json_field_int(j, "bins", BINS);
     cprof_json_key(j, "env");
     cprof_json_begin(j, '{');
@@ -325,7 +332,7 @@ void cprof_placement_write(struct cprof_json *j)
 }
 
 /* With w->lock held. */
-void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w)
+void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w, double npt)
 {
     const struct cprof_place *p = w->place;
     if (!p)
@@ -333,29 +340,33 @@ void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worke
     cprof_json_key(j, CPROF_SECTION_PLACEMENT);
     cprof_json_begin(j, '{');
     write_mask(j, "affinity", p->mask);
-    cprof_json_field_uint(j, "first_ns", p->first);
-    cprof_json_field_uint(j, "last_ns", p->last);
+    cprof_json_field_uint(j, "first_ns", ns_of(p->first, npt));
+    cprof_json_field_uint(j, "last_ns", ns_of(p->last, npt));
     cprof_json_field_uint(j, "observations", p->observations);
     cprof_json_field_uint(j, "moves", p->moves);
-    cprof_json_field_uint(j, "placed_ns", p->placed);
+    /* The sum of the PUs' times as written, so that the two agree to the ns. */
+    uint64_t placed = 0;
+    for (int i = 0; i < p->npus; i++)
+        placed += ns_of(p->pus[i].ticks, npt);
+    cprof_json_field_uint(j, "placed_ns", placed);
     cprof_json_key(j, "pus");
     cprof_json_begin(j, '[');
     for (int i = 0; i < p->npus; i++) {
         cprof_json_begin(j, '[');
         cprof_json_int(j, p->pus[i].pu);
-        cprof_json_uint(j, p->pus[i].ns);
+        cprof_json_uint(j, ns_of(p->pus[i].ticks, npt));
         cprof_json_end(j, ']');
     }
     cprof_json_end(j, ']');
-    cprof_json_field_uint(j, "bin_ns", 1ull << (BIN0_SHIFT + p->shift));
+    cprof_json_field_uint(j, "bin_ns", ns_of(1ull << (BIN0_SHIFT + p->shift), npt));
     cprof_json_key(j, "bins");
     cprof_json_begin(j, '[');
     for (int b = 0; b < BINS; b++)
-        if (p->bins[b].ns) {
+        if (p->bins[b].ticks) {
             cprof_json_begin(j, '[');
             cprof_json_int(j, b);
             cprof_json_int(j, p->bins[b].pu);
-            cprof_json_uint(j, p->bins[b].ns);
+            cprof_json_uint(j, ns_of(p->bins[b].ticks, npt));
             cprof_json_end(j, ']');
         }
     cprof_json_end(j, ']');

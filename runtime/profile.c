@@ -382,7 +382,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
     int pu = cprof_placement_main_pu(w);
     cprof_json_field_int(j, "pu", pu);
     cprof_json_field_int(j, "core", cprof_topology_core_of(pu));
-    cprof_placement_write_worker(j, w);
+    cprof_placement_write_worker(j, w, npt);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
@@ -590,7 +590,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     if (sizes_kept())
         cprof_sizes_write_header(j);
     cprof_topology_write(j);
-    cprof_placement_write(j);
+    cprof_placement_write(j, npt);
 
     struct cprof_routine **routines;
     struct cprof_site **sites;

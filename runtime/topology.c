@@ -149,7 +149,7 @@ static int run_helper(void)
     int rc = -1;
     if (c.err)
         snprintf(error, sizeof error, "cannot run %s: %s", CPROF_TOPOLOGY, strerror(c.err));
-    else if ((rc = read_reply(fds[0])) != 0)
+    else if ((rc = read_reply(fds[0])) != 0 && c.helper > 0)
         kill(c.helper, SIGKILL);        /* still running: it holds the pipe */
     close(fds[0]);
     return rc;
