@@ -206,7 +206,7 @@ static int get_worker(struct loader *l, cprof_prof_placement *w, json_t *o, size
         {"moves", JSON_INTEGER, &w->moves, 0},
         {"placed_ns", JSON_INTEGER, &w->placed_ns, 0},
         {"pus", JSON_ARRAY, &pus, 0},
-        {"bin_ns", JSON_INTEGER, &w->bin_ns, 1},
+        {"bin_ns", JSON_REAL, &w->bin_ns, 1},
         {"bins", JSON_ARRAY, &bins, 0},
     };
     if (cprof_get_fields(l, o, f, NELEM(f), where))
@@ -233,7 +233,7 @@ static int get_worker(struct loader *l, cprof_prof_placement *w, json_t *o, size
                           " placed_ns, first_ns <= last_ns, fewer moves than observations)",
                           where);
     for (size_t i = 0; i < w->nbins; i++)
-        if (w->bins[i][1] >= PU_LIMIT || w->bins[i][2] > w->bin_ns ||
+        if (w->bins[i][1] >= PU_LIMIT || (double)w->bins[i][2] > w->bin_ns + 1 ||
             (i && w->bins[i][0] <= w->bins[i - 1][0]))
             return cprof_fail(l, "invalid profile: %s.bins[%zu] is out of order or range", where, i);
     return 0;

@@ -199,7 +199,8 @@ static void share_on(const cprof_profile *p, size_t mi, pairs *ps)
 {
     const cprof_prof_machine *m = &p->machines[mi];
     size_t *ws = cprof_xcalloc(p->nworkers + 1, sizeof *ws), nw = 0;
-    int64_t origin = INT64_MAX, end = 0, width = 1;
+    int64_t origin = INT64_MAX, end = 0;
+    double width = 1;
     for (size_t w = 0; w < p->nworkers; w++) {
         if (!placed(p, w) || p->processes[p->placement[w].process].machine != mi)
             continue;
@@ -212,20 +213,24 @@ static void share_on(const cprof_profile *p, size_t mi, pairs *ps)
         if (p->placement[w].bin_ns > width)
             width = p->placement[w].bin_ns;
     }
-    size_t nbins = nw > 1 && end > origin ? (size_t)((end - origin) / width) + 2 : 0;
+    size_t nbins = nw > 1 && end > origin ? (size_t)((double)(end - origin) / width) + 2 : 0;
     int64_t *gpu = cprof_xcalloc(nbins * nw + 1, sizeof *gpu);
     int64_t *gns = cprof_xcalloc(nbins * nw + 1, sizeof *gns);
     for (size_t i = 0; i < nw && nbins; i++) {
         const cprof_prof_placement *x = &p->placement[ws[i]];
-        int64_t start = p->processes[x->process].start_unix_ns - origin;
+        double start = (double)(p->processes[x->process].start_unix_ns - origin);
         for (size_t k = 0; k < x->nbins; k++) {
-            int64_t t0 = start + x->bins[k][0] * x->bin_ns, t1 = t0 + x->bin_ns;
-            for (int64_t g = t0 / width; g * width < t1 && (size_t)g < nbins; g++) {
-                int64_t lo = t0 > g * width ? t0 : g * width;
-                int64_t hi = t1 < (g + 1) * width ? t1 : (g + 1) * width;
+            /* Bins of one process line up exactly: their widths are 2^k of one unit. */
+            double t0 = start + (double)x->bins[k][0] * x->bin_ns, t1 = t0 + x->bin_ns;
+            for (size_t g = (size_t)(t0 / width); (double)g * width < t1 && g < nbins; g++) {
+                double lo = t0 > (double)g * width ? t0 : (double)g * width;
+                double hi = t1 < (double)(g + 1) * width ? t1 : (double)(g + 1) * width;
+                if (hi <= lo)
+                    continue;
                 /* The bin's time in proportion to its part in this one. */
-                int64_t ns = (int64_t)((double)x->bins[k][2] * (double)(hi - lo) / (double)x->bin_ns + 0.5);
-                into_grid(&gpu[(size_t)g * nw + i], &gns[(size_t)g * nw + i], x->bins[k][1], ns);
+                int64_t ns = hi - lo == x->bin_ns ? x->bins[k][2]
+                           : (int64_t)((double)x->bins[k][2] * (hi - lo) / x->bin_ns + 0.5);
+                into_grid(&gpu[g * nw + i], &gns[g * nw + i], x->bins[k][1], ns);
             }
         }
     }

@@ -230,7 +230,8 @@ typedef struct {
     size_t process;
     bool has_affinity;
     cprof_pu_set affinity;
-    int64_t first_ns, last_ns, observations, moves, placed_ns, bin_ns;
+    int64_t first_ns, last_ns, observations, moves, placed_ns;
+    double bin_ns;
     int64_t (*pus)[2];
     size_t npus;
     int64_t (*bins)[3];

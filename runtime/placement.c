@@ -358,7 +358,8 @@ void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worke
         cprof_json_end(j, ']');
     }
     cprof_json_end(j, ']');
-    cprof_json_field_uint(j, "bin_ns", ns_of(1ull << (BIN0_SHIFT + p->shift), npt));
+    /* A real: the bins of workers of different widths line up exactly (2^k npt). */
+    cprof_json_field_real(j, "bin_ns", (double)(1ull << (BIN0_SHIFT + p->shift)) * npt);
     cprof_json_key(j, "bins");
     cprof_json_begin(j, '[');
     for (int b = 0; b < BINS; b++)
