@@ -34,7 +34,7 @@ static int get_set(struct loader *l, json_t *a, cprof_pu_set *s, const char *whe
     return 0;
 }
 
-/* Rows of width integers, each at least min[c]. */
+/* Rows of width integers, each at least min[c]; *out is allocated either way. */
 static int get_rows(struct loader *l, json_t *a, size_t width, const int64_t *min, int64_t **out,
                     size_t *n, const char *where)
 {
@@ -140,9 +140,10 @@ static int get_machine(struct loader *l, cprof_prof_machine *m, const struct raw
     m->cpu_model = cprof_xstrdup(model);
     static const int64_t min[4] = {0, -1, -1, -1};
     int64_t *rows;
-    if (get_rows(l, pus, 4, min, &rows, &m->npus, "machine.topology.pus"))
-        return -1;
+    int rc = get_rows(l, pus, 4, min, &rows, &m->npus, "machine.topology.pus");
     m->pus = (int64_t(*)[4])rows;
+    if (rc)
+        return -1;
     for (size_t i = 0; i < m->npus; i++)
         if (m->pus[i][0] >= PU_LIMIT)
             return cprof_fail(l, "invalid profile: machine.topology.pus[%zu]: PU %lld past %d", i,
@@ -217,12 +218,15 @@ static int get_worker(struct loader *l, cprof_prof_placement *w, json_t *o, size
         return -1;
     static const int64_t min[3] = {0, 0, 0};
     int64_t *rows;
-    if (get_rows(l, pus, 2, min, &rows, &w->npus, where))
-        return -1;
+    /* The rows are the worker's (to free) whether they are right or not. */
+    int rc = get_rows(l, pus, 2, min, &rows, &w->npus, where);
     w->pus = (int64_t(*)[2])rows;
-    if (get_rows(l, bins, 3, min, &rows, &w->nbins, where))
+    if (rc)
         return -1;
+    rc = get_rows(l, bins, 3, min, &rows, &w->nbins, where);
     w->bins = (int64_t(*)[3])rows;
+    if (rc)
+        return -1;
     int64_t placed = 0;
     for (size_t i = 0; i < w->npus; i++)
         if (w->pus[i][0] >= PU_LIMIT || __builtin_add_overflow(placed, w->pus[i][1], &placed))

@@ -288,7 +288,8 @@ static pairs sharing(const cprof_profile *p)
     pairs ps = {0};
     for (size_t m = 0; m < p->nmachines; m++)
         share_on(p, m, &ps);
-    qsort(ps.pairs, ps.n, sizeof *ps.pairs, cmp_pair);
+    if (ps.n)
+        qsort(ps.pairs, ps.n, sizeof *ps.pairs, cmp_pair);
     return ps;
 }
 

@@ -425,6 +425,28 @@ expect_jq "no descriptor left for the helper's pipe: the profile says why, the c
 check "no topology: the report reads it, and the flags say the topology is unknown and why" "$(indent nofd.err)" "$(indent nofd.txt)" -- \
     bash -c "[ ! -s nofd.err ] && grep -q '^! the machine.s topology is unknown (cannot make a pipe for .*): no cores, packages or NUMA nodes, sharing by PU only\$' nofd.txt"
 
+# ---- a profile whose placement is broken: one line, exit 1 ----
+# refused NAME JQ WANT: one.out changed by JQ is refused with "invalid profile: WANT".
+refused() {
+    jq -c "$2" one.out > bad.out
+    "$bin/cprof-report" bad.out > bad.txt 2> bad.err; local st=$?
+    check "a broken placement refused in one line: $1" "status $st" "$(indent bad.err)" -- \
+        bash -c '[ "$1" = 1 ] && [ ! -s bad.txt ] && [ "$(cat bad.err)" = "cprof-report: bad.out: invalid profile: $2" ]' \
+        _ "$st" "$3"
+}
+refused "a worker's without the header's" 'del(.placement)' \
+    'its workers have a placement, the header none'
+refused "PU times that do not add up" '.workers[1].placement.placed_ns += 1' \
+    'workers[1].placement does not add up (the PUs'"'"' times are its placed_ns, first_ns <= last_ns, fewer moves than observations)'
+refused "bins out of order" '.workers[0].placement.bins |= reverse' \
+    'workers[0].placement.bins[1] is out of order or range'
+refused "a PU set out of order" '.machine.topology.packages[0].pus |= [.[], .[0]]' \
+    'machine.topology.packages[0] is not a list of PUs (OS indexes below 65536, ascending)'
+refused "a topology with an error and more" '.machine.topology.error = "x"' \
+    'machine.topology has an error and more'
+refused "a key no one declares" '.workers[0].placement.extra = 1' \
+    'workers[0].placement has an unexpected key "extra"'
+
 # ---- the HTML page ----
 "$bin/cprof-report" --html one.out > one.html
 browser=$(command -v chromium || command -v chromium-browser)
