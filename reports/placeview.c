@@ -26,6 +26,8 @@
 /* Flags of one kind past these are counted in one line. */
 #define MAX_SHARE_FLAGS 16
 #define MAX_MOVE_FLAGS 8
+/* The bins of the grid workers are compared on, at most. */
+#define GRID_MAX 65536
 
 /* ---- text ---- */
 
@@ -213,6 +215,10 @@ static void share_on(const cprof_profile *p, size_t mi, pairs *ps)
         if (p->placement[w].bin_ns > width)
             width = p->placement[w].bin_ns;
     }
+    /* Ranks that started far apart (a job's, or files doctored so) share a coarser grid,
+     * of GRID_MAX bins at most. */
+    if ((double)(end - origin) / width > GRID_MAX)
+        width = (double)(end - origin) / GRID_MAX;
     size_t nbins = nw > 1 && end > origin ? (size_t)((double)(end - origin) / width) + 2 : 0;
     int64_t *gpu = cprof_xcalloc(nbins * nw + 1, sizeof *gpu);
     int64_t *gns = cprof_xcalloc(nbins * nw + 1, sizeof *gns);
