@@ -44,7 +44,7 @@ struct cprof_place {
     int pu;                     /* at the last observation */
     int idle;                   /* the last observation began a wait for work */
     volatile int busy;          /* an observation is being recorded */
-    int shift;                  /* its bins are 2^(BIN0_SHIFT + shift) ns */
+    int shift;                  /* its bins are 2^(BIN0_SHIFT + shift) ticks */
     int npus, pus_cap, cur;     /* pus[cur] is pu's */
     struct pu_time *pus;
     unsigned char *mask;        /* its affinity mask as it was made */
@@ -65,7 +65,7 @@ static const char *const env_names[] = { "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CP
 static char env_values[NENV][1024];
 static int env_set[NENV];
 static int proc_bind, nplaces;
-static int *place_procs, *place_ids;   /* place i: its PU count, then its PUs in order */
+static int *place_procs, *place_ids;   /* place i's PU count; the places' PUs, in order */
 
 /* Times are kept in the clock's ticks (clock.c: the time-stamp counter, or ns), and
  * made ns as the profile is written; the count-only mode reads CLOCK_MONOTONIC here. */
