@@ -159,7 +159,7 @@ static int get_process(struct loader *l, cprof_prof_process *x, const struct raw
     const char *bind;
     int64_t bins;
     const struct field f[] = {
-        {"start_unix_ns", JSON_INTEGER, &x->start_unix_ns, 0},
+        {"origin_unix_ns", JSON_INTEGER, &x->start_unix_ns, 0},
         {"span_ns", JSON_INTEGER, &x->span_ns, 0},
         {"bins", JSON_INTEGER, &bins, 1},
         {"env", JSON_OBJECT, &env, 0},

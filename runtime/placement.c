@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "internal.h"
 
 enum { BINS = 256, BIN0_SHIFT = 16, MASK_MAX = 1 << 16 };
@@ -249,11 +250,22 @@ void cprof_placement_sample(struct cprof_worker *w)
     observe(w, 0, 1);
 }
 
+/* Written once now, so that recording later faults in no page: a page fault in the
+ * program's code is one of its own (CPROF_RESOURCES=faults counts them exactly). */
+static void *touched(size_t size)
+{
+    void *p = cprof_alloc(size);
+    memset(p, 0, size);
+    return p;
+}
+
 void cprof_placement_new(struct cprof_worker *w)
 {
-    struct cprof_place *p = cprof_alloc(sizeof *p);
-    p->pus_cap = 4;
-    p->pus = cprof_alloc((size_t)p->pus_cap * sizeof *p->pus);
+    struct cprof_place *p = touched(sizeof *p);
+    /* Room for every PU the machine has: the list never grows but on a hot-plug. */
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    p->pus_cap = conf > 4 ? (int)conf : 4;
+    p->pus = touched((size_t)p->pus_cap * sizeof *p->pus);
     if (mask_bytes <= MASK_MAX) {
         p->mask = cprof_alloc(mask_bytes);
         if (sched_getaffinity(0, mask_bytes, (cpu_set_t *)p->mask) != 0) {
@@ -307,7 +319,7 @@ void cprof_placement_write(struct cprof_json *j, double npt)
         observe(mine, 0, 0);
     cprof_json_key(j, CPROF_SECTION_PLACEMENT);
     cprof_json_begin(j, '{');
-    cprof_json_field_uint(j, "start_unix_ns", origin_unix);
+    cprof_json_field_uint(j, "origin_unix_ns", origin_unix);
     cprof_json_field_uint(j, "span_ns", ns_of(now(), npt));
     cprof_json_field_int(j, "bins", BINS);
     cprof_json_key(j, "env");
