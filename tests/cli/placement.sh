@@ -188,8 +188,19 @@ if [ "$B" -ge 0 ]; then
     got=$(rows spread 'Per-thread concurrency' '{ print $4, $5, $7 }')
     check "OMP_PLACES={$A},{$B}: per-thread table: pu and core $A $CA, $B $CB" "got: $got" -- \
         test "$got" = "$A $CA 0 $B $CB 0 "
+    # The same run on a machine where A and B were SMT siblings: its topology changed so
+    # (the report's side of SMT, on any machine).
+    jq -c --argjson b "$B" --argjson c "$CA" '.machine.topology.pus |= map(if .[0] == $b then .[1] = $c else . end)' \
+        spread.out > smtlike.out
+    "$bin/cprof-report" --json smtlike.out > smtlike.json 2> smtlike.err
+    sibs=$(jq -r --argjson c "$CA" '[.machine.topology.pus[] | select(.[1] == $c) | .[0]] | join(",")' smtlike.out)
+    share=$(jq '.placement.sharing[0].pct_core' smtlike.json 2> /dev/null)
+    expect_jq "OMP_PLACES={$A},{$B}, A and B made siblings of core $CA: they shared that core, for worker 1's placed time (a ns per bin), flagged" smtlike.json \
+        '.placement as $p | [[$p.sharing[] | [.workers, .core, .pu_ns, ((.core_ns - $p.workers[1].placed_ns) | fabs <= 256)]], [$p.flags[].text]]' \
+        "[[[[0, 1], $CA, 0, true]], [\"workers 0 and 1 shared core $CA (SMT: PUs $sibs) for $(pct "${share:-0}")% of the run\"]]"
 else
-    for c in "one per PU: placement" "one per PU: nothing shared" "one per PU: nothing flagged" "one per PU: per-thread"; do
+    for c in "one per PU: placement" "one per PU: nothing shared" "one per PU: nothing flagged" "one per PU: per-thread" \
+             "one per PU, made SMT siblings"; do
         skip "$c" "this process may run on one core only"
     done
 fi
