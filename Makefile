@@ -43,7 +43,8 @@ RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
 CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options alloc)
 RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor pragmas select \
-                                                  walk clauses addresses analyze render twins tables \
+                                                  walk regions clauses addresses analyze render twins \
+                                                  tables \
                                                   server options alloc) \
            $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
@@ -104,13 +105,13 @@ $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.o
 	    -fopenmp -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
-# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps, and those wrappers
-# exported, so that a profiled library's regions reach the program's runtime.  The
-# list is what omp.o defines.
-$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o
+# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps and the signal calls
+# runtime/signals.c does, and those wrappers exported, so that a profiled library's
+# calls reach the program's runtime.  The list is what omp.o and signals.o define.
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o $(B)/obj/runtime/signals.o
 	@mkdir -p $(@D)
-	{ nm $< | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
-	  echo '--export-dynamic-symbol=__wrap_GOMP_*'; } > $@
+	{ nm $^ | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
+	  echo '--export-dynamic-symbol=__wrap_*'; } > $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -134,7 +135,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -c $< -o $@
 
-$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h
+$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) -I$(CLANG_INC) -c $< -o $@
 
@@ -147,7 +148,7 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
 $(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/trace.h \
-                      format/version.h
+                      format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 
@@ -211,6 +212,7 @@ bench: all
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh
+	@echo; echo "== nested tasks: bytes of stack per nesting level against gcc's"; bench/task_stack.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh

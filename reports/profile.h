@@ -73,6 +73,8 @@ typedef struct {
     char *file;
     int64_t line;
     cprof_tally s, c;  /* as in cprof_prof_arc, restricted to this site */
+    cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: s is cases[0], c the others summed */
+    cprof_tally *worker;    /* [nworkers]: all cases on each worker */
 } cprof_prof_site;
 
 #define CPROF_EXTERNAL SIZE_MAX  /* the caller of entries from code cprof did not compile */
@@ -110,6 +112,12 @@ typedef struct {
                                an ancestor of the same routine (recursion folded) */
     cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: calls, time, nested calls, rec_t */
     cprof_tally *worker;    /* [nworkers]: all cases on each worker */
+    /* Worker time (docs/report.md, "Call paths"): self, the time the workers' calls were
+     * made in this context (its activations', its recursion's folded into it, less
+     * what nested there), and inclusive, its subtree's self times added up: each
+     * stretch of a worker's time in one context.  Not measured (0) where the profile
+     * has no path_self. */
+    int64_t self, inclusive;
     /* [2 * nresources]: the samples of each resource taken while this context's
      * activation was on top of its thread's stack, entered sequentially ([2r]) or
      * concurrently ([2r + 1]); NULL with no resource. */
@@ -237,6 +245,17 @@ typedef struct {
     int64_t (*bins)[3];
     size_t nbins;
 } cprof_prof_placement;
+/* A source file the routines and sites name (docs/source.md): by the name the report
+ * gives it (their `file`: gcc's name, or the end of its path that tells two files of
+ * that name apart), where it was and what it held when its units were compiled (the
+ * profile's "sources"), as far as the files say. */
+typedef struct {
+    char *name;
+    char *path;             /* absolute; NULL if no file says */
+    char *hash;             /* format/hash.h's text; NULL if unknown */
+    int64_t bytes;          /* -1 if unknown */
+    char *conflict;         /* NULL, or why the units or files disagree about it */
+} cprof_prof_source;
 
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
@@ -266,6 +285,10 @@ typedef struct {
     int64_t size;                    /* the job's size (-1: unknown) */
     size_t nhosts;                   /* the ranks' different hosts */
     char *clock;                     /* from the first file */
+    size_t untimed_files;            /* of them, those with no clock (CPROF_MODE=count) */
+    /* Every file with calling contexts has their self times (an older writer's have
+     * not: then no path output has worker times). */
+    bool path_self;
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
     double count_cost_ns;            /* from the first file: one call-site count's (0: none) */
@@ -311,6 +334,8 @@ typedef struct {
     cprof_prof_process *processes;
     size_t nprocesses;
     cprof_prof_placement *placement;
+    cprof_prof_source *sources;      /* by name: every file a routine or site names */
+    size_t nsources;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */
@@ -338,6 +363,8 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
                        cprof_prof_path **paths, size_t *npaths);
 /* Frees p->paths (and only them). */
 void cprof_paths_free(cprof_profile *p);
+/* Each context's inclusive time, from the self times (paths before their children). */
+void cprof_paths_inclusive(cprof_prof_path *paths, size_t npaths);
 
 /* Read, validate and sum the profile files into *p, one file at a time.  Counts are the
  * same with compensation or without.  Profiles of different programs are refused

@@ -33,6 +33,7 @@ struct raw_routine {
     int64_t line;
     json_t *counted;    /* true, or absent: null */
     json_t *inlinable;  /* true, or absent: null */
+    int64_t unit;   /* its unit in the file's "sources", -1 if none (docs/source.md) */
     size_t global;  /* index in the merged profile */
 };
 
@@ -41,6 +42,19 @@ struct raw_site {
     const char *file;
     int64_t line, d;  /* d is checked but plays no part in the report */
     const char *construct;  /* "parallel", "task": an OpenMP construct's; else NULL */
+    int64_t unit;           /* as a routine's */
+};
+
+/* What a unit's entry of the "sources" section says of one file it names. */
+struct raw_source {
+    const char *name, *path, *hash;     /* path, hash: NULL if absent */
+    int64_t bytes;
+};
+
+struct raw_unit {
+    const char *file;
+    struct raw_source *files;
+    size_t nfiles;
 };
 
 struct raw_worker {
@@ -66,6 +80,8 @@ struct raw_file {
     double call_cost_ns, count_cost_ns;
     /* Its "placement" and its machine's "topology" (docs/placement.md), NULL if none. */
     json_t *placement, *topology;
+    /* Its paths rows have the contexts' self times (an older writer's have not). */
+    bool path_self;
     /* Its "trace" section (docs/tracing.md), if any: the events recorded and dropped. */
     bool traced;
     int64_t trace_events, trace_dropped;
@@ -75,6 +91,11 @@ struct raw_file {
     size_t nroutines, nsites, nworkers;
     struct raw_resource resources[CPROF_RESOURCES_MAX];
     size_t nresources;
+    /* Its "sources" section (docs/source.md): each unit's files; has_sources false
+     * without one. */
+    bool has_sources;
+    struct raw_unit *units;
+    size_t nunits;
 };
 
 struct loader {
@@ -207,6 +228,14 @@ int cprof_placement_of_file(struct loader *l, cprof_profile *p, const struct raw
 void cprof_placement_sum(cprof_profile *out, const cprof_profile *a, const cprof_profile *b,
                          const struct sum_map *amap, const struct sum_map *bmap);
 void cprof_placement_free(cprof_profile *p);
+/* sources.c: the source files of file rf into p, before its routines are merged: a
+ * routine's or site's file that names two files of different units (two util.c
+ * compiled in two directories) becomes the shortest end of their paths that tells
+ * them apart (docs/source.md), in rf; of a and b into out; frees p's. */
+int cprof_sources_of_file(struct loader *l, cprof_profile *p, struct raw_file *rf);
+int cprof_sources_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                      const cprof_profile *b);
+void cprof_sources_free(cprof_profile *p);
 
 /* sizes.c: the input sizes of file rf into p (its routines and contexts merged
  * already, ctx as cprof_paths_of_file made it), of a and b into out, as the maps say

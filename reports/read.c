@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* What is read from a file that is not a regular one (a pipe, a device), at most: one
+ * that does not end (/dev/zero, a stream) must not take all memory. */
+#define STREAM_MAX ((size_t)1 << 30)
 
 static char *read_whole(struct loader *l, size_t *len)
 {
@@ -16,16 +21,26 @@ static char *read_whole(struct loader *l, size_t *len)
         cprof_fail(l, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    struct stat st;
+    int stream = fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode);
     size_t cap = 1 << 16, n = 0, got;
     char *buf = cprof_xcalloc(cap, 1);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    const char *cut = NULL;
+    while (!cut && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        /* No JSON text holds a NUL byte: a device of them is no profile. */
+        if (stream && memchr(buf + n, 0, got))
+            cut = "a NUL byte";
         n += got;
-        if (n == cap)
+        if (stream && n > STREAM_MAX)
+            cut = "more than 1 GiB";
+        else if (n == cap)
             buf = cprof_xrealloc(buf, cap *= 2);
     }
-    int rd_errno = ferror(f) ? errno : 0;
+    int rd_errno = !cut && ferror(f) ? errno : 0;
     fclose(f);
-    if (rd_errno)
+    if (cut)
+        cprof_fail(l, "not a profile: a pipe or a device that gave %s (read no further)", cut);
+    else if (rd_errno)
         cprof_fail(l, "cannot read: %s", strerror(rd_errno));
     else if (n == 0)
         cprof_fail(l, "empty file");
@@ -241,6 +256,7 @@ struct layouts {
     struct layout t[NTABLES];
     int *map[NTABLES];
     bool regions_declared;
+    bool path_self;         /* the paths rows have self_time (and self_direct) */
 };
 
 /* Version 1: the schema's order.  Version 2: the order the file's "columns" names,
@@ -270,7 +286,8 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
         {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS_REQUIRED, CPROF_ROUTINE_NCOLUMNS_OLD,
          CPROF_ROUTINE_NCOLUMNS},
         {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD, CPROF_CALL_NCOLUMNS},
-        {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
+        {cprof_path_columns, CPROF_PATH_NCOLUMNS_REQUIRED, CPROF_PATH_NCOLUMNS_REQUIRED,
+         CPROF_PATH_NCOLUMNS},
         {cprof_region_columns, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS},
     };
     for (int t = 0; t < NTABLES; t++) {
@@ -310,6 +327,10 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
             if (!seen[k])
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", cprof_row_tables[t],
                                 schema[t].cols[k].name);
+        if (t == T_PATHS && seen[CPROF_P_SELF_TIME] != seen[CPROF_P_SELF_DIRECT] && !rc)
+            rc = cprof_fail(l, "invalid profile: \"columns\".paths has one of \"self_time\" and"
+                            " \"self_direct\" without the other");
+        ls->path_self |= t == T_PATHS && seen[CPROF_P_SELF_TIME];
         free(seen);
         for (size_t r = 0; t == T_PATHS && r < rf->nresources && !rc; r++) {
             bool found[2] = {false, false};
@@ -372,6 +393,41 @@ static int get_trace(struct loader *l, struct raw_file *rf, json_t *obj)
     };
     rf->traced = true;
     return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_TRACE);
+}
+
+/* The "sources" section (docs/source.md): per unit, its files. */
+static int get_sources(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->has_sources = true;
+    rf->nunits = json_array_size(arr);
+    rf->units = cprof_xcalloc(rf->nunits, sizeof *rf->units);
+    for (size_t i = 0; i < rf->nunits; i++) {
+        struct raw_unit *u = &rf->units[i];
+        json_t *files;
+        const struct field f[] = {
+            {"unit", JSON_STRING, &u->file, 0},
+            {"files", JSON_ARRAY, &files, 0},
+        };
+        if (get_fields(l, json_array_get(arr, i), f, NELEM(f), "sources[%zu]", i))
+            return -1;
+        u->nfiles = json_array_size(files);
+        u->files = cprof_xcalloc(u->nfiles, sizeof *u->files);
+        for (size_t k = 0; k < u->nfiles; k++) {
+            struct raw_source *x = &u->files[k];
+            const struct field g[] = {
+                {"name", JSON_STRING, &x->name, 0},
+                {"path", JSON_STRING | OPTIONAL, &x->path, 0},
+                {"bytes", JSON_INTEGER, &x->bytes, -1},
+                {"hash", JSON_STRING | OPTIONAL, &x->hash, 0},
+            };
+            if (get_fields(l, json_array_get(files, k), g, NELEM(g), "sources[%zu].files[%zu]", i, k))
+                return -1;
+            if ((x->bytes < 0) != !x->hash)
+                return cprof_fail(l, "invalid profile: sources[%zu].files[%zu] has %s", i, k,
+                                  x->hash ? "a hash but no size" : "a size but no hash");
+        }
+    }
+    return 0;
 }
 
 /* A worker's "resources": per resource, [total or null, samples outside any profiled
@@ -484,6 +540,9 @@ void cprof_raw_free(struct raw_file *rf)
     free(rf->workers);
     free(rf->sites);
     free(rf->routines);
+    for (size_t i = 0; i < rf->nunits; i++)
+        free(rf->units[i].files);
+    free(rf->units);
     json_decref(rf->root);
 }
 
@@ -505,9 +564,10 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header), "resources", "regions", "trace",
- * "input_sizes" (sizes.c), "topology" and "placement" (placement.c); another optional
- * one is skipped (get_fields lets its key by), another required one refuses the file. */
+ * This reader knows every one format/schema.h lists (cprof_sections: "job" read with
+ * the header, "input_sizes" by sizes.c, "topology" and "placement" by placement.c,
+ * "sources" by sources.c...); another optional one is skipped (get_fields lets its key
+ * by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -517,13 +577,10 @@ static int check_sections(struct loader *l, json_t *sections)
         if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
-        if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
-            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
-            strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
-            strcmp(json_string_value(name), CPROF_SECTION_SIZES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_TOPOLOGY) &&
-            strcmp(json_string_value(name), CPROF_SECTION_PLACEMENT))
+        size_t k = 0;
+        while (k < NELEM(cprof_sections) && strcmp(json_string_value(name), cprof_sections[k]))
+            k++;
+        if (json_is_true(required) && k == NELEM(cprof_sections))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -540,6 +597,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
+    json_t *sources = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -568,6 +626,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
         {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &rf->placement, 0},
+        {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
     };
     const struct field mach[] = {
         {"pus", JSON_INTEGER, &rf->pus, -1},      /* -1: unknown */
@@ -594,6 +653,10 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
                           " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
     if (!v2 && json_object_get(rf->root, CPROF_SECTION_JOB))
         return cprof_fail(l, "invalid profile: version 1 has no \"%s\"", CPROF_SECTION_JOB);
+    if (sources && !declared(l, CPROF_SECTION_SOURCES))
+        return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_SOURCES);
+    if (sources && get_sources(l, rf, sources))
+        return -1;
     if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
         return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",
                           (long long)rf->rank, (long long)rf->size);
@@ -614,9 +677,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &r->line, 0},
             {"counted", JSON_TRUE | OPTIONAL, &r->counted, 0},
             {"inlinable", JSON_TRUE | OPTIONAL, &r->inlinable, 0},
+            {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &r->unit, 0},
         };
+        r->unit = -1;
         if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
             return -1;
+        if (r->unit >= (int64_t)rf->nunits)
+            return cprof_fail(l, "invalid profile: routines[%zu]: unit %lld out of range (%zu in"
+                              " \"%s\")", i, (long long)r->unit, rf->nunits, CPROF_SECTION_SOURCES);
     }
 
     rf->nsites = json_array_size(sites);
@@ -629,9 +697,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &s->line, 0},
             {"d", JSON_INTEGER, &s->d, 0},
             {"construct", JSON_STRING | OPTIONAL, &s->construct, 0},
+            {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &s->unit, 0},
         };
+        s->unit = -1;
         if (get_fields(l, json_array_get(sites, i), f, NELEM(f), "sites[%zu]", i))
             return -1;
+        if (s->unit >= (int64_t)rf->nunits)
+            return cprof_fail(l, "invalid profile: sites[%zu]: unit %lld out of range (%zu in"
+                              " \"%s\")", i, (long long)s->unit, rf->nunits, CPROF_SECTION_SOURCES);
         if ((uint64_t)s->caller >= rf->nroutines)
             return cprof_fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
                         " (%zu routines)", i, (long long)s->caller, rf->nroutines);
@@ -647,6 +720,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     int rc = get_resources(l, rf, resources);
     if (!rc)
         rc = get_layouts(l, rf, columns, &ls);
+    rf->path_self = ls.path_self;
     if (!rc)
         rc = get_workers(l, rf, workers, &ls, rt);
     for (int t = 0; t < NTABLES; t++)

@@ -128,6 +128,10 @@ cprof_table *cprof_section_summary(const cprof_view *v)
                             "handler that interrupted the recording of one) left out\n"
                             "(docs/tracing.md).");
     }
+    /* A resource not measured, or not sampled as asked (docs/resources.md). */
+    for (size_t r = 0; r < p->nresources; r++)
+        if (p->resources[r].reason)
+            cprof_table_note(t, "Resource %s: %s.", p->resources[r].name, p->resources[r].reason);
     /* Routines counted at their call sites (docs/performance.md): their own time
      * stays in their callers'; what timing them would have cost is avoided. */
     int64_t counted = 0, counted_calls = 0;

@@ -5,6 +5,7 @@
 #include "report.h"
 #include "alloc.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,11 @@ cprof_table *cprof_section_threads(const cprof_view *v)
     cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
     int64_t sum = 0;
     size_t busy = 0;  /* workers with concurrent entries: the mean is over them */
+    /* A counted routine's time is its callers' self time: measured in all routines', not
+     * in its own (--routine). */
+    bool measured = v->timed;
+    for (size_t i = 0; v->o->routine && i < p->nroutines; i++)
+        measured &= !v->r[i].match || v->r[i].timed;
     for (size_t w = 0; w < p->nworkers; w++) {
         for (size_t i = 0; i < p->nroutines; i++)
             if (v->r[i].match) {
@@ -151,16 +157,18 @@ cprof_table *cprof_section_threads(const cprof_view *v)
             cprof_cell_empty(t);
         }
         cprof_cell_int(t, c[w].n);
-        cprof_cell_time(t, c[w].t);
-        cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)c[w].t / (double)p->elapsed_ns : 0.0);
+        cprof_cell_time(t, cprof_if_measured(measured, c[w].t));
+        cprof_cell_pct(t, !measured ? NAN : p->elapsed_ns ? 100.0 * (double)c[w].t / (double)p->elapsed_ns
+                                                         : 0.0);
         if (c[w].n)
-            cprof_cell_pct(t, deviation(c[w].t, sum, busy));
+            cprof_cell_pct(t, measured ? deviation(c[w].t, sum, busy) : NAN);
         else
             cprof_cell_empty(t);
         if (regions) {
             int64_t b = cprof_view_region_busy(v, w);
-            cprof_cell_time(t, b);
-            cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)b / (double)p->elapsed_ns : 0.0);
+            cprof_cell_time(t, cprof_if_measured(v->timed, b));
+            cprof_cell_pct(t, !v->timed ? NAN : p->elapsed_ns ? 100.0 * (double)b / (double)p->elapsed_ns
+                                                             : 0.0);
         }
         cprof_rescols_cells(rc, t, w);
     }
@@ -199,7 +207,7 @@ cprof_table *cprof_section_worker_entries(const cprof_view *v)
             cprof_cell_str(t, r->file);
             cprof_cell_int(t, (int64_t)w);
             cprof_cell_int(t, r->worker[w].c_caller.n);
-            cprof_cell_time(t, r->worker[w].c_caller.t);
+            cprof_cell_time(t, cprof_if_measured(v->r[i].timed, r->worker[w].c_caller.t));
             first = false;
         }
     }
@@ -252,10 +260,11 @@ cprof_table *cprof_section_spread(const cprof_view *v)
             if (job)
                 cprof_cell_int(t, p->workers[w].rank);
             cprof_cell_int(t, p->workers[w].id);
+            bool m = v->r[i].c_callees_timed;
             cprof_cell_int(t, x.n);
-            cprof_cell_time(t, x.t);
-            cprof_cell_pct(t, sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);
-            cprof_cell_pct(t, deviation(x.t, sum.t, busy));
+            cprof_cell_time(t, cprof_if_measured(m, x.t));
+            cprof_cell_pct(t, !m ? NAN : sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);
+            cprof_cell_pct(t, m ? deviation(x.t, sum.t, busy) : NAN);
             first = false;
         }
     }

@@ -132,6 +132,7 @@ struct cprof_worker *cprof_worker_create(int listed)
         cprof_pending.context = w->root;
         cprof_placement_new(w);
         cprof_resources_open(w);
+        cprof_stack_thread();
     }
     cprof_inside_end();
     return w;
@@ -286,18 +287,6 @@ struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
     return c;
 }
 
-/* Contexts per worker before new ones go to <other> (CPROF_PATHS_MAX). */
-static int paths_max(void)
-{
-    static int max;
-    if (!max) {
-        const char *v = getenv("CPROF_PATHS_MAX");
-        long n = v && *v ? strtol(v, 0, 10) : 0;
-        max = n > 0 && n < INT_MAX ? (int)n : 100000;
-    }
-    return max;
-}
-
 struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *parent,
                                    struct cprof_call_rec *c)
 {
@@ -314,7 +303,7 @@ struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *pa
         parent->last = n;
         goto out;
     }
-    if (w->nnodes >= paths_max()) {
+    if (w->nnodes >= cprof_paths_max) {
         if (!parent->other)
             parent->other = new_node(w, parent, 0);
         n = parent->other;
