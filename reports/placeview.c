@@ -15,6 +15,7 @@
 #include "../format/topology.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,14 @@ static char *ranges(const int64_t *v, size_t n)
 static char *set_text(const cprof_pu_set *s)
 {
     return ranges(s->pu, s->n);
+}
+
+/* An affinity mask, or "-" (CSV: empty) where it was not read. */
+static void affinity_cell(cprof_table *t, bool known, const cprof_pu_set *s)
+{
+    char *mask = known ? set_text(s) : cprof_xstrdup("");
+    cprof_cell_str2(t, known ? mask : "-", mask);
+    free(mask);
 }
 
 /* Bytes as "48 KiB", "32 MiB", "15.7 GiB". */
@@ -311,8 +320,8 @@ typedef struct {
     char *text;
     int64_t rank;               /* the process's, -1 outside a job */
     size_t workers[2], nworkers;
-    int64_t pu, core, count;
-    double pct;
+    int64_t pu, core, count;    /* -1: none (the kind has none) */
+    double pct;                 /* NAN: none */
 } flag;
 
 typedef struct {
@@ -324,7 +333,7 @@ static flag *add_flag(flags *fs, const char *kind, int64_t rank, char *text)
 {
     fs->f = cprof_xrealloc(fs->f, (fs->n + 1) * sizeof *fs->f);
     flag *f = &fs->f[fs->n++];
-    *f = (flag){kind, text, rank, {0, 0}, 0, -1, -1, 0, 0.0};
+    *f = (flag){kind, text, rank, {0, 0}, 0, -1, -1, -1, NAN};
     return f;
 }
 
@@ -573,9 +582,9 @@ cprof_table *cprof_section_placement_flags(const cprof_view *v)
                                  : cprof_xstrdup("");
         cprof_cell_str(t, ws);
         free(ws);
-        cprof_cell_int(t, f->pu);
-        cprof_cell_int(t, f->core);
-        cprof_cell_int(t, f->count);
+        cprof_cell_int(t, cprof_if_known(f->pu));
+        cprof_cell_int(t, cprof_if_known(f->core));
+        cprof_cell_int(t, cprof_if_known(f->count));
         cprof_cell_pct(t, f->pct);
     }
     if (!fs.n)
@@ -688,19 +697,15 @@ cprof_table *cprof_section_placement(const cprof_view *v)
         }
         cprof_cell_int(t, p->workers[w].id);
         cprof_cell_int(t, p->workers[w].tid);
-        char *allowed = x->has_affinity ? set_text(&x->affinity) : cprof_xstrdup("?");
-        cprof_cell_str(t, allowed);
-        free(allowed);
+        affinity_cell(t, x->has_affinity, &x->affinity);
         pus_cells(t, x);
-        cprof_cell_int(t, at.pu);
-        cprof_cell_int(t, at.core);
-        cprof_cell_int(t, at.package);
-        cprof_cell_int(t, at.node);
+        cprof_cell_int(t, cprof_if_known(at.pu));
+        cprof_cell_int(t, cprof_if_known(at.core));
+        cprof_cell_int(t, cprof_if_known(at.package));
+        cprof_cell_int(t, cprof_if_known(at.node));
         cprof_cell_int(t, x->moves);
-        if (mig >= 0 && cprof_resource_total(p, w, (size_t)mig) >= 0)
-            cprof_cell_int(t, cprof_resource_total(p, w, (size_t)mig));
-        else if (mig >= 0)
-            cprof_cell_empty(t);
+        if (mig >= 0)
+            cprof_cell_int(t, cprof_if_known(cprof_resource_total(p, w, (size_t)mig)));
         cprof_cell_int(t, x->observations);
         cprof_cell_time(t, x->placed_ns);
         cprof_cell_pct(t, pct(x->placed_ns, p->processes[x->process].span_ns));
@@ -758,9 +763,7 @@ cprof_table *cprof_section_binding(const cprof_view *v)
         }
         cprof_cell_str2(t, *places ? places : "(none)", places);
         free(places);
-        char *mask = x->has_affinity ? set_text(&x->affinity) : cprof_xstrdup("?");
-        cprof_cell_str(t, mask);
-        free(mask);
+        affinity_cell(t, x->has_affinity, &x->affinity);
     }
     return t;
 }
@@ -941,10 +944,10 @@ static json_t *machine_json(const cprof_prof_machine *m)
         return json_pack("{s:s, s:s}", "host", m->host, "error", m->error);
     json_t *pus = json_array();
     for (size_t i = 0; i < m->npus; i++)
-        json_array_append_new(pus, json_pack("{s:I, s:I, s:I, s:I}", "pu", (json_int_t)m->pus[i][0],
-                                             "core", (json_int_t)m->pus[i][1],
-                                             "package", (json_int_t)m->pus[i][2],
-                                             "node", (json_int_t)m->pus[i][3]));
+        json_array_append_new(pus, json_pack("{s:I, s:o, s:o, s:o}", "pu", (json_int_t)m->pus[i][0],
+                                             "core", cprof_json_known(m->pus[i][1]),
+                                             "package", cprof_json_known(m->pus[i][2]),
+                                             "node", cprof_json_known(m->pus[i][3])));
     json_t *o = json_pack("{s:s, s:s, s:s, s:o}", "host", m->host, "hwloc", m->hwloc, "cpu_model",
                           m->cpu_model, "pus", pus);
     for (int k = 0; k < 3; k++) {
@@ -991,36 +994,37 @@ static json_t *worker_json(const cprof_profile *p, size_t w)
     json_t *pus = json_array();
     for (size_t i = 0; i < x->npus; i++) {
         const int64_t *row = pu_row(m, x->pus[i][0]);
-        json_array_append_new(pus, json_pack("{s:I, s:I, s:f, s:I, s:I, s:I}",
+        json_array_append_new(pus, json_pack("{s:I, s:I, s:f, s:o, s:o, s:o}",
                                              "pu", (json_int_t)x->pus[i][0],
                                              "ns", (json_int_t)x->pus[i][1],
                                              "pct", pct(x->pus[i][1], x->placed_ns),
-                                             "core", (json_int_t)(row ? row[1] : -1),
-                                             "package", (json_int_t)(row ? row[2] : -1),
-                                             "node", (json_int_t)(row ? row[3] : -1)));
+                                             "core", cprof_json_known(row ? row[1] : -1),
+                                             "package", cprof_json_known(row ? row[2] : -1),
+                                             "node", cprof_json_known(row ? row[3] : -1)));
     }
-    return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+    return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I,"
                      " s:I, s:f}",
                      "worker", (json_int_t)w, "rank", (json_int_t)p->workers[w].rank,
                      "id", (json_int_t)p->workers[w].id,
                      "process", (json_int_t)x->process,
                      "affinity", x->has_affinity ? set_json(&x->affinity) : json_null(),
-                     "pus", pus, "main_pu", (json_int_t)at.pu, "core", (json_int_t)at.core,
-                     "package", (json_int_t)at.package, "node", (json_int_t)at.node,
+                     "pus", pus, "main_pu", cprof_json_known(at.pu), "core", cprof_json_known(at.core),
+                     "package", cprof_json_known(at.package), "node", cprof_json_known(at.node),
                      "moves", (json_int_t)x->moves, "observations", (json_int_t)x->observations,
                      "first_ns", (json_int_t)x->first_ns, "last_ns", (json_int_t)x->last_ns,
                      "placed_ns", (json_int_t)x->placed_ns,
                      "pct_run", pct(x->placed_ns, p->processes[x->process].span_ns));
 }
 
-/* Worker w's, with the kernel's count of its migrations where the profile has it. */
+/* Worker w's, with the kernel's count of its migrations where the profile measured
+ * the resource (null for a worker without a counter). */
 static json_t *worker_json_all(const cprof_profile *p, size_t w)
 {
     json_t *o = worker_json(p, w);
     ssize_t mig = migrations(p);
-    if (o && mig >= 0 && cprof_resource_total(p, w, (size_t)mig) >= 0)
+    if (o && mig >= 0)
         json_object_set_new(o, "kernel_migrations",
-                            json_integer((json_int_t)cprof_resource_total(p, w, (size_t)mig)));
+                            cprof_json_known(cprof_resource_total(p, w, (size_t)mig)));
     return o;
 }
 
@@ -1040,12 +1044,12 @@ json_t *cprof_placement_json(const cprof_profile *p)
     pairs ps = sharing(p);
     for (size_t i = 0; i < ps.n; i++) {
         const pair *x = &ps.pairs[i];
-        json_array_append_new(shared, json_pack("{s:[I, I], s:I, s:I, s:I, s:I, s:f, s:f}",
+        json_array_append_new(shared, json_pack("{s:[I, I], s:I, s:o, s:I, s:o, s:f, s:f}",
                                                 "workers", (json_int_t)x->a, (json_int_t)x->b,
                                                 "pu_ns", (json_int_t)x->pu_ns,
-                                                "pu", (json_int_t)x->pu,
+                                                "pu", cprof_json_known(x->pu),
                                                 "core_ns", (json_int_t)x->core_ns,
-                                                "core", (json_int_t)x->core,
+                                                "core", cprof_json_known(x->core),
                                                 "pct_pu", pct(x->pu_ns, x->span),
                                                 "pct_core", pct(x->core_ns, x->span)));
     }
@@ -1056,12 +1060,13 @@ json_t *cprof_placement_json(const cprof_profile *p)
         json_t *ws = json_array();
         for (size_t k = 0; k < f->nworkers; k++)
             json_array_append_new(ws, json_integer((json_int_t)f->workers[k]));
-        json_array_append_new(flag_list, json_pack("{s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f}",
+        json_array_append_new(flag_list, json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}",
                                                    "kind", f->kind, "text", f->text,
                                                    "rank", (json_int_t)f->rank, "workers", ws,
-                                                   "pu", (json_int_t)f->pu, "core",
-                                                   (json_int_t)f->core, "count",
-                                                   (json_int_t)f->count, "pct_run", f->pct));
+                                                   "pu", cprof_json_known(f->pu), "core",
+                                                   cprof_json_known(f->core), "count",
+                                                   cprof_json_known(f->count), "pct_run",
+                                                   isnan(f->pct) ? json_null() : json_real(f->pct)));
     }
     free_flags(&fs);
     return json_pack("{s:o, s:o, s:o, s:o, s:o}", "machines", machines, "processes", processes,

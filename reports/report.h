@@ -46,6 +46,9 @@ typedef struct {
 bool cprof_worker_where(const cprof_profile *p, size_t w, cprof_where *out);
 /* --json's "placement" (docs/report-json.md): NULL without placement. */
 struct json_t *cprof_placement_json(const cprof_profile *p);
+/* A place (PU, core, package, NUMA node) or count that a profile gives as -1 where it is
+ * not known, as --json gives it: null there (json.c). */
+struct json_t *cprof_json_known(int64_t v);
 /* Construct i's team sizes, as three cells (regview.c): their range (text only), the
  * smallest and the largest (CSV only); empty for a task. */
 void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i);

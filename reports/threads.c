@@ -146,15 +146,15 @@ cprof_table *cprof_section_threads(const cprof_view *v)
         cprof_cell_int(t, x->id);
         cprof_cell_int(t, x->tid);
         cprof_cell_int(t, x->omp_thread);
-        cprof_cell_int(t, x->pu);
-        cprof_cell_int(t, x->core);
+        cprof_cell_int(t, cprof_if_known(x->pu));
+        cprof_cell_int(t, cprof_if_known(x->core));
         cprof_where at;
         if (placed && cprof_worker_where(p, w, &at)) {
-            cprof_cell_int(t, at.node);
+            cprof_cell_int(t, cprof_if_known(at.node));
             cprof_cell_int(t, at.moves);
         } else if (placed) {
-            cprof_cell_empty(t);
-            cprof_cell_empty(t);
+            cprof_cell_int(t, CPROF_UNMEASURED);
+            cprof_cell_int(t, CPROF_UNMEASURED);
         }
         cprof_cell_int(t, c[w].n);
         cprof_cell_time(t, cprof_if_measured(measured, c[w].t));

@@ -292,6 +292,28 @@ else
     done
 fi
 
+# ---- the kernel's count of migrations (CPROF_RESOURCES=migrations) ----
+run mig OMP_NUM_THREADS=2 CPROF_RESOURCES=migrations -- taskset -c "$A" ./place
+if jq -e '.resources[0].available' mig.out > /dev/null 2>&1; then
+    expect_jq "migrations: confined to PU $A, the kernel counted none for either worker" mig.json \
+        '[.placement.workers[] | [.id, .kernel_migrations]]' '[[0, 0], [1, 0]]'
+    # A worker without a counter: its count not measured, never 0.
+    jq -c '.workers[1].resources[0][0] = null' mig.out > nomig.out
+    "$bin/cprof-report" -b nomig.out > nomig.txt
+    "$bin/cprof-report" --json nomig.out > nomig.json
+    got=$(rows nomig 'Placement' '{ print $(NF - 3) }')
+    check "migrations: a worker without a counter has '-' in the text's migrations column" "got: $got" -- \
+        test "$got" = "0 - "
+    got=$(csv_col nomig placement kernel_migrations | tr '\n' '|')
+    check "migrations: and an empty cell in --csv placement" "got: $got" -- test "$got" = "0||"
+    expect_jq "migrations: and null in --json (the key there)" nomig.json \
+        '[.placement.workers[] | [has("kernel_migrations"), .kernel_migrations]]' '[[true, 0], [true, null]]'
+else
+    for c in "migrations: none counted" "migrations: text" "migrations: csv" "migrations: json"; do
+        skip "$c" "perf_event_open refused here"
+    done
+fi
+
 # ---- the topology is lstopo's ----
 python3 - topo.xml one.out > topo.diff <<'PY'
 import json, sys, xml.etree.ElementTree as ET
@@ -435,6 +457,31 @@ expect_jq "no descriptor left for the helper's pipe: the profile says why, the c
     '[-1, -1, -1, true]'
 check "no topology: the report reads it, and the flags say the topology is unknown and why" "$(indent nofd.err)" "$(indent nofd.txt)" -- \
     bash -c "[ ! -s nofd.err ] && grep -q '^! the machine.s topology is unknown (cannot make a pipe for .*): no cores, packages or NUMA nodes, sharing by PU only\$' nofd.txt"
+# What the topology would say is not known: never -1 or 0 in a report (docs/report.md,
+# "Times not measured"): '-' in the text, an empty CSV cell, null in --json.
+got=$(grep -E '^(packages|cores|processing units) ' nofd.txt | awk '{ print $NF }' | tr '\n' ' ')
+check "no topology: the summary's packages, cores and PUs are '-'" "got: $got" -- test "$got" = "- - - "
+got=$(rows nofd 'Per-thread concurrency' '{ print $5, $6 }')
+check "no topology: the per-thread table's core and node are '-'" "got: $got" -- test "$got" = "- - "
+got=$(rows nofd 'Placement' '{ print $7, $8, $9 }')
+check "no topology: the placement table's core, package and node are '-'" "got: $got" -- test "$got" = "- - - "
+got=$(for s in "summary packages" "summary cores" "summary pus" "threads core" "threads node" \
+                "placement core" "placement package" "placement node" "placement-flags pu" \
+                "placement-flags core" "placement-flags count" "placement-flags pct_run"; do
+          if [ "${s%% *}" = summary ]; then
+              csv_col nofd summary key | paste -d' ' - <(csv_col nofd summary value) |
+                  awk -v k="${s#* }" '$1 == k { print "[" $2 "]" }'
+          else
+              csv_col nofd ${s%% *} ${s#* } | sed 's/.*/[&]/'
+          fi
+      done | tr -d '\n')
+check "no topology: --csv summary, threads, placement and placement-flags leave those cells empty" "got: $got" -- \
+    test "$got" = "[][][][][][][][][][][][]"
+"$bin/cprof-report" --json nofd.out > nofd.json
+expect_jq "no topology: --json gives null for the machine's counts, the workers' cores, the placement's places and the flag's figures" nofd.json \
+    '[.machine[], .workers[0].core, (.placement.workers[0] | .core, .package, .node, (.pus[0] | .core, .package, .node)),
+      (.placement.flags[0] | .kind, .pu, .core, .count, .pct_run)]' \
+    '[null, null, null, null, null, null, null, null, null, null, "topology", null, null, null, null]'
 
 # ---- a profile whose placement is broken: one line, exit 1 ----
 # refused NAME JQ WANT: one.out changed by JQ is refused with "invalid profile: WANT".
