@@ -207,6 +207,7 @@ static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_wo
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
+    cprof_placement_observe(w, 0);
 }
 
 /* Closes it: returns the busy time (the body's, less its barriers' waits). */
@@ -339,6 +340,7 @@ static void run_member(void *arg)
     cprof_pending.construct = 0;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&b, now);
+    cprof_placement_observe(b.w, b.w != t->opener);     /* a member then waits for work */
     if (path.n)
         team_path_end(&path, &b);
     int me = omp_get_thread_num();
@@ -519,6 +521,7 @@ static void wait_end(struct wait *x)
     c->sum.barrier_wait += dt;
     count_team(c);
     e->last_sync = now;
+    cprof_placement_observe(w, 0);
 }
 
 #define BARRIER(type, name) \
