@@ -144,7 +144,8 @@ struct unit {
     int *defined;                   /* routines defined here, by name */
     int ndefined;
     int **tops, *ntops;             /* per copy (0: the text), its outermost nodes */
-    unsigned *region_ends;          /* where cprof_region_end() is called, in walk order */
+    unsigned *region_ends;          /* where cprof_region_end() is called, in walk order
+                                       (a #pragma cprof region ends with its statement) */
     int nregion_ends, region_ends_cap;
     /* while visiting one function body */
     int routine;
@@ -222,9 +223,18 @@ int calls_twin(const struct unit *u, const struct node *n);
  * definition: its routine, hook, calls (nodes and sites), cleanup calls, and through
  * clauses.c the calls in its pragmas. */
 struct node *new_node(struct unit *u, enum node_kind kind, unsigned start, unsigned end);
+/* Where a statement whose cursor ends at end ends: an expression statement's cursor
+ * ends before its semicolon. */
+unsigned statement_end(const struct unit *u, unsigned end);
 struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int *index);
 int is_function(struct unit *u, const char *p, size_t n);
 void walk(struct unit *u);
+
+/* ---- regions.c: assign_regions gives each call site of a body (sites from first_site
+ * on, the body's text [bstart, bend)) the user region it is made in as its caller,
+ * following the body's control flow from each region's begin to its end; a warning
+ * where paths that disagree meet. */
+void assign_regions(struct unit *u, CXCursor body, int first_site, unsigned bstart, unsigned bend);
 
 /* ---- clauses.c: calls in OpenMP clauses, and the copies of declare reductions with calls. */
 void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from, unsigned to);

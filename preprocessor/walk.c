@@ -288,11 +288,9 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
-/* Where the statement after a pragma ends: an expression statement's cursor ends
- * before its semicolon. */
-static unsigned statement_end(const struct unit *u, const struct block *k)
+unsigned statement_end(const struct unit *u, unsigned end)
 {
-    unsigned end = k->end, p = end;
+    unsigned p = end;
     while (p < u->size && (u->text[p] == ' ' || u->text[p] == '\t' || u->text[p] == '\n'))
         p++;
     return p < u->size && u->text[p] == ';' ? p + 1 : end;
@@ -314,7 +312,7 @@ static void add_constructs(struct unit *u, int first, unsigned bend)
         if (k->construct == CONSTRUCT_BARRIER)
             continue;
         n->braced = 1;
-        unsigned end = statement_end(u, k);
+        unsigned end = statement_end(u, k->end);
         new_node(u, N_CLOSE, end, end);
     }
 }
@@ -335,61 +333,9 @@ static void add_region_pragmas(struct unit *u, int first, unsigned bend)
         n->leaf = named_region(u, cprof_xstrdup(k->region), file, line);
         n->region = 2;
         new_site(u, u->tu, k->pragma_start, &n->index);
-        unsigned end = statement_end(u, k);
+        unsigned end = statement_end(u, k->end);
         new_node(u, N_CLOSE, end, end);
-        GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
-        u->region_ends[u->nregion_ends++] = end;
     }
-}
-
-static int by_offset(const void *a, const void *b)
-{
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return (x > y) - (x < y);
-}
-
-/* The calls of this body between a cprof_region_begin and the cprof_region_end that
- * closes it, in the order of the text, are the region's: their sites' caller is the
- * innermost region open there, and their d counts the parallel constructs inside it
- * (the region begins as a call made where its begin is).  Regions a body begins and
- * does not end close with it, as at run time. */
-static void assign_regions(struct unit *u, int first_site, unsigned bstart, unsigned bend)
-{
-    int ncalls = 0;
-    for (int i = 0; i < u->nnodes; i++)
-        ncalls += u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site;
-    unsigned (*events)[2] = cprof_xcalloc((size_t)(ncalls + u->nregion_ends) + 1, sizeof *events);
-    int n = 0, regions = 0;
-    for (int i = 0; i < u->nnodes; i++)
-        if (u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site) {
-            events[n][0] = u->nodes[i].start;
-            events[n++][1] = (unsigned)i + 1;
-            regions += u->nodes[i].region;
-        }
-    for (int i = 0; i < u->nregion_ends; i++)
-        if (u->region_ends[i] >= bstart && u->region_ends[i] < bend) {
-            events[n][0] = u->region_ends[i];
-            events[n++][1] = 0;
-        }
-    qsort(events, (size_t)n, sizeof *events, by_offset);
-    struct { int routine, d; } open[64];
-    int depth = 0;
-    for (int e = 0; regions && e < n; e++) {
-        if (!events[e][1]) {
-            depth -= depth > 0;
-            continue;
-        }
-        const struct node *x = &u->nodes[events[e][1] - 1];
-        struct site *s = &u->sites[x->index];
-        int d = s->d;
-        if (depth > 0 && depth <= 64) {
-            s->routine = open[depth - 1].routine;
-            s->d -= open[depth - 1].d;
-        }
-        if (x->region && depth++ < 64)
-            open[depth - 1] = (typeof(open[0])){ x->leaf, d };
-    }
-    free(events);
 }
 
 static void add_function(struct unit *u, CXCursor fn)
@@ -461,7 +407,7 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
-    assign_regions(u, first_site, bstart, bend);
+    assign_regions(u, body, first_site, bstart, bend);
     unsigned definition_line = fstart;
     while (definition_line > 0 && u->text[definition_line - 1] != '\n')
         definition_line--;

@@ -179,6 +179,21 @@ static void imbalance_cell(cprof_table *t, double x)
         cprof_cell_empty(t);
 }
 
+/* Two profiles of which fewer than half the routines that ran in the smaller one ran in
+ * the other too: rather two programs than two runs of one (a rebuild is named anew, so
+ * the programs' paths tell nothing). */
+static bool unrelated(const struct row *r, size_t n, size_t *shared, size_t ran[2])
+{
+    *shared = ran[0] = ran[1] = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool in[2] = {r[k].s[0].calls > 0, r[k].s[1].calls > 0};
+        ran[0] += in[0];
+        ran[1] += in[1];
+        *shared += in[0] && in[1];
+    }
+    return 2 * *shared < (ran[0] < ran[1] ? ran[0] : ran[1]);
+}
+
 static cprof_table *summary(const cprof_view *v[2], const char *const paths[2])
 {
     cprof_table *t = cprof_table_new("Profiles compared", summary_explain, summary_cols, 3);
@@ -306,12 +321,17 @@ static char *json(const cprof_view *v[2], const char *const paths[2], const stru
 }
 
 char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
-                        const char *const paths[2], int csv, bool as_json)
+                        const char *const paths[2], int csv, bool as_json, char **warning)
 {
     const cprof_view *v[2] = {before, after};
-    size_t n;
+    size_t n, shared, ran[2];
     struct row *r = rows(v, &n);
     char *out;
+    *warning = unrelated(r, n, &shared, ran)
+        ? cprof_xasprintf("warning: --diff: only %zu of the routines that ran are in both "
+                          "profiles (%zu before, %zu after): two programs (%s, %s)?", shared,
+                          ran[0], ran[1], before->p->program, after->p->program)
+        : NULL;
     if (as_json)
         out = json(v, paths, r, n);
     else {

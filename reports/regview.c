@@ -235,6 +235,25 @@ static const cprof_column region_cols[] = {
     {"lost", "lost_ns", false},
 };
 
+void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i)
+{
+    const cprof_gview *g = &v->g[i];
+    if (v->p->regions[i].kind == CPROF_REGION_TASK) {
+        cprof_cell_empty(t);
+        cprof_cell_empty(t);
+        cprof_cell_empty(t);
+        return;
+    }
+    char *team = g->sum.team_min == g->sum.team_max
+                     ? cprof_xasprintf("%lld", (long long)g->sum.team_max)
+                     : cprof_xasprintf("%lld-%lld", (long long)g->sum.team_min,
+                                       (long long)g->sum.team_max);
+    cprof_cell_str(t, team);
+    free(team);
+    cprof_cell_int(t, g->sum.team_min);
+    cprof_cell_int(t, g->sum.team_max);
+}
+
 /* With --routine, only the constructs of the routines it names are shown. */
 static bool shown(const cprof_view *v, size_t i)
 {
@@ -282,19 +301,7 @@ cprof_table *cprof_section_regions(const cprof_view *v)
         cprof_cell_str(t, r->routine == CPROF_OTHER_ROUTINE ? "" : v->r[r->routine].label);
         cprof_cell_int(t, g->depth);
         cprof_cell_int(t, g->executions);
-        char *team = g->sum.team_min == g->sum.team_max
-                         ? cprof_xasprintf("%lld", (long long)g->sum.team_max)
-                         : cprof_xasprintf("%lld-%lld", (long long)g->sum.team_min,
-                                           (long long)g->sum.team_max);
-        cprof_cell_str(t, task ? "" : team);
-        free(team);
-        if (task) {
-            cprof_cell_empty(t);
-            cprof_cell_empty(t);
-        } else {
-            cprof_cell_int(t, g->sum.team_min);
-            cprof_cell_int(t, g->sum.team_max);
-        }
+        cprof_cells_team(t, v, i);
         /* A count-only run times no body. */
         bool m = v->timed;
         cprof_cell_time(t, cprof_if_measured(m, g->sum.busy_t));

@@ -68,6 +68,14 @@ void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t a
         cprof_cell_int(t, amount);
 }
 
+void cprof_cell_resource_unit(cprof_table *t, const cprof_prof_resource *x)
+{
+    if (!strcmp(x->unit, "ns"))
+        cprof_cell_str2(t, "ms", "ns");     /* as cprof_cell_time prints it */
+    else
+        cprof_cell_str(t, x->unit);
+}
+
 double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns)
 {
     return cpu_ns >= 0 && time_ns > 0 ? 100.0 * (double)cpu_ns / (double)time_ns : NAN;
@@ -226,7 +234,7 @@ cprof_table *cprof_rescols_table(const cprof_rescols *c, const char *title, cons
     size_t n = ncols + (c ? c->ncols : 0);
     cprof_column *all = cprof_xcalloc(n + 1, sizeof *all);
     memcpy(all, cols, at * sizeof *all);
-    if (c)
+    if (c && c->ncols)      /* a counted resource alone has no columns (cols null) */
         memcpy(all + at, c->cols, c->ncols * sizeof *all);
     memcpy(all + n - (ncols - at), cols + at, (ncols - at) * sizeof *all);
     char *text = c && c->explain && explain ? cprof_xasprintf("%s%s", explain, c->explain) : NULL;

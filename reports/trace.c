@@ -198,6 +198,11 @@ static int read_heads(struct trace *t)
     if (off != (uint64_t)size)
         return fail(t, "%s has %llu bytes more than its workers' events", t->file,
                     (unsigned long long)((uint64_t)size - off));
+    /* Whole, but another process's under the name (a forked child's, an older run's). */
+    json_t *bytes = json_object_get(json_object_get(t->rf.root, CPROF_SECTION_TRACE), "bytes");
+    if (json_is_integer(bytes) && json_integer_value(bytes) != (json_int_t)size)
+        return fail(t, "%s is not the trace of this profile (%lld bytes, the profile's has %lld)",
+                    t->file, (long long)size, (long long)json_integer_value(bytes));
     return 0;
 }
 

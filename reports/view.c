@@ -6,10 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool clamped;
+
 int64_t cprof_add(int64_t a, int64_t b)
 {
     int64_t s;
-    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+    if (!__builtin_add_overflow(a, b, &s))
+        return s;
+    clamped = true;
+    return INT64_MAX;
+}
+
+bool cprof_sums_clamped(void)
+{
+    return clamped;
 }
 
 int64_t cprof_outer(const cprof_tally *x)

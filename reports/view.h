@@ -119,8 +119,11 @@ int64_t cprof_view_region_busy(const cprof_view *v, size_t w);
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);
 void cprof_view_free(cprof_view *v);
 
-/* a + b, saturating: sums of valid counts can still exceed 64 bits. */
+/* a + b, saturating: sums of valid counts can still exceed 64 bits (a routine's
+ * sequential and concurrent calls, every routine's calls), and the report then says so
+ * (cprof_sums_clamped). */
 int64_t cprof_add(int64_t a, int64_t b);
+bool cprof_sums_clamped(void);
 
 /* A callee time counted once per stretch of its thread's time: t less the activations
  * nested in one of the same routine on the same thread (never below 0). */

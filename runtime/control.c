@@ -212,14 +212,16 @@ void cprof_reset(void)
         }
         pthread_mutex_unlock(&w->lock);
     }
+    if (cprof_sizes_reset)     /* linked only with -fcprof-input-size */
+        cprof_sizes_reset();
     cprof_clock_reset();
     pthread_mutex_unlock(&control_lock);
 }
 
 void cprof_control_start(void)
 {
-    const char *start = getenv("CPROF_START");
-    if (start && !strcmp(start, "off"))
+    if (cprof_setting_word("CPROF_START", (const char *const[]){ "on", "off", 0 }, 0,
+                           "the program starts counting") == 1)
         cprof_stop();
 }
 

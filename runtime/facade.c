@@ -23,6 +23,7 @@
  * an <other> context, a sample) is marked in its frame.  docs/performance.md counts
  * the instructions.
  */
+#include <limits.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,9 @@
  * that finds it counts as external without testing for null first. */
 static const struct cprof_site no_site = { .id = -1 };
 /* Its context is none of a worker's until the thread has one: no counted site's cache
- * matches it. */
-__thread struct cprof_pending cprof_pending = { .site = &no_site, .context = &no_site };
+ * matches it; nor does any slot of cprof_no_worker's, which has none. */
+__thread struct cprof_pending cprof_pending = { .site = &no_site, .context = &no_site,
+                                                .worker = &cprof_no_worker };
 
 __attribute__((noinline)) int cprof_active_levels_within(int d)
 {
@@ -70,6 +72,7 @@ static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_
 
 /* CPROF_PATHS=0: no calling contexts (the slow path makes none). */
 int cprof_paths_on = 1;
+int cprof_paths_max = 100000;
 /* CPROF_TRACE=1 (chosen at start-up with the facade): the traced facade is every
  * other one compiled with trace 1. */
 static int trace_on;
@@ -618,11 +621,14 @@ void cprof_facade_select(void)
         [CPROF_CLOCK_MONOTONIC] = BY_EXTENSION(monotonic),
     };
 #undef BY_EXTENSION
-    const char *paths = getenv("CPROF_PATHS");
-    cprof_paths_on = !(paths && !strcmp(paths, "0"));
+    static const char *const off_on[] = { "0", "1", 0 };
+    cprof_paths_on = cprof_setting_word("CPROF_PATHS", off_on, 1, "calling contexts are kept");
+    unsigned long long max = (unsigned long long)cprof_paths_max;
+    if (cprof_paths_on && cprof_setting_number("CPROF_PATHS_MAX", 1, INT_MAX - 1, &max,
+                                               "100000 contexts per worker") == 0)
+        cprof_paths_max = (int)max;
     trace_on = cprof_trace_start();
-    const char *debug = getenv("CPROF_DEBUG");
-    if (debug && *debug && strcmp(debug, "0"))
+    if (cprof_setting_word("CPROF_DEBUG", off_on, 0, "the invariants are not checked"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else if (cprof_clock == CPROF_CLOCK_NONE)
         cprof_facade = (struct cprof_facade){ enter_count, leave_count };

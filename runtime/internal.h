@@ -38,6 +38,18 @@ uint64_t cprof_elapsed_ns(void);       /* since start, or the last reset */
 void cprof_clock_reset(void);           /* elapsed and the start time from now */
 const char *cprof_clock_name(void);
 
+/* ---- settings.c: CPROF_ variables that take a word or a number ---- */
+
+/* The index of the word (a null-terminated list) that variable name is set to; unset or
+ * empty: fallback; any other value: fallback, after one line on stderr that lists the
+ * words and says what is done instead (meaning). */
+int cprof_setting_word(const char *name, const char *const *words, int fallback,
+                       const char *meaning);
+/* Variable name as a whole number in [min, max] into *out: 0 (*out kept if unset or
+ * empty), or -1 after one line on stderr ending with meaning (*out kept). */
+int cprof_setting_number(const char *name, unsigned long long min, unsigned long long max,
+                         unsigned long long *out, const char *meaning);
+
 /* ---- memory.c: the runtime's memory, never the program's malloc ---- */
 
 /* Zeroed, 64-byte aligned; freed with the size it was asked with. */
@@ -46,17 +58,13 @@ void cprof_free(void *p, size_t size);
 void *cprof_realloc(void *p, size_t old, size_t size);
 __attribute__((noreturn)) void cprof_out_of_memory(void);
 
-/* ---- topology.c: the machine, as the profile describes it ---- */
+/* ---- topology.c: the machine, as the profile describes it (docs/placement.md) ---- */
 
-struct cprof_topology {
-    int pus, cores, packages;       /* -1 if unknown */
-    int ncpus;
-    struct { long package, core; } *cpu_core;      /* [ncpus], -1 if unknown */
-    long (*core_list)[2];           /* (package, core id) of each core, sorted */
-};
-void cprof_topology_load(struct cprof_topology *t);
-int cprof_topology_core_of(const struct cprof_topology *t, int pu);     /* -1 if unknown */
-void cprof_topology_free(struct cprof_topology *t);
+struct cprof_json;
+/* The "machine" section, its topology from cprof-topology (run once, at the first
+ * profile written), or why there is none. */
+void cprof_topology_write(struct cprof_json *j);
+int cprof_topology_core_of(int pu);     /* the logical index of its core; -1 if unknown */
 
 /* ---- json.c: the profile's JSON, written as it is made ---- */
 
@@ -372,7 +380,7 @@ struct cprof_worker {
     int id;
     pid_t tid;
     int omp_thread;
-    int pu;
+    struct cprof_place *place;      /* placement.c: where it ran */
     /* Taken by the profile writer and by control.c, to exclude each other; never by the
      * owner, which alone makes and writes its records and contexts.  Others read them
      * from the lists below, which only grow at their heads (stored with release). */
@@ -561,14 +569,31 @@ struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame 
 /* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
 void cprof_trace_new(struct cprof_worker *w);
 void cprof_trace_free(struct cprof_worker *w);
-/* Writes the trace file for the profile written to `profile` (a regular file or not),
- * its path into path, with the profile's ns per tick: 0, or -1 after one line on
- * stderr.  *bytes: its size. */
-int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
-                      double npt, uint64_t *bytes);
-/* The profile's "trace" section (the file at path), and a worker's. */
-void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes);
+/* Writes the trace file at path (profile.c names it), with the profile's ns per tick: 0,
+ * or -1 after one line on stderr.  *bytes: its size. */
+int cprof_trace_write(const char *path, double npt, uint64_t *bytes);
+/* The profile's "trace" section (the file at path, named by its base name if beside
+ * the profile), and a worker's. */
+void cprof_trace_describe(struct cprof_json *j, const char *path, int beside, uint64_t bytes);
 void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w);
+
+/* ---- placement.c: where each worker ran (docs/placement.md) ---- */
+
+/* Start-up, after the clock: the launch's binding settings and affinity mask. */
+void cprof_placement_start(void);
+/* On a listed worker's own thread, as it is made: its first observation. */
+void cprof_placement_new(struct cprof_worker *w);
+/* On w's own thread: the PU it runs on now; idle: it waits for work from here (a team
+ * member after its region), and the time until its next observation is no one's. */
+void cprof_placement_observe(struct cprof_worker *w, int idle);
+/* The same from a signal handler on w's thread (a CPU sample). */
+void cprof_placement_sample(struct cprof_worker *w);
+/* The PU w was placed on longest. */
+int cprof_placement_main_pu(const struct cprof_worker *w);
+/* The header's "placement" (the writing thread observed first), and worker w's (w->lock
+ * held), with the profile's ns per tick. */
+void cprof_placement_write(struct cprof_json *j, double npt);
+void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w, double npt);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 
@@ -580,6 +605,11 @@ void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
+/* The units registered, each once, with copies of the files they name (only file,
+ * nsources and sources are set), and the index there of the unit of routine (site 0) or
+ * site id (-1: none known): the profile's "sources".  Under cprof_tables_lock(). */
+int cprof_sources(const struct cprof_unit **units);
+int cprof_unit_of(int site, int id);
 /* Site id's descriptor (or its copy), taking the tables' lock. */
 const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */
@@ -604,12 +634,13 @@ extern int cprof_stopped;
 
 /* A parallel region's or a task's body on this worker (omp.c), of construct record c:
  * counted in the figures whose time[case] is time, and a frame that times it there, its
- * calls made in context ctx (the construct's, or the root), case kase.  It is not an
- * activation: for the routines, what nests in it counts for the frame below, as if it
- * were not there, and its time is the body's; for the contexts, its self time is its
- * opener's (docs/semantics.md).  Null if the worker's stack is full, or in count mode.
- * Closed by cprof_body_close, with frames a longjmp left above it, which returns the
- * body frame's time and what nested directly in it. */
+ * calls made in context ctx (the construct's, the root, or past the node limit its
+ * parent's <other>), case kase.  It is not an activation: for the routines, what nests
+ * in it counts for the frame below, as if it were not there, and its time is the
+ * body's; for the contexts, its self time is its opener's (docs/semantics.md).  Null if
+ * the worker's stack is full, or in count mode.  Closed by cprof_body_close, with frames
+ * a longjmp left above it, which returns the body frame's time and what nested directly
+ * in it. */
 struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
                                     uint64_t *time, struct cprof_node *ctx, int kase,
                                     const void *sp);
@@ -625,6 +656,7 @@ extern int cprof_paths_on;
  * writer makes it; and the side (0 sequential, 1 concurrent entry) of an activation. */
 int cprof_tree_frame(const struct cprof_frame *f);
 int cprof_frame_side(const struct cprof_worker *w, const struct cprof_frame *f);
+extern int cprof_paths_max;         /* contexts per worker (CPROF_PATHS_MAX) */
 /* Of the d innermost nesting levels, how many are active (more than one thread). */
 int cprof_active_levels_within(int d);
 
@@ -664,6 +696,8 @@ int cprof_sizes_kept(void) __attribute__((weak));
 void cprof_sizes_write_header(struct cprof_json *j) __attribute__((weak));
 void cprof_sizes_write_worker(struct cprof_json *j, struct cprof_worker *w, double npt)
     __attribute__((weak));
+/* cprof_reset(): the tuples and the header's counts from now on. */
+void cprof_sizes_reset(void) __attribute__((weak));
 /* libcalls.c: a library call's read (write 0) or write of size bytes at a. */
 void cprof_sizes_access(const void *a, size_t size, int write);
 

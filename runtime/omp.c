@@ -192,19 +192,19 @@ static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_wo
 {
     struct cprof_construct_rec *c = rec_of(w, s, kind);
     b->w = w;
+    /* Past the node limit n is its parent's <other>: counted in the record, as a call
+     * is, and the calls made in the body hang from that <other>. */
     struct cprof_node *n = 0;
-    if (cprof_paths_on && cprof_clock != CPROF_CLOCK_NONE) {
+    if (cprof_paths_on && cprof_clock != CPROF_CLOCK_NONE)
         n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
-        if (!n->key)
-            n = 0;      /* <other> */
-    }
-    b->frame = cprof_body_open(w, c, n ? &n->time[kase] : &c->key.time[kase], n ? n->canon : w->root,
-                               kase, sp);
+    b->frame = cprof_body_open(w, c, n && n->key ? &n->time[kase] : &c->key.time[kase],
+                               n ? n->canon : w->root, kase, sp);
     b->tasks0 = w->task_ticks;
     b->calls0 = w->calls;
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
+    cprof_placement_observe(w, 0);
 }
 
 /* Closes it: returns the busy time (the body's, less its barriers' waits). */
@@ -351,6 +351,7 @@ static void run_member(void *arg)
     cprof_pending.construct = 0;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&b, now);
+    cprof_placement_observe(b.w, b.w != t->opener);     /* a member then waits for work */
     if (path.n)
         team_path_end(&path, &b);
     int me = omp_get_thread_num();
@@ -531,6 +532,7 @@ static void wait_end(struct wait *x)
     c->sum.barrier_wait += dt;
     count_team(c);
     e->last_sync = now;
+    cprof_placement_observe(w, 0);
 }
 
 #define BARRIER(type, name) \
@@ -727,8 +729,10 @@ static uint64_t *task_figures(struct cprof_worker *w, const struct cprof_site *s
         return slot->time;
     }
     struct cprof_node *n = cprof_node_slow(w, ctx, &rec->key);
-    if (!n->key)
-        return &rec->key.time[kase];   /* past the limit: the record's, calls under the root */
+    if (!n->key) {
+        *node = n;      /* past the limit: the record's, calls under that <other> */
+        return &rec->key.time[kase];
+    }
     if (id >= 0) {
         slot = cprof_slot_slow(w, id);
         *slot = (struct cprof_slot){ .key = key, .time = &n->time[kase], .ctx = n->canon };

@@ -157,7 +157,14 @@ static int parse(const char *spec)
         return -1;
     }
     strcpy(buf, spec);
-    for (char *save, *item = strtok_r(buf, ",", &save); item; item = strtok_r(0, ",", &save)) {
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        if (!*item) {
+            fprintf(stderr, "cprof: CPROF_RESOURCES=%s has an empty item; none measured\n", spec);
+            return -1;
+        }
         char *colon = strchr(item, ':');
         if (colon)
             *colon = 0;
@@ -240,6 +247,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         r++;
     if (r < nres)
         charge(w, r, 1);
+    cprof_placement_sample(w);
 }
 
 /* The monitor: each signal names the counter that overflowed; its worker's thread is

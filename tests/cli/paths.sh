@@ -88,6 +88,43 @@ expect_jq "CPROF_PATHS=0: no contexts in the profile" flat.out '[.workers[].path
 expect_jq "CPROF_PATHS=0: key_before's $((uniq + sal)) calls all the same" flat.json \
     '[.arcs[] | select(.callee == "key_before") | .s_callarc + .c_callarc] | add' "$((uniq + sal))"
 
+# CPROF_PATHS_MAX reached (issue 29): a call past the limit counts in its parent's
+# <other>, and so do the bodies of a parallel region and of a task met there: the calls
+# made inside them hang from that <other>, never from a root of their own.  Worker 0
+# keeps 3 contexts (its root, main, main > f0): f1..f7, the region's body, f0 in it, the
+# task's body and f1 in it are main > <other>'s 11 calls; worker 1 makes main and
+# main > <parallel> (the opener's path), and its f0 is their <other>'s 1 call.
+cat > limit.c <<'C'
+#include <stdio.h>
+static int v;
+__attribute__((noinline)) void f0(void) { v++; }
+__attribute__((noinline)) void f1(void) { v++; }
+__attribute__((noinline)) void f2(void) { v++; }
+__attribute__((noinline)) void f3(void) { v++; }
+__attribute__((noinline)) void f4(void) { v++; }
+__attribute__((noinline)) void f5(void) { v++; }
+__attribute__((noinline)) void f6(void) { v++; }
+__attribute__((noinline)) void f7(void) { v++; }
+int main(void)
+{
+    f0(); f1(); f2(); f3(); f4(); f5(); f6(); f7();
+#pragma omp parallel num_threads(2)
+    f0();
+#pragma omp task
+    f1();
+#pragma omp taskwait
+    printf("%d\n", v);
+    return 0;
+}
+C
+"$bin/cprof-cc" -fopenmp -O2 limit.c -o limit > cc.err 2>&1
+CPROF_PATHS_MAX=3 CPROF_OUT=limit.out ./limit > limit.txt 2> limit.err
+"$bin/cprof-report" --json limit.out > limit.json 2> limit.err
+expect_jq "CPROF_PATHS_MAX=3: the calls in a region's and a task's body past the limit are under main > <other>" limit.json \
+    '.paths as $p | [$p[] | select(.routine == "<other>") |
+     [([recurse(if .parent != null then $p[.parent] else empty end) | .routine] | reverse | join(" > ")),
+      (.calls | add)]] | sort' '[["main > <other>",11],["main > <parallel> > <other>",1]]'
+
 # Recursion folds: fib's tree is main > fib > fib however deep, and so is a recursion
 # a million deep.
 cat > rec.c <<'C'

@@ -70,7 +70,7 @@ check "the trace is written beside the profile, which names it" -- \
              [ "$(jq -r .trace.bytes p.out)" = "$(stat -c %s p.out.trace)" ] &&
              jq -e "[.sections[].name] | index(\"trace\")" p.out > /dev/null'
 "$bin/cprof-report" --trace p.out > t.json 2> rep.err
-check "--trace: the export is well formed" "$(python3 "$checker" --cprof t.json | indent)" -- \
+check "--trace: the export is well formed" "$(python3 "$checker" --cprof t.json | indent /dev/stdin)" -- \
     python3 "$checker" --cprof t.json
 # The checker itself: an event overlapping its neighbour, one without dur, a counter off.
 jq '.traceEvents |= map(if .ph == "X" and .name == "seq" then .dur += 1000 else . end)' t.json > bad1.json
@@ -172,7 +172,7 @@ check "a full buffer: the summary counts the events recorded and dropped" "$(gre
              [ \$(jq .trace.dropped m.out) -gt 0 ]"
 expect_jq "a full buffer: events recorded and dropped add up to every entry and exit" m.out \
     '.workers[0].trace | [.[0] + .[1] == 20002, .[1] > 0, .[0] < 4096 / 2]' '[true, true, true]'
-check "a full buffer: the export is well formed, its exits all there" "$(python3 "$checker" --cprof m.json | indent)" -- \
+check "a full buffer: the export is well formed, its exits all there" "$(python3 "$checker" --cprof m.json | indent /dev/stdin)" -- \
     bash -c "python3 '$checker' --cprof m.json && jq -e '([.traceEvents[] | select(.ph == \"X\")] | length) * 2 ==
              $(jq '.workers[0].trace[0]' m.out) and .otherData.dropped[0] == $(jq '.workers[0].trace[1]' m.out)' m.json > /dev/null"
 "$bin/cprof-report" --timeline m.out > mt.txt
@@ -218,7 +218,7 @@ CPROF_TRACE=1 CPROF_TRACE_MIN_NS=1000000 CPROF_OUT=s.out ./slow > /dev/null
 "$bin/cprof-report" --trace s.out > s.json
 expect_jq "CPROF_TRACE_MIN_NS=1000000: only the activations of 1 ms or more (main, slow)" s.json \
     '[.traceEvents[] | select(.ph == "X")] | sort_by(.ts) | map(.name)' '["main","slow","slow","slow"]'
-check "a minimum duration: the export is well formed" "$(python3 "$checker" --cprof s.json | indent)" -- \
+check "a minimum duration: the export is well formed" "$(python3 "$checker" --cprof s.json | indent /dev/stdin)" -- \
     python3 "$checker" --cprof s.json
 
 # Elsewhere, and the variables misused: one line each, the run as without them.
@@ -231,7 +231,7 @@ check "CPROF_TRACE_OUT: the trace there, the profile names its path, the report 
 CPROF_TRACE=1 CPROF_TRACE_BUFFER=12Q CPROF_TRACE_MIN_NS=-3 CPROF_OUT=v.out ./many > v.txt 2> v.err
 check "a bad CPROF_TRACE_BUFFER and CPROF_TRACE_MIN_NS: one line each, their defaults" "$(indent v.err)" -- \
     bash -c "[ \$(wc -l < v.err) = 2 ] && grep -q '^cprof: CPROF_TRACE_BUFFER=12Q is not a size' v.err &&
-             grep -q '^cprof: CPROF_TRACE_MIN_NS=-3 is not a number' v.err &&
+             grep -q '^cprof: CPROF_TRACE_MIN_NS=-3 is not a whole number' v.err &&
              jq -e '.trace.buffer == 33554432 and .trace.min_ns == 0 and .trace.dropped == 0' v.out > /dev/null"
 CPROF_TRACE=1 CPROF_MODE=count CPROF_OUT=c.out ./many > /dev/null 2> c.err
 check "CPROF_MODE=count: no trace, in one line" "$(indent c.err)" -- \
@@ -240,6 +240,56 @@ check "CPROF_MODE=count: no trace, in one line" "$(indent c.err)" -- \
 CPROF_TRACE=1 CPROF_OUT=/dev/null ./many > /dev/null 2> n.err
 check "a profile to /dev/null without CPROF_TRACE_OUT: the trace not written, in one line" "$(indent n.err)" -- \
     bash -c "[ \$(wc -l < n.err) = 1 ] && grep -q 'set CPROF_TRACE_OUT' n.err"
+
+# A forked child that writes its own profile (CPROF_OUT with %p) and a fixed
+# CPROF_TRACE_OUT (issue 29): the parent, exiting last, finds the child's trace where
+# its own would go, keeps it and writes its own to NAME.PID, in one line; each profile
+# names its own trace, and --trace of each shows its own process, its own calls (the
+# child 5 of leaf, the parent 1 after the fork).  CPROF_TRACE_OUT with %p: one each.
+cat > fork.c <<'C'
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+__attribute__((noinline)) int leaf(int x) { volatile int v = x; return v + 1; }
+int main(void)
+{
+    int s = 0;
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+        for (int i = 0; i < 5; i++)
+            s += leaf(i);
+        return 0;
+    }
+    waitpid(c, NULL, 0);
+    s += leaf(1);
+    printf("%ld %ld\n", (long)getpid(), (long)c);
+    return 0;
+}
+C
+"$bin/cprof-cc" -O2 fork.c -o fork
+mkdir fk && (cd fk && CPROF_TRACE=1 CPROF_OUT=p.%p.out CPROF_TRACE_OUT=t.trace ../fork > pids 2> err)
+read -r parent child < fk/pids
+check "fork, CPROF_TRACE_OUT without %p: the child's t.trace kept, the parent's t.trace.$parent, one line" \
+    "$(ls fk | tr '\n' ' ')" "$(indent fk/err)" -- \
+    bash -c "[ \"\$(ls fk | sort | tr '\n' ' ')\" = \"\$(printf '%s\n' err p.$child.out p.$parent.out pids t.trace t.trace.$parent | sort | tr '\n' ' ')\" ] &&
+             [ \$(wc -l < fk/err) = 1 ] && grep -q 't.trace was written by another process.*t.trace.$parent' fk/err"
+for who in parent child; do
+    pid=${!who}
+    "$bin/cprof-report" --trace "fk/p.$pid.out" > "fk/$who.json" 2> "fk/$who.err"
+    expect_jq "fork: --trace of the $who's profile shows pid $pid and its leaf calls" "fk/$who.json" \
+        '[([.traceEvents[] | .pid] | unique), ([.traceEvents[] | select(.ph == "X" and .name == "leaf")] | length)]' \
+        "[[$pid], $([ $who = parent ] && echo 1 || echo 5)]"
+done
+cp "fk/t.trace.$parent" fk/t.trace
+"$bin/cprof-report" --trace "fk/p.$child.out" > /dev/null 2> fk/wrong.err; st=$?
+check "--trace of a profile whose trace file is another process's: one line, exit 1" "$(indent fk/wrong.err)" -- \
+    bash -c "[ $st = 1 ] && [ \$(wc -l < fk/wrong.err) = 1 ] && grep -q 'is not the trace of this profile' fk/wrong.err"
+mkdir fp && (cd fp && CPROF_TRACE=1 CPROF_OUT=p.%p.out CPROF_TRACE_OUT=t.%p.trace ../fork > pids 2> err)
+read -r parent child < fp/pids
+check "fork, CPROF_TRACE_OUT=t.%p.trace: t.$parent.trace and t.$child.trace, nothing said" \
+    "$(ls fp | tr '\n' ' ')" "$(indent fp/err)" -- \
+    bash -c "[ \"\$(ls fp | sort | tr '\n' ' ')\" = \"\$(printf '%s\n' err p.$child.out p.$parent.out pids t.$child.trace t.$parent.trace | sort | tr '\n' ' ')\" ] && [ ! -s fp/err ]"
 
 # Bad trace files: one line, exit 1, nothing on stdout.
 bad() {  # bad NAME GREP: the trace of p.out doctored by the caller

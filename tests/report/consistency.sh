@@ -50,6 +50,18 @@
 #  13. --html: the flame graph's data (its page's paths table): a child's inclusive
 #      time <= its parent's, and, on a page not cut, the roots' added up --folded's
 #      total.
+#  14. every call site's calls and times split by case (case_calls, case_t:
+#      docs/report-json.md) add up to its s and c figures, S-S being s, and its outer
+#      times by case to at least its s and c outer times (each case's is clamped at 0
+#      alone); with calling contexts, each site's calls per case are its contexts'.
+#  15. a profile with calling contexts: the context a call is in is its arc's caller's
+#      (the routine or user region whose context is its parent, through a region's or
+#      task's body): a call's arc and its context never name two callers.  Calls of a
+#      counted routine (no context of its own) and under <other> are left out.
+#  16. where a worker ran (docs/placement.md): a place or count the profile does not know
+#      (a core, package or NUMA node without a topology, the machine's counts, the
+#      kernel's migrations of a worker without a counter, a flag's figure it has none
+#      of) is null, never -1: no such figure of the document is below 0.
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
 # record of recursion: its outer times are the paper's (docs/profile-format.md), so the
 # arcs' checks (2 for arcs, 4) are left out for it.
@@ -88,20 +100,32 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
      "\($n): worker inclusive \(.inclusive_worker_t) less team time \(.team_inclusive_worker_t // 0) > \($worker), the outer time of the arcs into it" else empty end),
   (if .inclusive_wall_t > $wall + $tol then
      "\($n): wall inclusive \(.inclusive_wall_t) > \($wall), the sequential outer time of the arcs into it" else empty end)),
+(.arcs[] | . as $a | .sites[] | select(.case_calls) |
+  "site \(.file):\(.line) of \($a.caller) -> \($a.callee)" as $n |
+  (if .case_calls[0] != .s_callarc or (.case_calls[1:] | add) != .c_callarc then
+     "\($n): calls by case \(.case_calls) do not add up to s \(.s_callarc), c \(.c_callarc)" else empty end),
+  (if (.case_t[0] // 0) != (.s_callarc_t // 0) or ([.case_t[1:][] // 0] | add) != (.c_callarc_t // 0) then
+     "\($n): times by case \(.case_t) do not add up to s \(.s_callarc_t), c \(.c_callarc_t)" else empty end),
+  (if ([.case_outer_t[] // 0] | add) < (.s_callarc_outer_t // 0) + (.c_callarc_outer_t // 0) then
+     "\($n): outer times by case \(.case_outer_t) do not add up to \(.s_callarc_outer_t + .c_callarc_outer_t)" else empty end)),
 (select(.paths) | . as $doc |
   def key($site; $name; $file): "\($site):\($name)@\($file)";
   ([.arcs[] | . as $a |
     if .caller == "<external>" then {k: key("outside"; .callee; .callee_file), s: .s_callarc, c: .c_callarc, st: (.s_callarc_t // 0), ct: (.c_callarc_t // 0), rows: $nw}
-    else (.sites[] | {k: key("\(.file):\(.line)"; $a.callee; $a.callee_file), s: .s_callarc, c: .c_callarc, st: (.s_callarc_t // 0), ct: (.c_callarc_t // 0), rows: $nw}) end]
-   | group_by(.k) | map({k: .[0].k, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $arcs |
+    else (.sites[] | {k: key("\(.file):\(.line)"; $a.callee; $a.callee_file), s: .s_callarc, c: .c_callarc, st: (.s_callarc_t // 0), ct: (.c_callarc_t // 0), cases: .case_calls, rows: $nw}) end]
+   | group_by(.k) | map({k: .[0].k, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add),
+                        cases: (if all(.[]; .cases) then map(.cases) | transpose | map(add) else null end)})) as $arcs |
   ([.paths[] | select(.routine | IN("<other>", "<parallel>", "<task>") | not) |
     {k: key(if .site then "\(.site.file):\(.site.line)" else "outside" end; .routine; .file),
-     s: .calls[0], c: (.calls[1] + .calls[2] + .calls[3]), st: (.time[0] // 0), ct: ((.time // [0, 0, 0, 0]) | .[1] + .[2] + .[3])}]
-   | group_by(.k) | map({k: .[0].k, n: length, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add)})) as $paths |
+     s: .calls[0], c: (.calls[1] + .calls[2] + .calls[3]), st: (.time[0] // 0), ct: ((.time // [0, 0, 0, 0]) | .[1] + .[2] + .[3]), cases: .calls}]
+   | group_by(.k) | map({k: .[0].k, n: length, s: (map(.s) | add), c: (map(.c) | add), st: (map(.st) | add), ct: (map(.ct) | add),
+                        cases: (map(.cases) | transpose | map(add))})) as $paths |
   ($paths | map({(.k): .}) | add // {}) as $pk |
-  ($arcs[] | . as $a | ($pk[.k] // {n: 0, s: 0, c: 0, st: 0, ct: 0}) as $p | ($nw * (1 + $p.n)) as $tol |
+  ($arcs[] | . as $a | ($pk[.k] // {n: 0, s: 0, c: 0, st: 0, ct: 0, cases: [0, 0, 0, 0]}) as $p | ($nw * (1 + $p.n)) as $tol |
     (if [$p.s, $p.c] != [$a.s, $a.c] then
        "call paths: calls \(.k) \([$p.s, $p.c]) != the arcs' \([$a.s, $a.c])" else empty end),
+    (if $a.cases and $p.cases != $a.cases then
+       "call paths: calls by case \(.k) \($p.cases) != the sites' \($a.cases)" else empty end),
     (if (($p.st - $a.st) | fabs) > $tol or (($p.ct - $a.ct) | fabs) > $tol then
        "call paths: time \(.k) \([$p.st, $p.ct]) != the arcs' \([$a.st, $a.ct])" else empty end)),
   ($arcs | map({(.k): 1}) | add // {}) as $ak |
@@ -158,7 +182,26 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   (if $all + $tol < $flat and (any(.paths[]; .routine == "<other>") | not) then
      "call paths: self times add up to \($all) < the flat profile's \($flat)" else empty end),
   (if $all - $task > $flat + $tol then
-     "call paths: self times add up to \($all), above the flat profile's \($flat) by more than the <task> contexts' \($task)" else empty end))
+     "call paths: self times add up to \($all), above the flat profile's \($flat) by more than the <task> contexts' \($task)" else empty end)),
+(select(.paths) |
+  ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
+  ([.arcs[] | . as $a | .sites[] | {k: "\(.file):\(.line):\($a.callee)@\($a.callee_file)",
+     v: "\($a.caller)@\($a.caller_file)"}] | group_by(.k) | map({(.[0].k): map(.v)}) | add // {}) as $callers |
+  (.paths | map({(.id | tostring): .}) | add // {}) as $byid |
+  def owner($n): if $n == null or ($n.routine | IN("<parallel>", "<task>") | not) then $n
+                 elif $n.parent == null then null else owner($byid[$n.parent | tostring]) end;
+  .paths[] | select(.site != null and .parent != null and (.routine | IN("<other>", "<parallel>", "<task>") | not)) |
+  owner($byid[.parent | tostring]) as $o | select($o != null and $o.routine != "<other>") |
+  ($callers["\(.site.file):\(.site.line):\(.routine)@\(.file)"] // []) as $c |
+  select(($c | length) > 0 and ($c | index("\($o.routine)@\($o.file)")) == null and
+         ([$c[] | IN($counted[])] | any | not)) |
+  "call paths: the call of \(.routine) at \(.site.file):\(.site.line) is in \($o.routine)'s context, its arc's caller is \($c | join(" or "))"),
+([(.machine // {} | .[]), (.workers[] | .pu, .core),
+  (.placement // {} | (.machines[]?.pus[]? | .core, .package, .node),
+     (.workers[]? | .main_pu, .core, .package, .node, .kernel_migrations, (.pus[] | .core, .package, .node)),
+     (.sharing[]? | .pu, .core), (.flags[]? | .pu, .core, .count, .pct_run))]
+  | map(select(. != null and . < 0)) | length) as $neg |
+  if $neg > 0 then "placement: \($neg) places or counts below 0 (one not known is null, never -1)" else empty end
 EOF
 
 # Checks 9 to 13: the profile's other outputs, against its --json document.  Arguments:

@@ -160,6 +160,21 @@ check "bad: newline in a key stays on one line" bad "$(variant newline-key '.sit
 sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/overflow.json"
 check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
     "counts or times overflow 64 bits when summed" "$fx/basic.json"
+# A sum the views make (a routine's sequential and concurrent calls, every routine's
+# calls) past 2^63-1, from counts that each fit: printed as 2^63-1 and said in one
+# warning line, exit 0, in every output; no warning where no sum passes it.
+sed 's/\[2, 1, 300, 3, 1500,/[2, 9223372036854775807, 300, 3, 1500,/' "$fx/basic.json" >"$tmp/clamp.json"
+clamped() {
+    run "$@" "$tmp/clamp.json"
+    [ "$rc" = 0 ] && grep -q 9223372036854775807 "$tmp/out" && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+        grep -q '^cprof-report: warning: a sum of counts or times passed 2^63-1' "$tmp/err"
+}
+for how in "" "--csv flat" "--csv callgraph" --dot --html; do
+    check "a sum past 2^63-1 (leaf's calls): printed clamped and said in one line: ${how:-text}" clamped $how
+done
+check "no sum past 2^63-1: no warning" eval 'run "$fx/basic.json"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
+check "--json, whose figures each fit (leaf's s_caller 2^63-1 exact): no warning" \
+    eval 'run --json "$tmp/clamp.json"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
 
 # The workers' rows are read from the text (reports/rows.c) where they are arrays of
 # plain integers, and by jansson otherwise: what is read, and what a bad file is told,
@@ -271,6 +286,9 @@ check "consistency.sh fails: wall inclusive above the arcs' sequential time" doc
 check "consistency.sh fails: an arc's outer time above elapsed x workers" doctored \
     '(.arcs[] | select(.caller == "main" and .callee == "fib")).c_callarc_outer_t = 1e15' \
     'arc main -> fib: outer time'
+check "consistency.sh fails: a site's calls by case that do not add up to its s and c calls" doctored \
+    '(.arcs[] | select(.caller == "main" and .callee == "fib")).sites[0].case_calls[1] += 1' \
+    'site .* of main -> fib: calls by case'
 
 # The rules of times not measured and of the calling contexts' worker times (7, 8) on a
 # profile that has them (a counted routine, a region opener, recursive tasks).
@@ -296,6 +314,13 @@ check "consistency.sh fails: the contexts' self times above elapsed x workers" d
 check "consistency.sh fails: the contexts' self times below the flat profile's" doctored \
     '(.routines[] | select(.name == "main")).self_worker_t *= 3' \
     "call paths: self times add up to .* < the flat profile's"
+
+placement=$root/tests/fuzz/corpus/v2-placement.json
+"$report" --json "$placement" > "$tmp/rec.json"
+check "consistency.sh passes on corpus/v2-placement.json and on its report" \
+    consistent "$placement" "$tmp/rec.json"
+check "consistency.sh fails: a place not known given as -1" doctored \
+    '.placement.workers[0].node = -1 | .workers[1].core = -1' 'placement: 2 places or counts below 0'
 
 # The other outputs (9 to 13): a cprof-report that doctors one of them, whose profile
 # must then fail, naming what broke.
