@@ -24,9 +24,11 @@ CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 # Build and test dependencies, all from Debian.
 # chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
 # with it); python3: tests/lib/trace_check.py, the Trace Event Format checker; valgrind
-# and bc: make bench's instruction counts and arithmetic.
+# and bc: make bench's instruction counts and arithmetic; clang-14 and libomp-14-dev:
+# cprof-cc with clang and LLVM's OpenMP runtime (omp-tools.h for runtime/ompt.c; make
+# check runs the suite with both compilers).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev chromium openmpi-bin libopenmpi-dev python3 \
+                   clang-14 libclang-rt-14-dev libomp-14-dev chromium openmpi-bin libopenmpi-dev python3 \
                    valgrind bc
 
 B := build
@@ -52,11 +54,15 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # The runtime is linked into every profiled program, including shared objects: PIC.
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
-RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp -DCPROF_BUILDING_RUNTIME
+# It uses no OpenMP itself, and binds to whichever runtime the program loads: omp.h is
+# gcc's, omp-tools.h (OMPT, runtime/ompt.c) LLVM's, from libomp-dev.
+RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -DCPROF_BUILDING_RUNTIME
+OMPT_INC  := $(patsubst %/omp-tools.h,%,$(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)))
 $(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/trace.h \
                       format/version.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(if $(filter %/ompt.c,$<),-idirafter $(OMPT_INC)) \
+	    -c $< -o $@
 
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)
@@ -70,16 +76,17 @@ $(B)/lib/libcprof.a: $(RT_OBJ)
 $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.opt
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(filter-out %/libcalls.o,$(RT_OBJ)) \
-	    -fopenmp -o $@
+	    -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
-# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps and the signal calls
+# as -Wl,@FILE): libgomp's entry points that runtime/gomp.c wraps and the signal calls
 # runtime/signals.c does, and those wrappers exported, so that a profiled library's
-# calls reach the program's runtime.  The list is what omp.o and signals.o define.
-$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o $(B)/obj/runtime/signals.o
+# calls reach the program's runtime; and the OMPT tool's entry point (runtime/ompt.c),
+# which libomp looks up.  The list is what gomp.o and signals.o define.
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/gomp.o $(B)/obj/runtime/signals.o
 	@mkdir -p $(@D)
 	{ nm $^ | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
-	  echo '--export-dynamic-symbol=__wrap_*'; } > $@
+	  echo '--export-dynamic-symbol=__wrap_*'; echo '--export-dynamic-symbol=ompt_start_tool'; } > $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)

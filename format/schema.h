@@ -19,6 +19,9 @@
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
+/* "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
+ * it, whether the calls' cases and the parallel regions were measured, and if not why. */
+#define CPROF_SECTION_OPENMP "openmp"
 /* "sources" (docs/source.md): the files the units' routines and sites name, as each
  * unit was compiled (where, their size and hash, format/hash.h), one entry per unit; a
  * key of the header, and of each routine and site: its unit's index there. */

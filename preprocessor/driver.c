@@ -70,7 +70,7 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
      * runtime serves their entries. */
     if (c->select.input_size && !shared)
         cprof_push(out, "-Wl,--export-dynamic-symbol=__tsan_*");
-    cprof_push(out, "-lgomp");
+    cprof_push(out, "-fopenmp");
     cprof_push(out, "-lpthread");
 }
 

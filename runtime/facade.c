@@ -376,12 +376,14 @@ static unsigned long long *counts_in_context(struct cprof_worker *w, struct cpro
     return n->key ? n->count : c->count;
 }
 
-/* Counting at the call site, off the straight path. */
-static __attribute__((noinline)) void count_slow(const struct cprof_site *site, int al)
+/* Counting at the call site, off the straight path.  No OpenMP call before the thread
+ * may count: an ifunc resolver runs before libomp is relocated. */
+static __attribute__((noinline)) void count_slow(const struct cprof_site *site)
 {
     struct cprof_worker *w = cprof_self;
     if (!w && !(w = cprof_self_slow()))
         return;
+    int al = omp_get_active_level();
     struct cprof_call_rec *c;
     int sid = site->id;
     if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))
@@ -397,33 +399,38 @@ void cprof_count(const struct cprof_site *site)
         cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
         return;
     }
-    int al = omp_get_active_level();
     struct cprof_worker *w = cprof_self;
     int sid = site->id;
     struct cprof_call_rec *c;
-    if (__builtin_expect(!w || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]), 0))
-        count_slow(site, al);
-    else
+    if (__builtin_expect(!w || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]), 0)) {
+        count_slow(site);
+        if (!cprof_self)
+            return;
+    } else {
+        int al = omp_get_active_level();
         counts_in_context(w, c)[site->d && al ? case_of(site, al) : al > 0 ? CPROF_CS : CPROF_SS]++;
+    }
     /* after count_slow, which may start the runtime (and its probe enters) */
-    cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
+    cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
 }
 
 int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
 {
-    int al = omp_get_active_level();
     /* Stopped: the case, for the cache, but no count and no slot, so the next call
      * misses too (a slot set before the stop keeps counting: control.c takes those
      * counts out). */
     if (__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)) {
+        int al = omp_get_active_level();
         cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
         return case_of(site, al);
     }
     struct cprof_worker *w = cprof_self;
     /* No worker may be made yet (an ifunc resolver before thread-local storage is set
-     * up) or now (the runtime's own code): count nothing, cache nothing. */
+     * up, or libomp relocated) or now (the runtime's own code): count nothing, cache
+     * nothing, ask OpenMP nothing. */
     if (!w && !(w = cprof_self_slow()))
         return -1;
+    int al = omp_get_active_level();
     struct cprof_call_rec *c;
     int sid = site->id;
     if ((unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]))

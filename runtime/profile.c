@@ -65,6 +65,7 @@ void cprof_last_unit_gone(void)
 
 void cprof_runtime_start(void)
 {
+    cprof_openmp_start();       /* before the facade asks OpenMP anything */
     cprof_clock_start();
     cprof_resources_start();    /* before the first context: contexts hold its samples */
     cprof_stack_start();
@@ -619,6 +620,7 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
     write_section(j, CPROF_SECTION_JOB);
+    write_section(j, CPROF_SECTION_OPENMP);
     if (any_regions())
         write_section(j, CPROF_SECTION_REGIONS);
     if (nres)
@@ -725,6 +727,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
     write_layout(j, tf);
     cprof_json_field_string(j, CPROF_SECTION_JOB, pl->job);
+    cprof_openmp_write(j);
     write_resources(j);
     if (tf->path)
         cprof_trace_describe(j, tf->path, tf->beside, tf->bytes);
