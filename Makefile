@@ -49,7 +49,7 @@ RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
-all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt
+all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
@@ -117,6 +117,10 @@ $(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/
 $(B)/bin/cprof-cc: $(CC_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -o $@
+
+# cprof-cc by another name: its compilers are clang and clang++ (CC=cprof-clang).
+$(B)/bin/cprof-clang: $(B)/bin/cprof-cc
+	ln -sf cprof-cc $@
 
 $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
@@ -195,13 +199,14 @@ bench: all
 	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread, every activation sized and sampled"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
-INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
+INSTALLED := bin/cprof-cc bin/cprof-clang bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
              lib/libcprof.so lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc \
              share/man/man1/cprof-cc.1 share/man/man1/cprof-report.1 share/man/man7/cprof.7
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
+	ln -sf cprof-cc $(DESTDIR)$(PREFIX)/bin/cprof-clang
 	install -d $(DESTDIR)$(PREFIX)/libexec/cprof
 	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(DESTDIR)$(PREFIX)/libexec/cprof/
 	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/

@@ -70,6 +70,8 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
      * runtime serves their entries. */
     if (c->select.input_size && !shared)
         cprof_push(out, "-Wl,--export-dynamic-symbol=__tsan_*");
+    /* The compiler's OpenMP runtime (gcc: libgomp, clang: libomp), which the runtime
+     * asks, and only one (runtime/openmp.c). */
     cprof_push(out, "-fopenmp");
     cprof_push(out, "-lpthread");
 }
@@ -77,14 +79,31 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
 /* -fcprof-input-size (docs/input-size.md): gcc's thread sanitizer calls a hook before
  * every load and store the unit keeps in memory; the runtime defines the hooks
  * (runtime/sizes.c) and no libtsan is linked.  Activations come from cprof's own entry
- * hooks, so tsan's are left out. */
+ * hooks, so tsan's are left out; clang's calls the library's memcpy and memset as gcc's
+ * does (libcalls.c wraps them), not tsan's. */
 static void input_size_flags(const struct cprof_cmdline *c, struct cprof_argv *cc)
 {
     if (!c->select.input_size)
         return;
     cprof_push(cc, "-fsanitize=thread");
+    if (cprof_gcc_is_clang()) {
+        cprof_push(cc, "-mllvm");
+        cprof_push(cc, "-tsan-instrument-func-entry-exit=false");
+        cprof_push(cc, "-mllvm");
+        cprof_push(cc, "-tsan-instrument-memintrinsics=false");
+        return;
+    }
     cprof_push(cc, "--param");
     cprof_push(cc, "tsan-instrument-func-entry-exit=0");
+}
+
+/* Compiling and linking in one command, cprof-cc compiles each source apart: clang
+ * would say the link's flags (-shared, -l...) are unused there, as it does not when it
+ * links too; the link step still says what is unused. */
+static void quiet_link_flags(const struct cprof_cmdline *c, struct cprof_argv *cc)
+{
+    if (c->mode == CPROF_LINK && cprof_gcc_is_clang())
+        cprof_push(cc, "-Qunused-arguments");
 }
 
 /* The rewriter's command line: cprof's options for this unit. */
@@ -117,6 +136,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
     struct cprof_argv pp = { 0 }, rw = { 0 };
     cprof_push(&pp, cprof_gcc());
     cprof_common_flags(c, &pp, 1);
+    quiet_link_flags(c, &pp);
     if (c->dep_md)
         cprof_dependency_flags(c, in, object, &pp);
     /* Profiled code may call cprof_write(): #ifdef __CPROF__ / #include <cprof.h>. */
@@ -166,10 +186,15 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
     struct cprof_argv cc = { 0 };
     cprof_push(&cc, cprof_gcc());
     cprof_common_flags(c, &cc, !rewrote);
+    quiet_link_flags(c, &cc);
     input_size_flags(c, &cc);
     cprof_push(&cc, c->mode == CPROF_ASSEMBLE_ONLY ? "-S" : "-c");
     cprof_push(&cc, "-o");
     cprof_push(&cc, object);
+    /* A loop clang was asked to vectorize (omp simd) that a facade keeps from it: not
+     * the user's to fix (gcc says nothing of it). */
+    if (rewrote && cprof_gcc_is_clang())
+        cprof_push(&cc, "-Wno-pass-failed");
     if (rewrote) {
         cprof_push(&cc, "-x");
         cprof_push(&cc, "cpp-output");
@@ -186,6 +211,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
         cc.n = 0;
         cprof_push(&cc, cprof_gcc());
         cprof_common_flags(c, &cc, 1);
+        quiet_link_flags(c, &cc);
         input_size_flags(c, &cc);
         cprof_push(&cc, c->mode == CPROF_ASSEMBLE_ONLY ? "-S" : "-c");
         cprof_push(&cc, "-o");
@@ -234,7 +260,8 @@ static const char cprof_help_end[] =
     "  -fcprof-version                print cprof's version and exit (--version is gcc's)\n"
     "\n"
     "Variables read by cprof-cc:\n"
-    "  CPROF_GCC, CPROF_GXX     the compilers it runs (default gcc, g++)\n"
+    "  CPROF_GCC, CPROF_GXX     the compilers it runs (default gcc, g++; run as\n"
+    "                           cprof-clang: clang, clang++)\n"
     "  CPROF_KEEP_TEMPS=1       keep the temporary directory (rewritten sources)\n"
     "  CPROF_SERVER=0           never use the rewrite server\n"
     "  CPROF_SERVER_IDLE=SECONDS  how long a server waits for work (default 60)\n"
@@ -297,6 +324,7 @@ int main(int argc, char **argv)
             puts("cprof-cc (cprof) " CPROF_VERSION);
             return fflush(stdout) ? 1 : 0;
         }
+    cprof_driver_named(argv[0]);
     atexit(cprof_free_made);
     struct cprof_argv args = { 0 };
     cprof_push(&args, argv[0]);
