@@ -480,6 +480,18 @@ char *cprof_report_json(const cprof_profile *p)
         doc = NULL;
     } else if (!doc)
         json_decref(res);
+    /* The OpenMP runtime and what cprof could observe of it (docs/report-json.md). */
+    if (doc && p->omp_runtime) {
+        json_t *omp = json_pack("{s:s, s:s, s:b, s:b}", "runtime", p->omp_runtime, "observed",
+                                p->omp_observed, "cases", !cprof_cases_unknown(p),
+                                "regions", p->omp_unseen_files < p->nfiles);
+        if (omp && p->omp_reason && json_object_set_new(omp, "reason", json_string(p->omp_reason)))
+            omp = NULL;
+        if (!omp || json_object_set_new(doc, "openmp", omp)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
     /* Input-sensitive profiles (docs/input-size.md). */
     if (doc && p->size_info.cell) {
         json_t *sizes = cprof_sizes_json(p);

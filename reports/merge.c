@@ -229,6 +229,13 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->start_unix_ns = rf->start_unix_ns;
     p->call_cost_ns = rf->call_cost_ns;
     p->count_cost_ns = rf->count_cost_ns;
+    if (rf->omp_runtime) {
+        p->omp_runtime = cprof_xstrdup(rf->omp_runtime);
+        p->omp_observed = cprof_xstrdup(rf->omp_observed);
+        p->omp_reason = rf->omp_reason ? cprof_xstrdup(rf->omp_reason) : NULL;
+        p->omp_uncased_files = !json_is_true(rf->omp_cases);
+        p->omp_unseen_files = !json_is_true(rf->omp_regions);
+    }
     p->trace_files = rf->traced;
     p->trace_events = rf->trace_events;
     p->trace_dropped = rf->trace_dropped;
@@ -543,6 +550,13 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     out->overhead_ns = a->overhead_ns + b->overhead_ns;
     out->compensated = a->compensated;
     out->compensated_ns = a->compensated_ns + b->compensated_ns;
+    const cprof_profile *named = a->omp_runtime ? a : b;
+    out->omp_runtime = named->omp_runtime ? cprof_xstrdup(named->omp_runtime) : NULL;
+    out->omp_observed = named->omp_observed ? cprof_xstrdup(named->omp_observed) : NULL;
+    named = a->omp_reason ? a : b;
+    out->omp_reason = named->omp_reason ? cprof_xstrdup(named->omp_reason) : NULL;
+    out->omp_uncased_files = a->omp_uncased_files + b->omp_uncased_files;
+    out->omp_unseen_files = a->omp_unseen_files + b->omp_unseen_files;
     out->trace_files = a->trace_files + b->trace_files;
     if (__builtin_add_overflow(a->trace_events, b->trace_events, &out->trace_events) ||
         __builtin_add_overflow(a->trace_dropped, b->trace_dropped, &out->trace_dropped))

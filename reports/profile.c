@@ -185,5 +185,13 @@ void cprof_profile_free(cprof_profile *p)
     free(p->ranks);
     free(p->job);
     free(p->clock);
+    free(p->omp_runtime);
+    free(p->omp_observed);
+    free(p->omp_reason);
     memset(p, 0, sizeof *p);
+}
+
+bool cprof_cases_unknown(const cprof_profile *p)
+{
+    return p->nfiles && p->omp_uncased_files == p->nfiles;
 }

@@ -234,6 +234,12 @@ typedef struct {
     double overhead_ns;              /* sum over files of call_cost_ns x entries */
     bool compensated;                /* times have the profiler's cost taken out */
     double compensated_ns;           /* what that took out of the self times, in all */
+    /* The OpenMP runtime of the first file that names one, and how it was observed
+     * (docs/profile-format.md, "openmp"); the files whose calls' cases were not measured
+     * (two runtimes loaded), and those whose parallel regions and tasks were not
+     * observed, with the first file's reason. */
+    char *omp_runtime, *omp_observed, *omp_reason;
+    size_t omp_uncased_files, omp_unseen_files;
     /* The files recorded with a trace (CPROF_TRACE=1), their events recorded and
      * dropped (a full buffer), summed. */
     size_t trace_files;
@@ -305,5 +311,8 @@ void cprof_paths_inclusive(cprof_prof_path *paths, size_t npaths);
 int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen);
 
 void cprof_profile_free(cprof_profile *p);
+
+/* Whether no file measured the calls' cases (two OpenMP runtimes were loaded). */
+bool cprof_cases_unknown(const cprof_profile *p);
 
 #endif

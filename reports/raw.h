@@ -79,6 +79,11 @@ struct raw_file {
     double call_cost_ns, count_cost_ns;
     /* Its paths rows have the contexts' self times (an older writer's have not). */
     bool path_self;
+    /* Its "openmp" section (docs/profile-format.md), if any: the OpenMP runtime, how it
+     * was observed, and whether the calls' cases and the parallel regions were (null:
+     * an older writer's, which always saw both). */
+    const char *omp_runtime, *omp_observed, *omp_reason;
+    json_t *omp_cases, *omp_regions;
     /* Its "trace" section (docs/tracing.md), if any: the events recorded and dropped. */
     bool traced;
     int64_t trace_events, trace_dropped;

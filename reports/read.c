@@ -404,6 +404,21 @@ static int get_trace(struct loader *l, struct raw_file *rf, json_t *obj)
     return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_TRACE);
 }
 
+/* The header's "openmp": the runtime, how cprof observed it, what it could not. */
+static int get_openmp(struct loader *l, struct raw_file *rf, json_t *obj)
+{
+    const char *version;
+    const struct field f[] = {
+        {"runtime", JSON_STRING, &rf->omp_runtime, 0},
+        {"version", JSON_STRING | OPTIONAL, &version, 0},
+        {"observed", JSON_STRING, &rf->omp_observed, 0},
+        {"cases", JSON_TRUE | BOOLEAN, &rf->omp_cases, 0},
+        {"regions", JSON_TRUE | BOOLEAN, &rf->omp_regions, 0},
+        {"reason", JSON_STRING | OPTIONAL, &rf->omp_reason, 0},
+    };
+    return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_OPENMP);
+}
+
 /* The "sources" section (docs/source.md): per unit, its files. */
 static int get_sources(struct loader *l, struct raw_file *rf, json_t *arr)
 {
@@ -572,9 +587,9 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header), "resources", "regions", "trace" and
- * "input_sizes" (sizes.c); another optional one is skipped (get_fields lets its key by),
- * another required one refuses the file. */
+ * This reader knows "job" and "openmp" (read with the header), "resources", "regions",
+ * "trace" and "input_sizes" (sizes.c); another optional one is skipped (get_fields lets
+ * its key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -588,6 +603,7 @@ static int check_sections(struct loader *l, json_t *sections)
             strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
             strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
             strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
+            strcmp(json_string_value(name), CPROF_SECTION_OPENMP) &&
             strcmp(json_string_value(name), CPROF_SECTION_SIZES) &&
             strcmp(json_string_value(name), CPROF_SECTION_SOURCES))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
@@ -606,7 +622,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
-    json_t *sources = NULL;
+    json_t *sources = NULL, *openmp = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -634,6 +650,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"workers", JSON_ARRAY, &workers, 0},
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
+        {CPROF_SECTION_OPENMP, JSON_OBJECT | OPTIONAL, &openmp, 0},
         {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
     };
     const struct field mach[] = {
@@ -652,6 +669,8 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
         return -1;
     if (trace && get_trace(l, rf, trace))
+        return -1;
+    if (openmp && get_openmp(l, rf, openmp))
         return -1;
     bool v2 = rf->version >= 2;
     if (v2 != (columns && metrics && rf->host && json_object_get(rf->root, "rank") &&

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char explain[] =
     "program and started come from the (first) profile file; elapsed is summed over\n"
@@ -50,6 +51,39 @@ static void estimate_row(cprof_table *t, const char *label, const char *key, dou
 {
     row(t, label, key);
     cprof_cell_time(t, (int64_t)llround(fmin(ns, 9e18)));
+}
+
+/* The OpenMP runtime, how cprof observed it, and what it could not (docs/semantics.md,
+ * "OpenMP runtimes"). */
+static void openmp_rows(cprof_table *t, const cprof_profile *p)
+{
+    if (!p->omp_runtime)
+        return;
+    static const struct { const char *key, *says; } how[] = {
+        {"link", "its entry points, wrapped"}, {"ompt", "OMPT"}, {"none", "not observed"},
+    };
+    const char *says = p->omp_observed;
+    for (size_t i = 0; i < sizeof how / sizeof *how; i++)
+        if (!strcmp(how[i].key, p->omp_observed))
+            says = how[i].says;
+    char *text = cprof_xasprintf("%s (%s)", p->omp_runtime, says);
+    row(t, "OpenMP runtime", "openmp");
+    cprof_cell_str2(t, text, p->omp_runtime);
+    free(text);
+    if (cprof_cases_unknown(p))
+        cprof_table_note(t, "The calls' cases are not measured: %s.\n"
+                            "Every call is counted, but whether it ran inside a parallel region\n"
+                            "is not known: the figures split by case are left out.",
+                         p->omp_reason);
+    else if (p->omp_uncased_files)
+        cprof_table_note(t, "In %zu of the %zu files the calls' cases are not measured: %s.\n"
+                            "Their calls count as sequential in the sums.", p->omp_uncased_files,
+                         p->nfiles, p->omp_reason);
+    if (p->omp_unseen_files && !cprof_cases_unknown(p))
+        cprof_table_note(t, "Parallel regions and tasks were not observed%s: %s.\n"
+                            "No <parallel> or <task> step in the call paths, no --regions, no\n"
+                            "team time; the calls and their cases are measured.",
+                         p->omp_unseen_files < p->nfiles ? " in some files" : "", p->omp_reason);
 }
 
 cprof_table *cprof_section_summary(const cprof_view *v)
@@ -112,8 +146,16 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     row(t, "elapsed (ms)", "elapsed_ns");
     cprof_cell_time(t, p->elapsed_ns);
     int_row(t, "calls profiled", "calls", cprof_add(s_calls, c_calls));
-    int_row(t, "  sequential", "s_calls", s_calls);
-    int_row(t, "  concurrent", "c_calls", c_calls);
+    if (cprof_cases_unknown(p)) {
+        row(t, "  sequential", "s_calls");
+        cprof_cell_empty(t);
+        row(t, "  concurrent", "c_calls");
+        cprof_cell_empty(t);
+    } else {
+        int_row(t, "  sequential", "s_calls", s_calls);
+        int_row(t, "  concurrent", "c_calls", c_calls);
+    }
+    openmp_rows(t, p);
     row(t, "cost of one call (ns)", "call_cost_ns");
     cprof_cell_real(t, p->call_cost_ns);
     estimate_row(t, "overhead, estimated (ms)", "overhead_ns", p->overhead_ns);

@@ -173,8 +173,8 @@ static void decide_now(void)
     if (o.names[0]) {
         size_t n = strlen(runtime_name);
         snprintf(runtime_name + n, sizeof runtime_name - n, " and %s", o.names);
-        unseen(CPROF_OMP_MIXED, "two OpenMP runtimes are loaded (%s): each knows its own "
-               "parallel regions only", runtime_name);
+        unseen(CPROF_OMP_MIXED, "two OpenMP runtimes are loaded, %s, each knowing only its "
+               "own parallel regions", runtime_name);
         return;
     }
     if (kind == GNU) {
