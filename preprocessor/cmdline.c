@@ -86,8 +86,8 @@ void cprof_cmdline_parse(struct cprof_cmdline *c, int argc, char **argv)
             c->mode = c->mode == CPROF_GCC_ONLY ? CPROF_GCC_ONLY : CPROF_ASSEMBLE_ONLY;
         else if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
             c->mode = CPROF_GCC_ONLY;
-        else if (!strcmp(a, "-fopenmp") || !strcmp(a, "-fno-openmp"))
-            c->openmp = a[2] == 'o';
+        else if (!strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) || !strcmp(a, "-fno-openmp"))
+            c->openmp = a[2] == 'o';    /* clang's -fopenmp=RUNTIME too (CMake gives it) */
         else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
             c->dep_md = 1;
         else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-ansi"))

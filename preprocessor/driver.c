@@ -97,12 +97,14 @@ static void input_size_flags(const struct cprof_cmdline *c, struct cprof_argv *c
     cprof_push(cc, "tsan-instrument-func-entry-exit=0");
 }
 
-/* Compiling and linking in one command, cprof-cc compiles each source apart: clang
- * would say the link's flags (-shared, -l...) are unused there, as it does not when it
- * links too; the link step still says what is unused. */
-static void quiet_link_flags(const struct cprof_cmdline *c, struct cprof_argv *cc)
+/* clang says which of its flags a step did not use, where gcc says nothing: compiling
+ * the rewritten text, the preprocessor's flags (-I, -D); and compiling and linking in
+ * one command, which cprof-cc does in steps, the link's (-shared, -l).  The user's own
+ * command does not have them said: its preprocessing (but for a link) and its link
+ * still say what is unused. */
+static void quiet_flags(const struct cprof_cmdline *c, struct cprof_argv *cc, int preprocessing)
 {
-    if (c->mode == CPROF_LINK && cprof_gcc_is_clang())
+    if (cprof_gcc_is_clang() && (!preprocessing || c->mode == CPROF_LINK))
         cprof_push(cc, "-Qunused-arguments");
 }
 
@@ -136,7 +138,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
     struct cprof_argv pp = { 0 }, rw = { 0 };
     cprof_push(&pp, cprof_gcc());
     cprof_common_flags(c, &pp, 1);
-    quiet_link_flags(c, &pp);
+    quiet_flags(c, &pp, 1);
     if (c->dep_md)
         cprof_dependency_flags(c, in, object, &pp);
     /* Profiled code may call cprof_write(): #ifdef __CPROF__ / #include <cprof.h>. */
@@ -186,7 +188,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
     struct cprof_argv cc = { 0 };
     cprof_push(&cc, cprof_gcc());
     cprof_common_flags(c, &cc, !rewrote);
-    quiet_link_flags(c, &cc);
+    quiet_flags(c, &cc, !rewrote);
     input_size_flags(c, &cc);
     cprof_push(&cc, c->mode == CPROF_ASSEMBLE_ONLY ? "-S" : "-c");
     cprof_push(&cc, "-o");
@@ -211,7 +213,7 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
         cc.n = 0;
         cprof_push(&cc, cprof_gcc());
         cprof_common_flags(c, &cc, 1);
-        quiet_link_flags(c, &cc);
+        quiet_flags(c, &cc, 1);
         input_size_flags(c, &cc);
         cprof_push(&cc, c->mode == CPROF_ASSEMBLE_ONLY ? "-S" : "-c");
         cprof_push(&cc, "-o");

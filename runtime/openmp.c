@@ -19,12 +19,14 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "internal.h"
 
 enum cprof_omp_source cprof_omp_source;
@@ -150,6 +152,34 @@ static int other_runtime(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* Whether the runtime at base `bound` has initialized: libomp registers itself then, in
+ * /dev/shm/__KMP_REGISTERED_LIB_PID_UID (LLVM 12 on) or the variable
+ * __KMP_REGISTERED_LIB_PID, as "ADDRESS-VALUE-FILE": a flag of its own and its value,
+ * which tell a live registration from one a dead process of the same pid left. */
+static int llvm_started(const void *bound)
+{
+    char name[80], text[512] = "";
+    snprintf(name, sizeof name, "/dev/shm/__KMP_REGISTERED_LIB_%d_%d", (int)getpid(),
+             (int)getuid());
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, text, sizeof text - 1);
+        text[n > 0 ? n : 0] = 0;
+        close(fd);
+    } else {
+        snprintf(name, sizeof name, "__KMP_REGISTERED_LIB_%d", (int)getpid());
+        const char *v = getenv(name);
+        snprintf(text, sizeof text, "%s", v ? v : "");
+    }
+    unsigned long address, value;
+    Dl_info at;
+    return sscanf(text, "%lx-%lx", &address, &value) == 2 && dladdr((void *)address, &at) &&
+           at.dli_fbase == bound && *(const volatile unsigned long *)address == value;
+}
+
+/* libomp offered cprof its tool interface (it does once, when it initializes). */
+static int offered;
+
 static void unseen(enum cprof_omp_source s, const char *fmt, const char *arg)
 {
     snprintf(reason, sizeof reason, fmt, arg);
@@ -188,6 +218,10 @@ static void decide_now(void)
     const void *first = dlsym(RTLD_DEFAULT, "ompt_start_tool");
     if (tool && !strcasecmp(tool, "disabled"))
         unseen(CPROF_OMP_UNSEEN, "OMP_TOOL=%s: the runtime starts no OpenMP tool", tool);
+    else if (!offered && llvm_started(bound.dli_fbase))
+        unseen(CPROF_OMP_UNSEEN, "%s", "it started before cprof's runtime was loaded (a "
+                                       "profiled library the program loaded), and starts its "
+                                       "OpenMP tool only then");
     else if (first != (const void *)cprof_ompt_start_tool &&
              !(first && dladdr(first, &start) && start.dli_fbase == bound.dli_fbase))
         unseen(CPROF_OMP_UNSEEN, "%s", "another OpenMP tool's ompt_start_tool is found before "
@@ -236,6 +270,7 @@ void cprof_openmp_start(void)
 
 int cprof_openmp_tool_offered(const char *version)
 {
+    offered = 1;
     decide();
     snprintf(runtime_version, sizeof runtime_version, "%s", version ? version : "");
     if (cprof_omp_source != CPROF_OMP_OMPT)

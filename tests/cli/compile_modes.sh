@@ -90,8 +90,8 @@ check "-MD -MP -MF: dependency target is m.o" "$(indent m.d)" -- grep -q '^m\.o:
 check "-MD -MP -MF: no temporary file names in m.d" "$(indent m.d)" -- bash -c "! grep -qE '/tmp/|cprof' m.d"
 
 "$bin/cprof-cc" -DN=2 -Iinc -MM m.c > mm.out 2> mm.err; st=$?
-gcc -DN=2 -Iinc -MM m.c > mm.ref 2>&1
-check "-MM: same output as gcc -MM" "status $st" "$(diff mm.ref mm.out | head -5)" -- cmp -s mm.out mm.ref
+"$plain_cc" -DN=2 -Iinc -MM m.c > mm.ref 2>&1
+check "-MM: same output as $plain_cc -MM" "status $st" "$(diff mm.ref mm.out | head -5)" -- cmp -s mm.out mm.ref
 
 "$bin/cprof-cc" -DN=2 -Iinc -E m.c > e.out 2> e.err; st=$?
 check "-E: exits 0 and preprocesses" "status $st" "$(indent e.err)" -- test $st = 0 -a -s e.out
