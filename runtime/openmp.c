@@ -216,9 +216,10 @@ static void decide_now(void)
     /* The runtime calls the first ompt_start_tool in the address space: cprof's, or
      * its own, which calls the next one (cprof's in a profiled library's libcprof.so). */
     const void *first = dlsym(RTLD_DEFAULT, "ompt_start_tool");
+    int started = llvm_started(bound.dli_fbase);
     if (tool && !strcasecmp(tool, "disabled"))
         unseen(CPROF_OMP_UNSEEN, "OMP_TOOL=%s: the runtime starts no OpenMP tool", tool);
-    else if (!offered && llvm_started(bound.dli_fbase))
+    else if (!offered && started)
         unseen(CPROF_OMP_UNSEEN, "%s", "it started before cprof's runtime was loaded (a "
                                        "profiled library the program loaded), and starts its "
                                        "OpenMP tool only then");
@@ -228,6 +229,11 @@ static void decide_now(void)
                                        "cprof's");
     else
         cprof_omp_source = CPROF_OMP_OMPT;
+    /* Unseen, the facade asks libomp from the first call on: it initializes now, inside
+     * the runtime, where what it calls of the program's (its own malloc, its own
+     * ompt_start_tool) counts nothing and asks nothing. */
+    if (cprof_omp_source == CPROF_OMP_UNSEEN && !started)
+        runtime_api.level();
 }
 
 /* Once per process, the first caller deciding inside the runtime (what dlsym calls
