@@ -3,7 +3,7 @@
 #   make                 build everything into build/
 #   make demo            profile examples/jacobi and print the report
 #   make examples        build every examples/*/ with cprof-cc, run it, read its profile
-#   make check           run the test suite (tests/run)
+#   make check           run the test suite (tests/run), with gcc and with clang
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs;
@@ -179,8 +179,9 @@ examples: all
 	    $(B)/bin/cprof-report --json $$d/cprof*.out > /dev/null; \
 	done
 
+# The suite under gcc, then under clang (libomp): tests/run's CPROF_TEST_CC.
 check: all
-	tests/run
+	CPROF_TEST_CC="gcc clang" tests/run
 
 # Benchmarks print ratios against baselines measured in the same run, never assert.
 bench: all

@@ -375,6 +375,12 @@ for name in "${names[@]}"; do
         "traced: $(head -c 200 "$name.traced") (status $traced_st)" -- \
         cmp -s <(cat "$name.want" "$name.want"; echo "status $want_st $want_st") \
                <(cat "$name.debug" "$name.traced"; echo "status $debug_st $traced_st")
+    # libomp 14 aborts on an untied if(0) task (an assertion in kmp_tasking.cpp), clang's
+    # build as cprof's: no profile to read.
+    if [ "$want_st" -gt 128 ] && [ "$plain_cc" != gcc ]; then
+        skip "$name: the profile" "$plain_cc's build itself dies (status $want_st): $(grep -m1 -i 'assert\|error' "$name.want" | cut -c1-120)"
+        continue
+    fi
     if ! "$bin/cprof-report" --json "$name.out" > "$name.json" 2> "$name.rep.err"; then
         nok "$name: a profile cprof-report reads" "$(indent "$name.rep.err")"
         continue
