@@ -22,16 +22,19 @@ CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
 CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
-# chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
+# libhwloc-dev: cprof-topology, the machine's topology for the profile (hwloc also
+# gives tests/cli/placement.sh lstopo to compare with); chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
 # with it); python3: tests/lib/trace_check.py, the Trace Event Format checker; valgrind
 # and bc: make bench's instruction counts and arithmetic; clang-14 and libomp-14-dev:
 # cprof-cc with clang and LLVM's OpenMP runtime (omp-tools.h for runtime/ompt.c; make
 # check runs the suite with both compilers).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
                    clang-14 libclang-rt-14-dev libomp-14-dev chromium openmpi-bin libopenmpi-dev python3 \
-                   valgrind bc
+                   valgrind bc libhwloc-dev hwloc
 
 B := build
+# The helper that reads the machine's topology with hwloc (topology/), for the runtime.
+TOPOLOGY := libexec/cprof/cprof-topology
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
 ifeq ($(SANITIZE),1)
 TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -49,7 +52,8 @@ RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
-all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt
+all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt \
+     $(B)/$(TOPOLOGY)
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
@@ -58,11 +62,39 @@ all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B
 # gcc's, omp-tools.h (OMPT, runtime/ompt.c) LLVM's, from libomp-dev.
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -DCPROF_BUILDING_RUNTIME
 OMPT_INC  := $(patsubst %/omp-tools.h,%,$(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)))
-$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/trace.h \
-                      format/version.h
+RT_HEADERS := runtime/cprof.h runtime/internal.h $(wildcard format/*.h)
+$(B)/obj/runtime/ompt.o: RT_DEFS = -idirafter $(OMPT_INC)
+$(B)/obj/runtime/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(if $(filter %/ompt.c,$<),-idirafter $(OMPT_INC)) \
-	    -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_DEFS) -c $< -o $@
+
+# The runtime runs cprof-topology by its path (runtime/topology.c): the build tree's in
+# the runtime built here, the installation's in the one make install copies, whose
+# topology.o is compiled again for $(PREFIX) (build/inst/prefix: the last one).
+$(B)/obj/runtime/topology.o: RT_DEFS = -DCPROF_TOPOLOGY='"$(abspath $(B))/$(TOPOLOGY)"'
+$(B)/inst/obj/topology.o: RT_DEFS = -DCPROF_TOPOLOGY='"$(PREFIX)/$(TOPOLOGY)"'
+$(B)/inst/obj/topology.o: runtime/topology.c $(RT_HEADERS) $(B)/inst/prefix
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_DEFS) -c $< -o $@
+$(B)/inst/prefix: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+INST_RT_OBJ := $(filter-out %/topology.o,$(RT_OBJ)) $(B)/inst/obj/topology.o
+$(B)/inst/lib/libcprof.a: $(INST_RT_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/inst/lib/libcprof.so: $(filter-out %/libcalls.o,$(INST_RT_OBJ)) $(B)/lib/cprof-link.opt
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(filter-out %/libcalls.o,$(INST_RT_OBJ)) \
+	    -o $@
+
+$(B)/obj/topology/%.o: topology/%.c format/topology.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags hwloc) -c $< -o $@
+
+$(B)/$(TOPOLOGY): $(B)/obj/topology/cprof-topology.o
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_SAN) $^ $$(pkg-config --libs hwloc) -o $@
 
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)
@@ -200,18 +232,18 @@ bench: all
 	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread, every activation sized and sampled"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
-INSTALLED := bin/cprof-cc bin/cprof-clang bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
+INSTALLED := bin/cprof-cc bin/cprof-clang bin/cprof-report libexec/cprof/cprof-rewrite $(TOPOLOGY) lib/libcprof.a \
              lib/libcprof.so lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc \
              share/man/man1/cprof-cc.1 share/man/man1/cprof-report.1 share/man/man7/cprof.7
 
-install: all
+install: all $(B)/inst/lib/libcprof.a $(B)/inst/lib/libcprof.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
 	ln -sf cprof-cc $(DESTDIR)$(PREFIX)/bin/cprof-clang
 	install -d $(DESTDIR)$(PREFIX)/libexec/cprof
-	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(DESTDIR)$(PREFIX)/libexec/cprof/
-	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(B)/$(TOPOLOGY) $(DESTDIR)$(PREFIX)/libexec/cprof/
+	install -m 644 $(B)/inst/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/inst/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(B)/lib/cprof-link.opt $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -228,4 +260,4 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps print-deps demo examples check bench install uninstall clean fuzz
+.PHONY: all deps print-deps demo examples check bench install uninstall clean fuzz FORCE

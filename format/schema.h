@@ -7,30 +7,46 @@
 #define CPROF_FORMAT_NAME "cprof-profile"
 #define CPROF_FORMAT_VERSION 2
 
-/* The sections version 2 defines beyond its first layout, each a key at the top of the
- * document that the writer declares optional in "sections" (older readers of version 2
- * skip it): "job", the launcher's id of the MPI job the process is a rank of; and
+/* The sections version 2 defines beyond its first layout, each a key of the document
+ * (of "machine" for "topology") that the writer declares optional in "sections" (older
+ * readers of version 2 skip it):
+ * "job", the launcher's id of the MPI job the process is a rank of;
  * "resources" (docs/resources.md), also a key of each worker, with a paths row's
- * samples columns (CPROF_SAMPLES_COLUMN); "regions", a key of each worker: its rows of
- * parallel regions and tasks (CPROF_REGION_COLUMNS), written when the program ran any;
+ * samples columns (CPROF_SAMPLES_COLUMN);
+ * "regions", a key of each worker: its rows of parallel regions and tasks
+ * (CPROF_REGION_COLUMNS), written when the program ran any;
  * "trace" (docs/tracing.md), the trace file written beside the profile and how it was
- * recorded, also a key of each worker: its events recorded and dropped. */
+ * recorded, also a key of each worker: its events recorded and dropped;
+ * "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the
+ * cell size, the shadow memory's, the column names) and of each worker: one row per
+ * routine, calling context and read memory size, of CPROF_SIZE_COLUMNS (the sums of
+ * squares are reals);
+ * "topology" (docs/placement.md), a key of "machine": the machine's packages, NUMA
+ * nodes, PUs and caches as hwloc sees them, or why they are unknown;
+ * "placement" (docs/placement.md), a key of the header (the launch's binding settings)
+ * and of each worker (the PUs it ran on, for how long, its moves);
+ * "sources" (docs/source.md): the files the units' routines and sites name, as each
+ * unit was compiled (where, their size and hash, format/hash.h), one entry per unit; a
+ * key of the header, and of each routine and site: its unit's index there;
+ * "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
+ * it, whether the calls' cases and the parallel regions were measured, and if not why. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
-/* "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
- * it, whether the calls' cases and the parallel regions were measured, and if not why. */
-#define CPROF_SECTION_OPENMP "openmp"
-/* "sources" (docs/source.md): the files the units' routines and sites name, as each
- * unit was compiled (where, their size and hash, format/hash.h), one entry per unit; a
- * key of the header, and of each routine and site: its unit's index there. */
-#define CPROF_SECTION_SOURCES "sources"
-/* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
- * size, the shadow memory's, the column names) and of each worker: one row per
- * routine, calling context and read memory size, of these columns (the sums of squares
- * are reals). */
 #define CPROF_SECTION_SIZES "input_sizes"
+#define CPROF_SECTION_TOPOLOGY "topology"
+#define CPROF_SECTION_PLACEMENT "placement"
+#define CPROF_SECTION_SOURCES "sources"
+#define CPROF_SECTION_OPENMP "openmp"
+/* All of them: what a reader of this version knows. */
+__attribute__((unused))
+static const char *const cprof_sections[] = {
+    CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
+    CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
+    CPROF_SECTION_OPENMP };
+
+/* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \
     X(Z_ROUTINE,          "routine") \
     X(Z_PATH,             "path") \

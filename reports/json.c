@@ -26,6 +26,11 @@ static json_t *append(json_t *a, json_t *v)
     return a;
 }
 
+json_t *cprof_json_known(int64_t v)
+{
+    return v >= 0 ? json_integer((json_int_t)v) : json_null();
+}
+
 /* A time, or null where it was not measured (docs/report-json.md, version 2). */
 static json_t *time_of(bool measured, int64_t ns)
 {
@@ -317,9 +322,9 @@ static json_t *resource(const cprof_view *v, size_t r)
 static json_t *worker(const cprof_profile *p, size_t id)
 {
     const cprof_prof_worker *w = &p->workers[id];
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "id", (json_int_t)id,
+    json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:o}", "id", (json_int_t)id,
                           "tid", (json_int_t)w->tid, "omp_thread", (json_int_t)w->omp_thread,
-                          "pu", (json_int_t)w->pu, "core", (json_int_t)w->core);
+                          "pu", cprof_json_known(w->pu), "core", cprof_json_known(w->core));
     /* In an MPI job, the worker's rank and its id in that rank's file. */
     if (o && p->nranks &&
         json_object_update_new(o, json_pack("{s:I, s:I}", "rank", (json_int_t)w->rank,
@@ -441,14 +446,15 @@ char *cprof_report_json(const cprof_profile *p)
     for (size_t i = 0; i < p->nprograms; i++)
         programs = append(programs, json_pack("{s:s, s:I}", "program", p->programs[i].name,
                                               "files", (json_int_t)p->programs[i].nfiles));
-    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:I, s:f, s:b, s:{s:I, s:I, s:I},"
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:I, s:s, s:I, s:f, s:b, s:{s:o, s:o, s:o},"
                             " s:I, s:I, s:o, s:o, s:o, s:o}",
                             "format", "cprof", "version", 2, "program", p->program,
                             "elapsed_ns", (json_int_t)p->elapsed_ns, "clock", p->clock,
                             "start_unix_ns", (json_int_t)p->start_unix_ns,
                             "call_cost_ns", p->call_cost_ns, "compensated", p->compensated,
-                            "machine", "pus", (json_int_t)p->pus,
-                            "cores", (json_int_t)p->cores, "packages", (json_int_t)p->packages,
+                            "machine", "pus", cprof_json_known(p->pus),
+                            "cores", cprof_json_known(p->cores), "packages",
+                            cprof_json_known(p->packages),
                             "files", (json_int_t)p->nfiles,
                             "files_skipped", (json_int_t)p->nskipped, "programs", programs,
                             "workers", workers, "routines", routines, "arcs", arcs);
@@ -488,6 +494,14 @@ char *cprof_report_json(const cprof_profile *p)
         if (omp && p->omp_reason && json_object_set_new(omp, "reason", json_string(p->omp_reason)))
             omp = NULL;
         if (!omp || json_object_set_new(doc, "openmp", omp)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    /* Where the workers ran (docs/placement.md). */
+    if (doc && p->nprocesses) {
+        json_t *placement = cprof_placement_json(p);
+        if (!placement || json_object_set_new(doc, "placement", placement)) {
             json_decref(doc);
             doc = NULL;
         }

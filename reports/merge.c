@@ -282,6 +282,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         rc = cprof_resources_of_file(l, p, rf);
     if (!rc)
         rc = cprof_regions_of_file(l, p, rf);
+    if (!rc)
+        rc = cprof_placement_of_file(l, p, rf);
     /* The contexts first: the sizes' rows name them by each worker's paths rows. */
     size_t **ctx = cprof_xcalloc(rf->nworkers + 1, sizeof *ctx);
     if (!rc)
@@ -592,6 +594,8 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
         rc = cprof_sizes_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
         rc = cprof_sources_sum(l, out, a, b);
+    if (!rc)
+        cprof_placement_sum(out, a, b, &amap, &bmap);
     for (int s = 0; s < 2; s++) {
         struct sum_map *m = s ? &bmap : &amap;
         free(m->routine);

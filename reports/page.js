@@ -558,7 +558,11 @@ function draw() {
                      el("span", {className: "legend"}, "less", el("i", {style: "background: linear-gradient(90deg, rgba(29,78,216,.08), rgba(29,78,216,.8))"}), "more, within the row")),
                   el("div", {className: "scroll"}, table), explain(we));
     }
-    put(body, el("h3", {textContent: threads.title}), plainTable(threads), explain(threads),
+    // Where each worker ran, and what to act on (docs/placement.md), when the profile says.
+    const placement = ["placement", "placement-flags", "binding", "machine"].filter((n) => S[n])
+      .map((n) => el("div", {className: "placement", id: "section-" + n}, el("h3", {textContent: S[n].title}),
+                     plainTable(S[n]), ...notes(S[n]), explain(S[n])));
+    put(body, el("h3", {textContent: threads.title}), plainTable(threads), explain(threads), ...placement,
                 el("h3", {textContent: S.spread.title}), plainTable(S.spread, {names: true}), explain(S.spread));
   }
   workersView();

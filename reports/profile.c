@@ -175,6 +175,7 @@ void cprof_profile_free(cprof_profile *p)
     cprof_resources_free(p);
     cprof_regions_free(p);
     cprof_sizes_free(p);
+    cprof_placement_free(p);
     cprof_sources_free(p);
     free(p->workers);
     for (size_t i = 0; i < p->nprograms; i++)

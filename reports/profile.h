@@ -184,6 +184,67 @@ typedef struct {
     int64_t samples, sampled_ns;
 } cprof_prof_sizes_info;
 
+/* Where the workers ran (docs/placement.md).  A set of PUs, by OS index, ascending. */
+typedef struct {
+    int64_t *pu;
+    size_t n;
+} cprof_pu_set;
+
+/* A package, NUMA node or cache of a machine, as hwloc saw it. */
+typedef struct {
+    int kind;               /* CPROF_TOPO_PACKAGE, _NODE or _CACHE (format/topology.h) */
+    int64_t os;             /* a package's or a node's OS index */
+    int64_t level;          /* a cache's level (1...) */
+    int type;               /* a cache's: CPROF_CACHE_UNIFIED, _DATA, _INSTRUCTION */
+    int64_t size, line;     /* a cache's bytes and line size; a node's memory */
+    cprof_pu_set pus;       /* the PUs it covers (share) */
+} cprof_prof_topo_obj;
+
+/* The machine of a host: its PUs, each [pu, core, package, node] (core a logical
+ * index, the others OS indexes, -1 for none) in hwloc's order, and its objects;
+ * error (topology unknown) says why not. */
+typedef struct {
+    char *host;
+    char *error;
+    char *hwloc, *cpu_model;
+    int64_t (*pus)[4];
+    size_t npus;
+    cprof_prof_topo_obj *objs;
+    size_t nobjs;
+} cprof_prof_machine;
+
+/* One process's binding settings (a run, or a rank of a job): the variables set (env
+ * names and values), libgomp's binding and places, the affinity mask at its start;
+ * when it started and how long its placement was observed. */
+typedef struct {
+    int64_t rank, pid;
+    size_t machine;             /* index into machines */
+    int64_t start_unix_ns, span_ns;
+    char **env_names, **env_values;
+    size_t nenv;
+    char *proc_bind;
+    cprof_pu_set *places;
+    size_t nplaces;
+    bool has_affinity;
+    cprof_pu_set affinity;
+} cprof_prof_process;
+
+/* A worker's placement: its process, its affinity mask as it was made; its first and
+ * last observation (ns since its process's start), how many, its moves between PUs, its
+ * placed time and each PU's share of it ([pu, ns], in order of first visit); and its
+ * bins of bin_ns of the run, [bin, pu, ns] (the PU it was on longest in the bin). */
+typedef struct {
+    bool known;
+    size_t process;
+    bool has_affinity;
+    cprof_pu_set affinity;
+    int64_t first_ns, last_ns, observations, moves, placed_ns;
+    double bin_ns;
+    int64_t (*pus)[2];
+    size_t npus;
+    int64_t (*bins)[3];
+    size_t nbins;
+} cprof_prof_placement;
 /* A source file the routines and sites name (docs/source.md): by the name the report
  * gives it (their `file`: gcc's name, or the end of its path that tells two files of
  * that name apart), where it was and what it held when its units were compiled (the
@@ -271,6 +332,14 @@ typedef struct {
     cprof_prof_size *path_sizes;     /* by routine, path, then n */
     size_t npath_sizes;
     cprof_prof_sizes_info size_info;
+    /* Placement (docs/placement.md): the machines (one per host), the processes (a job's
+     * ranks; of repeated runs the first file's), and each worker's ([nworkers], NULL if
+     * no file has any). */
+    cprof_prof_machine *machines;
+    size_t nmachines;
+    cprof_prof_process *processes;
+    size_t nprocesses;
+    cprof_prof_placement *placement;
     cprof_prof_source *sources;      /* by name: every file a routine or site names */
     size_t nsources;
 } cprof_profile;

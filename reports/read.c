@@ -52,19 +52,6 @@ static char *read_whole(struct loader *l, size_t *len)
     return NULL;
 }
 
-/* One key of an object: a string (out is const char **), an integer not below min
- * (out is int64_t *), a real not below min (out is double *), or an array or object
- * (out is json_t **).  Its type is or'ed with OPTIONAL when it may be absent (out is
- * then left as it is): additions to version 1 that older writers do not make. */
-enum { OPTIONAL = 0x100, BOOLEAN = 0x200 };  /* BOOLEAN: with JSON_TRUE, false too */
-
-struct field {
-    const char *key;
-    int type;
-    void *out;
-    int64_t min;
-};
-
 static const char *const type_name[] = {
     [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
     [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer", [JSON_REAL] = "a number",
@@ -84,18 +71,9 @@ static bool declared(const struct loader *l, const char *key)
     return false;
 }
 
-/* Fill f[0..n-1] from obj, which must have exactly these keys (and declared sections).
- * where_fmt names obj in messages. */
-__attribute__((format(printf, 5, 6)))
-static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
-                      const char *where_fmt, ...)
+int cprof_get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                     const char *where)
 {
-    char where[128];
-    va_list ap;
-    va_start(ap, where_fmt);
-    vsnprintf(where, sizeof where, where_fmt, ap);
-    va_end(ap);
-
     if (!json_is_object(obj))
         return cprof_fail(l, "invalid profile: %s is not an object", where);
     size_t present = 0;
@@ -151,6 +129,19 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
     return 0;
 }
 
+/* The same, where_fmt naming obj. */
+__attribute__((format(printf, 5, 6)))
+static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                      const char *where_fmt, ...)
+{
+    char where[128];
+    va_list ap;
+    va_start(ap, where_fmt);
+    vsnprintf(where, sizeof where, where_fmt, ap);
+    va_end(ap);
+    return cprof_get_fields(l, obj, f, n, where);
+}
+
 /* A column that holds an index into one of the file's tables. */
 struct index_col {
     size_t limit;
@@ -177,7 +168,8 @@ static int get_rows(struct loader *l, json_t *arr, const struct raw_table *flat,
     *rows = cprof_xcalloc(*nrows, sizeof **rows);
     for (size_t i = 0; i < *nrows; i++) {
         json_t *row = flat ? NULL : json_array_get(arr, i);
-        const int64_t *fv = flat ? flat->v + flat->start[i] : NULL;
+        /* A table of empty rows has no values at all (v null). */
+        const int64_t *fv = flat && flat->v ? flat->v + flat->start[i] : NULL;
         size_t n = flat ? flat->start[i + 1] - flat->start[i] : json_array_size(row);
         if ((!flat && !json_is_array(row)) || (n != lay->nfile && n != lay->nold))
             return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
@@ -502,6 +494,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
             {"paths", JSON_ARRAY | OPTIONAL, &paths, 0},
             {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
             {CPROF_SECTION_REGIONS, JSON_ARRAY | OPTIONAL, &regions, 0},
+            {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &tmp.placement, 0},
         };
         rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
         if (rc)
@@ -587,9 +580,10 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" and "openmp" (read with the header), "resources", "regions",
- * "trace" and "input_sizes" (sizes.c); another optional one is skipped (get_fields lets
- * its key by), another required one refuses the file. */
+ * This reader knows every one format/schema.h lists (cprof_sections: "job" read with
+ * the header, "input_sizes" by sizes.c, "topology" and "placement" by placement.c,
+ * "sources" by sources.c...); another optional one is skipped (get_fields lets its key
+ * by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -599,13 +593,10 @@ static int check_sections(struct loader *l, json_t *sections)
         if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
-        if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
-            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
-            strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
-            strcmp(json_string_value(name), CPROF_SECTION_OPENMP) &&
-            strcmp(json_string_value(name), CPROF_SECTION_SIZES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_SOURCES))
+        size_t k = 0;
+        while (k < NELEM(cprof_sections) && strcmp(json_string_value(name), cprof_sections[k]))
+            k++;
+        if (json_is_true(required) && k == NELEM(cprof_sections))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -651,12 +642,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
         {CPROF_SECTION_OPENMP, JSON_OBJECT | OPTIONAL, &openmp, 0},
+        {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &rf->placement, 0},
         {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
     };
     const struct field mach[] = {
-        {"pus", JSON_INTEGER, &rf->pus, 0},
-        {"cores", JSON_INTEGER, &rf->cores, 0},
-        {"packages", JSON_INTEGER, &rf->packages, 0},
+        {"pus", JSON_INTEGER, &rf->pus, -1},      /* -1: unknown */
+        {"cores", JSON_INTEGER, &rf->cores, -1},
+        {"packages", JSON_INTEGER, &rf->packages, -1},
+        {CPROF_SECTION_TOPOLOGY, JSON_OBJECT | OPTIONAL, &rf->topology, 0},
     };
     /* The sections first: their keys pass get_fields (version 2 only). */
     if (json_integer_value(json_object_get(rf->root, "version")) >= 2) {

@@ -30,6 +30,25 @@ cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per re
  * its figures over the workers, then each on each worker. */
 cprof_table *cprof_section_regions(const cprof_view *v);          /* regview.c */
 cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c */
+/* Placement (placeview.c, docs/placement.md), NULL without it (but with csv): each
+ * worker's PUs, the flags a user can act on, each process's binding settings, each
+ * host's machine. */
+cprof_table *cprof_section_placement(const cprof_view *v);
+cprof_table *cprof_section_placement_flags(const cprof_view *v);
+cprof_table *cprof_section_binding(const cprof_view *v);
+cprof_table *cprof_section_machine(const cprof_view *v);
+/* Worker w's main PU (where it was placed longest), that PU's core (hwloc's logical
+ * index), package and NUMA node (-1: unknown), and its moves; false if the profile has
+ * no placement for it. */
+typedef struct {
+    int64_t pu, core, package, node, moves;
+} cprof_where;
+bool cprof_worker_where(const cprof_profile *p, size_t w, cprof_where *out);
+/* --json's "placement" (docs/report-json.md): NULL without placement. */
+struct json_t *cprof_placement_json(const cprof_profile *p);
+/* A place (PU, core, package, NUMA node) or count that a profile gives as -1 where it is
+ * not known, as --json gives it: null there (json.c). */
+struct json_t *cprof_json_known(int64_t v);
 /* Construct i's team sizes, as three cells (regview.c): their range (text only), the
  * smallest and the largest (CSV only); empty for a task. */
 void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i);

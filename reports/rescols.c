@@ -234,7 +234,7 @@ cprof_table *cprof_rescols_table(const cprof_rescols *c, const char *title, cons
     size_t n = ncols + (c ? c->ncols : 0);
     cprof_column *all = cprof_xcalloc(n + 1, sizeof *all);
     memcpy(all, cols, at * sizeof *all);
-    if (c)
+    if (c && c->ncols)      /* a counted resource alone has no columns (cols null) */
         memcpy(all + at, c->cols, c->ncols * sizeof *all);
     memcpy(all + n - (ncols - at), cols + at, (ncols - at) * sizeof *all);
     char *text = c && c->explain && explain ? cprof_xasprintf("%s%s", explain, c->explain) : NULL;

@@ -138,9 +138,9 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     if (p->nskipped)
         int_row(t, "  left out (bad)", "files_skipped", (int64_t)p->nskipped);
     int_row(t, "workers", "workers", (int64_t)p->nworkers);
-    int_row(t, "packages", "packages", p->packages);
-    int_row(t, "cores", "cores", p->cores);
-    int_row(t, "processing units", "pus", p->pus);
+    int_row(t, "packages", "packages", cprof_if_known(p->packages));
+    int_row(t, "cores", "cores", cprof_if_known(p->cores));
+    int_row(t, "processing units", "pus", cprof_if_known(p->pus));
     row(t, "clock", "clock");
     cprof_cell_str(t, p->clock);
     row(t, "elapsed (ms)", "elapsed_ns");

@@ -43,6 +43,12 @@ static inline int64_t cprof_if_measured(bool measured, int64_t t)
 {
     return measured ? t : CPROF_UNMEASURED;
 }
+/* A place the profile gives as -1 where it is not known (a PU, a core, a NUMA node, the
+ * machine's counts): v, or CPROF_UNMEASURED. */
+static inline int64_t cprof_if_known(int64_t v)
+{
+    return cprof_if_measured(v >= 0, v);
+}
 void cprof_cell_int(cprof_table *t, int64_t v);
 void cprof_cell_time(cprof_table *t, int64_t ns);        /* text: ms, 3 decimals */
 void cprof_cell_per_call(cprof_table *t, int64_t ns, int64_t n);  /* text: us, 3 decimals */

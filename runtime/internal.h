@@ -108,17 +108,13 @@ void cprof_free(void *p, size_t size);
 void *cprof_realloc(void *p, size_t old, size_t size);
 __attribute__((noreturn)) void cprof_out_of_memory(void);
 
-/* ---- topology.c: the machine, as the profile describes it ---- */
+/* ---- topology.c: the machine, as the profile describes it (docs/placement.md) ---- */
 
-struct cprof_topology {
-    int pus, cores, packages;       /* -1 if unknown */
-    int ncpus;
-    struct { long package, core; } *cpu_core;      /* [ncpus], -1 if unknown */
-    long (*core_list)[2];           /* (package, core id) of each core, sorted */
-};
-void cprof_topology_load(struct cprof_topology *t);
-int cprof_topology_core_of(const struct cprof_topology *t, int pu);     /* -1 if unknown */
-void cprof_topology_free(struct cprof_topology *t);
+struct cprof_json;
+/* The "machine" section, its topology from cprof-topology (run once, at the first
+ * profile written), or why there is none. */
+void cprof_topology_write(struct cprof_json *j);
+int cprof_topology_core_of(int pu);     /* the logical index of its core; -1 if unknown */
 
 /* ---- json.c: the profile's JSON, written as it is made ---- */
 
@@ -309,7 +305,7 @@ struct cprof_worker {
                                        its sequential depths are shared) */
     pid_t tid;
     int omp_thread;
-    int pu;
+    struct cprof_place *place;      /* placement.c: where it ran */
     /* Taken by the owner only on slow paths (growing tables) and by the profile writer. */
     pthread_mutex_t lock;
     struct cprof_routine_rec **routines;    /* by routine id */
@@ -485,6 +481,24 @@ int cprof_trace_write(const char *path, double npt, uint64_t *bytes);
  * the profile), and a worker's. */
 void cprof_trace_describe(struct cprof_json *j, const char *path, int beside, uint64_t bytes);
 void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w);
+
+/* ---- placement.c: where each worker ran (docs/placement.md) ---- */
+
+/* Start-up, after the clock: the launch's binding settings and affinity mask. */
+void cprof_placement_start(void);
+/* On a listed worker's own thread, as it is made: its first observation. */
+void cprof_placement_new(struct cprof_worker *w);
+/* On w's own thread: the PU it runs on now; idle: it waits for work from here (a team
+ * member after its region), and the time until its next observation is no one's. */
+void cprof_placement_observe(struct cprof_worker *w, int idle);
+/* The same from a signal handler on w's thread (a CPU sample). */
+void cprof_placement_sample(struct cprof_worker *w);
+/* The PU w was placed on longest. */
+int cprof_placement_main_pu(const struct cprof_worker *w);
+/* The header's "placement" (the writing thread observed first), and worker w's (w->lock
+ * held), with the profile's ns per tick. */
+void cprof_placement_write(struct cprof_json *j, double npt);
+void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w, double npt);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 

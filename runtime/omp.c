@@ -159,6 +159,7 @@ static __attribute__((noinline)) void body_begin(struct cprof_body *b, struct cp
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
+    cprof_placement_observe(w, 0);
 }
 
 /* Closes it: returns the busy time (the body's, less its barriers' waits). */
@@ -282,6 +283,7 @@ void cprof_member_end(struct cprof_member_body *mb, const struct cprof_team *t, 
         return;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&mb->b, now);
+    cprof_placement_observe(mb->b.w, mb->b.w != t->opener);   /* a member then waits for work */
     if (mb->n)
         team_path_end(mb);
     if (index >= 0 && index < t->cap)
@@ -380,6 +382,7 @@ void cprof_wait_end(struct cprof_wait *x)
     c->sum.barrier_wait += dt;
     count_team(c, omp_get_num_threads());
     e->last_sync = now;
+    cprof_placement_observe(w, 0);
 }
 
 /* ---- the worker's LIFO ---- */

@@ -67,6 +67,7 @@ void cprof_runtime_start(void)
 {
     cprof_openmp_start();       /* before the facade asks OpenMP anything */
     cprof_clock_start();
+    cprof_placement_start();
     cprof_resources_start();    /* before the first context: contexts hold its samples */
     cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
@@ -468,8 +469,7 @@ struct trace_file {
     double npt;
 };
 
-static void write_worker(struct cprof_json *j, struct cprof_worker *w,
-                         const struct cprof_topology *topo, double npt,
+static void write_worker(struct cprof_json *j, struct cprof_worker *w, double npt,
                          const struct trace_file *tf)
 {
     pthread_mutex_lock(&w->lock);
@@ -477,8 +477,10 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_field_int(j, "id", w->id);
     cprof_json_field_int(j, "tid", w->tid);
     cprof_json_field_int(j, "omp_thread", w->omp_thread);
-    cprof_json_field_int(j, "pu", w->pu);
-    cprof_json_field_int(j, "core", cprof_topology_core_of(topo, w->pu));
+    int pu = cprof_placement_main_pu(w);
+    cprof_json_field_int(j, "pu", pu);
+    cprof_json_field_int(j, "core", cprof_topology_core_of(pu));
+    cprof_placement_write_worker(j, w, npt);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
@@ -549,14 +551,13 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
 }
 
 /* The newest-first worker list, oldest first: the file lists workers by id. */
-static void write_workers(struct cprof_json *j, struct cprof_worker *w,
-                          const struct cprof_topology *topo, double npt,
+static void write_workers(struct cprof_json *j, struct cprof_worker *w, double npt,
                           const struct trace_file *tf)
 {
     if (!w)
         return;
-    write_workers(j, w->next, topo, npt, tf);
-    write_worker(j, w, topo, npt, tf);
+    write_workers(j, w->next, npt, tf);
+    write_worker(j, w, npt, tf);
 }
 
 static void write_place(struct cprof_json *j, const struct place *pl)
@@ -621,6 +622,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
     cprof_json_begin(j, '[');
     write_section(j, CPROF_SECTION_JOB);
     write_section(j, CPROF_SECTION_OPENMP);
+    write_section(j, CPROF_SECTION_TOPOLOGY);
+    write_section(j, CPROF_SECTION_PLACEMENT);
     if (any_regions())
         write_section(j, CPROF_SECTION_REGIONS);
     if (nres)
@@ -706,8 +709,6 @@ static void write_document(struct cprof_json *j, const struct place *pl,
                            const struct trace_file *tf)
 {
     double npt = tf->npt;
-    struct cprof_topology topo;
-    cprof_topology_load(&topo);
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -733,12 +734,8 @@ static void write_document(struct cprof_json *j, const struct place *pl,
         cprof_trace_describe(j, tf->path, tf->beside, tf->bytes);
     if (sizes_kept())
         cprof_sizes_write_header(j);
-    cprof_json_key(j, "machine");
-    cprof_json_begin(j, '{');
-    cprof_json_field_int(j, "pus", topo.pus);
-    cprof_json_field_int(j, "cores", topo.cores);
-    cprof_json_field_int(j, "packages", topo.packages);
-    cprof_json_end(j, '}');
+    cprof_topology_write(j);
+    cprof_placement_write(j, npt);
 
     struct cprof_routine **routines;
     struct cprof_site **sites;
@@ -783,10 +780,9 @@ static void write_document(struct cprof_json *j, const struct place *pl,
 
     cprof_json_key(j, "workers");
     cprof_json_begin(j, '[');
-    write_workers(j, cprof_workers(), &topo, npt, tf);
+    write_workers(j, cprof_workers(), npt, tf);
     cprof_json_end(j, ']');
     cprof_json_end(j, '}');
-    cprof_topology_free(&topo);
 }
 
 static int write_profile(void)

@@ -238,6 +238,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         r++;
     if (r < nres)
         charge(w, r, 1);
+    cprof_placement_sample(w);
 }
 
 /* The monitor: each signal names the counter that overflowed; its worker's thread is

@@ -21,7 +21,6 @@
  */
 #define _GNU_SOURCE
 #include <omp.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -104,7 +103,6 @@ struct cprof_worker *cprof_worker_create(int listed)
     w->tid = gettid();
     w->initial = w->tid == getpid();
     w->omp_thread = omp_get_thread_num();
-    w->pu = sched_getcpu();
     size_t bytes = STACK_FRAMES * sizeof(struct cprof_frame);
     void *stack = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -132,6 +130,7 @@ struct cprof_worker *cprof_worker_create(int listed)
         pthread_mutex_unlock(&list_lock);
         hidden = w;     /* this thread's worker from now on */
         cprof_pending.context = w->root;
+        cprof_placement_new(w);
         cprof_resources_open(w);
         cprof_stack_thread();
     }

@@ -52,10 +52,11 @@ check "call graph: fact called 1+5" "$(grep 'fact \[' report.txt)" -- \
     eval "grep -qE '^ +\[[0-9]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\+5 +fact \[[0-9]+\]\$' report.txt"
 check "call graph: leaf's parent line is work with 1000/1000, its time not measured" -- \
     eval "grep -qE '^ +- +- +1000/1000 +work \[[0-9]+\]\$' report.txt"
-# (11 columns: the program ran a parallel region, whose busy time per worker is the last two)
-nworkers=$(sed -n '/^Per-thread concurrency$/,/^Concurrent callee/p' report.txt | awk '$1 ~ /^[01]$/ && NF == 11' | wc -l)
+# (13 columns: node and moves from the placement; the program ran a parallel region,
+# whose busy time per worker is the last two)
+nworkers=$(sed -n '/^Per-thread concurrency$/,/^Placement$/p' report.txt | awk '$1 ~ /^[01]$/ && NF == 13' | wc -l)
 check "per-thread: one row per worker (2)" "got $nworkers" -- [ "$nworkers" = 2 ]
-entries=$(sed -n '/^Per-thread concurrency$/,/^Concurrent callee/p' report.txt | awk '$1 ~ /^[01]$/ && NF == 11 { s += $6 } END { print s }')
+entries=$(sed -n '/^Per-thread concurrency$/,/^Placement$/p' report.txt | awk '$1 ~ /^[01]$/ && NF == 13 { s += $8 } END { print s }')
 check "per-thread: concurrent entries add up to 1000" "got $entries" -- [ "$entries" = 1000 ]
 "$bin/cprof-report" prof.out prof.out > twice.txt 2>/dev/null
 check "two copies: 2016 calls profiled" -- grep -qE '^calls profiled +2016$' twice.txt

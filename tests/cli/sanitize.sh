@@ -104,6 +104,16 @@ if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && 
     st=$?
     check "cprof-report --html on 311 routines (a page cut to 300): no sanitizer report, exit 0" "status $st" \
         "$(indent "$tmp/many.err")" -- test $st = 0 -a -s "$tmp/many.html" -a ! -s "$tmp/many.err"
+    # Placement (docs/placement.md) with the kernel's migrations, a resource counted,
+    # never sampled: no resource columns (once a memcpy from their null array).
+    (cd "$w" && OMP_NUM_THREADS=2 CPROF_RESOURCES=migrations CPROF_OUT=mig.out ./prog > /dev/null 2>&1)
+    for mode in --resources "--paths --resources" "--csv flat --resources" --html --json "--csv placement" \
+                "--csv placement-flags" "--csv binding" "--csv machine"; do
+        "$san/cprof-report" $mode "$w/mig.out" > "$w/mode.out" 2> "$w/mode.err"
+        st=$?
+        check "cprof-report $mode on a profile with placement and migrations counted: no sanitizer report, exit 0" \
+            "status $st" "$(indent "$w/mode.err")" -- test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
+    done
 else
     nok "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "the profiled program did not write prof.out"
 fi

@@ -58,6 +58,10 @@
 #      (the routine or user region whose context is its parent, through a region's or
 #      task's body): a call's arc and its context never name two callers.  Calls of a
 #      counted routine (no context of its own) and under <other> are left out.
+#  16. where a worker ran (docs/placement.md): a place or count the profile does not know
+#      (a core, package or NUMA node without a topology, the machine's counts, the
+#      kernel's migrations of a worker without a counter, a flag's figure it has none
+#      of) is null, never -1: no such figure of the document is below 0.
 # A profile of an older writer (18-column routine rows, 14-column call rows) has no
 # record of recursion: its outer times are the paper's (docs/profile-format.md), so the
 # arcs' checks (2 for arcs, 4) are left out for it.
@@ -191,7 +195,13 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   ($callers["\(.site.file):\(.site.line):\(.routine)@\(.file)"] // []) as $c |
   select(($c | length) > 0 and ($c | index("\($o.routine)@\($o.file)")) == null and
          ([$c[] | IN($counted[])] | any | not)) |
-  "call paths: the call of \(.routine) at \(.site.file):\(.site.line) is in \($o.routine)'s context, its arc's caller is \($c | join(" or "))")
+  "call paths: the call of \(.routine) at \(.site.file):\(.site.line) is in \($o.routine)'s context, its arc's caller is \($c | join(" or "))"),
+([(.machine // {} | .[]), (.workers[] | .pu, .core),
+  (.placement // {} | (.machines[]?.pus[]? | .core, .package, .node),
+     (.workers[]? | .main_pu, .core, .package, .node, .kernel_migrations, (.pus[] | .core, .package, .node)),
+     (.sharing[]? | .pu, .core), (.flags[]? | .pu, .core, .count, .pct_run))]
+  | map(select(. != null and . < 0)) | length) as $neg |
+  if $neg > 0 then "placement: \($neg) places or counts below 0 (one not known is null, never -1)" else empty end
 EOF
 
 # Checks 9 to 13: the profile's other outputs, against its --json document.  Arguments:

@@ -315,6 +315,13 @@ check "consistency.sh fails: the contexts' self times below the flat profile's" 
     '(.routines[] | select(.name == "main")).self_worker_t *= 3' \
     "call paths: self times add up to .* < the flat profile's"
 
+placement=$root/tests/fuzz/corpus/v2-placement.json
+"$report" --json "$placement" > "$tmp/rec.json"
+check "consistency.sh passes on corpus/v2-placement.json and on its report" \
+    consistent "$placement" "$tmp/rec.json"
+check "consistency.sh fails: a place not known given as -1" doctored \
+    '.placement.workers[0].node = -1 | .workers[1].core = -1' 'placement: 2 places or counts below 0'
+
 # The other outputs (9 to 13): a cprof-report that doctors one of them, whose profile
 # must then fail, naming what broke.
 mkdir -p "$tmp/fake"
