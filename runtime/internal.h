@@ -50,6 +50,9 @@ void cprof_openmp_start(void);
  * names the first it could not). */
 int cprof_openmp_tool_offered(const char *runtime_version);
 void cprof_openmp_tool_ready(int ok, const char *missing);
+/* Whether the OpenMP runtime may be asked anything now without starting it (libgomp:
+ * always; libomp: once it has started, by itself or by cprof; two runtimes: never). */
+int cprof_openmp_ready(void);
 struct cprof_json;
 /* The profile's "openmp" section (format/schema.h). */
 void cprof_openmp_write(struct cprof_json *j);

@@ -288,8 +288,19 @@ int cprof_openmp_tool_offered(const char *version)
     return 1;
 }
 
+/* libomp initialized its tool, cprof's. */
+static int tool_ready;
+
+int cprof_openmp_ready(void)
+{
+    enum cprof_omp_source s = cprof_omp_source;
+    return s == CPROF_OMP_LINK || s == CPROF_OMP_UNSEEN ||
+           (s == CPROF_OMP_OMPT && __atomic_load_n(&tool_ready, __ATOMIC_ACQUIRE));
+}
+
 void cprof_openmp_tool_ready(int ok, const char *missing)
 {
+    __atomic_store_n(&tool_ready, ok, __ATOMIC_RELEASE);
     if (ok) {
         cprof_omp_registered();     /* the thread libomp initializes on, registered */
         return;
