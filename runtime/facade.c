@@ -400,18 +400,19 @@ void cprof_count(const struct cprof_site *site)
         return;
     }
     struct cprof_worker *w = cprof_self;
-    int sid = site->id;
+    int sid = site->id, al;
     struct cprof_call_rec *c;
     if (__builtin_expect(!w || (unsigned)sid >= (unsigned)w->sites_cap || !(c = w->sites[sid]), 0)) {
         count_slow(site);
         if (!cprof_self)
             return;
+        /* after count_slow, which may start the runtime (and its probe enters) */
+        al = omp_get_active_level();
     } else {
-        int al = omp_get_active_level();
+        al = omp_get_active_level();
         counts_in_context(w, c)[site->d && al ? case_of(site, al) : al > 0 ? CPROF_CS : CPROF_SS]++;
     }
-    /* after count_slow, which may start the runtime (and its probe enters) */
-    cprof_pending.case0 = omp_get_active_level() > 0 ? CPROF_CS : CPROF_SS;
+    cprof_pending.case0 = al > 0 ? CPROF_CS : CPROF_SS;
 }
 
 int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
