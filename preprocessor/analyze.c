@@ -99,11 +99,16 @@ void choose_caches(struct unit *u)
             new_node(u, N_CLAUSE, u->blocks[b].pragma_end, u->blocks[b].pragma_end)->index = b;
 }
 
+/* An insertion (a hook, a brace, a construct's line: no text of its own) before a node
+ * that starts where it is: at a body's `{f();` the hook goes before the call, not into
+ * its facade. */
 static int by_position(const void *a, const void *b)
 {
     const struct node *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
+    if ((x->end == x->start) != (y->end == y->start))
+        return x->end == x->start ? -1 : 1;
     if (x->end != y->end)
         return x->end > y->end ? -1 : 1;        /* the enclosing node first */
     return x->kind - y->kind;                   /* a hook before what follows it */
@@ -140,7 +145,10 @@ static int *build_tree(struct unit *u, int copy, int *ntop)
             continue;
         while (depth > 0) {
             struct node *p = &u->nodes[stack[depth - 1]];
-            if (n->start >= p->start && n->end <= p->end && p->end > p->start)
+            /* Inside p; an insertion at p's end is after it (`leaf(1);leaf(2);`, the
+             * brace closing the first statement). */
+            if (n->start >= p->start && n->end <= p->end && p->end > p->start
+                && !(n->start == n->end && n->start == p->end))
                 break;
             depth--;
         }
