@@ -19,6 +19,9 @@
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
+/* "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
+ * profiling, each {"file", "reason"}; written when there is one. */
+#define CPROF_SECTION_UNPROFILED "unprofiled"
 /* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
  * size, the shadow memory's, the column names) and of each worker: one row per
  * routine, calling context and read memory size, of these columns (the sums of squares

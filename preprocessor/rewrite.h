@@ -25,6 +25,9 @@ struct cprof_rewrite_options {
      * hooks the runtime defines; every routine timed, and rendered with an instrumented
      * twin that the sized activations run (twins.c). */
     int input_size;
+    /* cprof-cc's alone: a unit it cannot profile is an error, not compiled without
+     * profiling. */
+    int strict;
 };
 
 /* Rewrites the gcc-preprocessed C source text[0..size) (of unit_file, as the user

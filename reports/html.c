@@ -13,8 +13,8 @@
  * heaviest PAGE_ROUTINES, and every table only their rows (the arcs to and from them,
  * their call graph entries), the call paths their first PAGE_ROWS rows (the tree's
  * order: a parent before its children, so none is cut from its parent); the profile
- * document is then only what the script reads of it (program, workers, those routines)
- * and says what was cut; each table says it too.
+ * document is then only what the script reads of it (program, workers, those routines,
+ * the units not profiled) and says what was cut; each table says it too.
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -153,11 +153,16 @@ static char *profile_cut(const cprof_profile *p, json_t *keep)
                                                       "file", r->file, "line", (json_int_t)r->line,
                                                       "inlinable", r->inlinable));
     }
-    return cprof_json_text(json_pack("{s:s, s:s, s:o, s:o, s:{s:I, s:I}}", "format", "cprof",
-                                     "program", p->program, "workers", workers,
-                                     "routines", routines, "cut", "routines_shown",
-                                     (json_int_t)json_object_size(keep), "routines",
-                                     (json_int_t)p->nroutines), 0);
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:o, s:{s:I, s:I}}", "format", "cprof",
+                            "program", p->program, "workers", workers,
+                            "routines", routines, "cut", "routines_shown",
+                            (json_int_t)json_object_size(keep), "routines",
+                            (json_int_t)p->nroutines);
+    if (doc && p->nunprofiled && json_object_set_new(doc, "unprofiled", cprof_unprofiled_json(p))) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    return cprof_json_text(doc, 0);
 }
 
 /* The text report's sections by their --csv names, then the page's own tables. */

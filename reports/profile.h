@@ -176,6 +176,12 @@ typedef struct {
     int64_t samples, sampled_ns;
 } cprof_prof_sizes_info;
 
+/* A unit of the program cprof-cc compiled without profiling (docs/cprof-cc.md): its
+ * routines are not in the profile. */
+typedef struct {
+    char *file, *reason;
+} cprof_prof_unprofiled;
+
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
     char *name;
@@ -241,6 +247,10 @@ typedef struct {
     cprof_prof_size *path_sizes;     /* by routine, path, then n */
     size_t npath_sizes;
     cprof_prof_sizes_info size_info;
+    /* The units the files say cprof-cc compiled without profiling, each (file, reason)
+     * once, by file then reason. */
+    cprof_prof_unprofiled *unprofiled;
+    size_t nunprofiled;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */

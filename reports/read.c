@@ -383,6 +383,23 @@ static int get_trace(struct loader *l, struct raw_file *rf, json_t *obj)
     return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_TRACE);
 }
 
+/* The units compiled without profiling (docs/cprof-cc.md), each {"file", "reason"}. */
+static int get_unprofiled(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->nunprofiled = json_array_size(arr);
+    rf->unprofiled = cprof_xcalloc(rf->nunprofiled + 1, sizeof *rf->unprofiled);
+    for (size_t i = 0; i < rf->nunprofiled; i++) {
+        struct raw_unprofiled *u = &rf->unprofiled[i];
+        const struct field f[] = {
+            {"file", JSON_STRING, &u->file, 0},
+            {"reason", JSON_STRING, &u->reason, 0},
+        };
+        if (get_fields(l, json_array_get(arr, i), f, NELEM(f), "%s[%zu]", CPROF_SECTION_UNPROFILED, i))
+            return -1;
+    }
+    return 0;
+}
+
 /* A worker's "resources": per resource, [total or null, samples outside any profiled
  * activation entered sequentially, concurrently]. */
 static int get_worker_resources(struct loader *l, const struct raw_file *rf,
@@ -492,6 +509,7 @@ void cprof_raw_free(struct raw_file *rf)
     free(rf->workers);
     free(rf->sites);
     free(rf->routines);
+    free(rf->unprofiled);
     json_decref(rf->root);
 }
 
@@ -513,9 +531,9 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header), "resources", "regions", "trace" and
- * "input_sizes" (sizes.c); another optional one is skipped (get_fields lets its key by),
- * another required one refuses the file. */
+ * This reader knows "job" (read with the header), "resources", "regions", "trace",
+ * "input_sizes" (sizes.c) and "unprofiled"; another optional one is skipped (get_fields
+ * lets its key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -529,7 +547,8 @@ static int check_sections(struct loader *l, json_t *sections)
             strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
             strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
             strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
-            strcmp(json_string_value(name), CPROF_SECTION_SIZES))
+            strcmp(json_string_value(name), CPROF_SECTION_SIZES) &&
+            strcmp(json_string_value(name), CPROF_SECTION_UNPROFILED))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -546,6 +565,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
+    json_t *unprofiled = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -573,6 +593,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"workers", JSON_ARRAY, &workers, 0},
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
+        {CPROF_SECTION_UNPROFILED, JSON_ARRAY | OPTIONAL, &unprofiled, 0},
     };
     const struct field mach[] = {
         {"pus", JSON_INTEGER, &rf->pus, 0},
@@ -589,7 +610,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     if (get_fields(l, rf->root, top, NELEM(top), "the profile") ||
         get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
         return -1;
-    if (trace && get_trace(l, rf, trace))
+    if ((trace && get_trace(l, rf, trace)) || get_unprofiled(l, rf, unprofiled))
         return -1;
     bool v2 = rf->version >= 2;
     if (v2 != (columns && metrics && rf->host && json_object_get(rf->root, "rank") &&

@@ -147,6 +147,12 @@ struct cprof_frame;
  * the last registered unit unregisters. */
 void cprof_register_unit_v5(struct cprof_unit *unit);
 void cprof_unregister_unit_v5(struct cprof_unit *unit);
+/* A unit cprof-cc compiled without profiling (docs/cprof-cc.md, "When a unit cannot be
+ * profiled"): the constructor and destructor it adds to gcc's own object register it
+ * as a unit of no routines, its file and the reason copied, so that the profile lists
+ * it and is written as for any other unit. */
+void cprof_register_unprofiled_v5(const char *file, const char *reason);
+void cprof_unregister_unprofiled_v5(void);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the

@@ -11,6 +11,9 @@
  * memory and the tables point at the copies, so the writer never reads an object that
  * is gone; the same unit loaded again takes its ids back.  At exit, the last unit to
  * unregister has the profile written (profile.c).
+ *
+ * A unit cprof-cc compiled without profiling registers too, with no tables: its file
+ * and why, listed in the profile (each pair once), and it counts as loaded.
  */
 #include <stdint.h>
 #include <string.h>
@@ -35,6 +38,8 @@ struct gone {
     struct gone *next;
 };
 static struct gone *gone;
+
+static struct cprof_unprofiled *unprofiled;
 
 /* What a unit leaves behind lives until exit: the runtime's memory (memory.c). */
 static void *own(size_t size) { return cprof_alloc(size); }
@@ -147,6 +152,39 @@ void cprof_register_unit_v5(struct cprof_unit *unit)
     for (int i = 0; i < unit->nsites; i++)
         add_site(&unit->sites[i]);
     pthread_mutex_unlock(&tables_lock);
+}
+
+void cprof_register_unprofiled_v5(const char *file, const char *reason)
+{
+    pthread_mutex_lock(&tables_lock);
+    start_once();
+    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
+    struct cprof_unprofiled **u = &unprofiled;
+    while (*u && (strcmp((*u)->file, file) || strcmp((*u)->reason, reason)))
+        u = &(*u)->next;
+    if (!*u) {
+        /* Linked last, complete: the writer reads the list without the lock. */
+        struct cprof_unprofiled *n = own(sizeof *n);
+        n->file = strcpy(own(strlen(file) + 1), file);
+        n->reason = strcpy(own(strlen(reason) + 1), reason);
+        __atomic_store_n(u, n, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&tables_lock);
+}
+
+void cprof_unregister_unprofiled_v5(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
+    int last = loaded == 0;
+    pthread_mutex_unlock(&tables_lock);
+    if (last)
+        cprof_last_unit_gone();
+}
+
+const struct cprof_unprofiled *cprof_unprofiled_units(void)
+{
+    return __atomic_load_n(&unprofiled, __ATOMIC_ACQUIRE);
 }
 
 /* A copy holds its strings: the descriptor's are in the object going away. */
