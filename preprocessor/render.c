@@ -60,12 +60,11 @@ void add_handshake(struct unit *u, struct str *out, const struct node *n)
         if (u->rendering_twin && u->routines[callee].counted)
             str_printf(out, "__cprof_count(%d); ", site);
         else if (s->cache == CACHE_CASE0)
-            str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
+            str_printf(out, "__cprof_case0(%d, %d, __cprof_c0); %s",
                        site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
         else if (s->cache == CACHE_BLOCK)
-            str_printf(out, "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
-                            "__cprof_k%d))%s; ", to_callee, s->block, site, s->slot, s->block,
-                       *to_callee ? " ? 2 : 0" : "");
+            str_printf(out, "%s(__cprof_k%d = __cprof_cached(%d, %d, __cprof_k%d))%s; ", to_callee,
+                       s->block, site, s->slot, s->block, *to_callee ? " ? 2 : 0" : "");
         else
             str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
                        site);
@@ -117,7 +116,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
             return;
         if (!u->routines[n->index].counted)
             str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
-                            " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
+                            " = __cprof_enter(%d);", n->index);
         if (u->routines[n->index].reads_case0)
             str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
         if (u->routines[n->index].twin)     /* a counted routine's too */
@@ -140,7 +139,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         if (n->region == 2)
             str_printf(out, "{ int __cprof_g%d __attribute__((cleanup(cprof_region_cleanup), unused)) = (",
                        site);
-        str_printf(out, "(__cprof_call(%d, 0), cprof_region_opened(cprof_facade.enter(&__cprof_r[%d])))",
+        str_printf(out, "(__cprof_call(%d, 0), cprof_region_opened(__cprof_enter(%d)))",
                    site, n->leaf);
         if (n->region == 2)
             str_add(out, ", 0);", 5);
@@ -178,7 +177,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
             str_add(out, "cprof_write(); ", 15);
         /* No hook in a library function: the call site opens and closes its activation. */
         str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused))"
-                        " = (__cprof_call(%d, (void (*)(void))%s), cprof_facade.enter(&__cprof_r[%d])); ",
+                        " = (__cprof_call(%d, (void (*)(void))%s), __cprof_enter(%d)); ",
                    site, site, n->target, n->leaf);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     } else if (!n->target) {

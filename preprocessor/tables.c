@@ -45,11 +45,22 @@ void add_prelude(struct unit *u, struct str *out)
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
-    /* A function, as the handshake: default(none) would want the table listed. */
+    /* The code inside a construct names the unit's tables and the runtime's variables
+     * only through these functions: default(none) (and default(firstprivate) and
+     * default(private), for a file-scope variable) would want each listed. */
     str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
                     "__cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n");
-    if (u->nslots)
+    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) struct cprof_frame *"
+                    "__cprof_enter(int r) { return cprof_facade.enter(&__cprof_r[r]); }\n");
+    if (u->nslots) {
         str_printf(out, "static __thread struct cprof_count_slot __cprof_n[%d];\n", u->nslots);
+        str_printf(out, "static __inline__ __attribute__((always_inline, unused)) int "
+                        "__cprof_cached(int i, int n, int k) "
+                        "{ return cprof_count_cached(&__cprof_s[i], &__cprof_n[n], k); }\n");
+        str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
+                        "__cprof_case0(int i, int n, int c) "
+                        "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n");
+    }
     for (int b = 0; b < u->nblocks; b++)
         if (u->blocks[b].clause)
             str_printf(out, "static int __cprof_k%d = -1;\n", b);
