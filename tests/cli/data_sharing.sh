@@ -8,7 +8,8 @@
 # library function (-fcprof-libcalls) and opening a user region.  Each unit is compiled
 # with -Wall -Wextra -Werror by gcc and by cprof-cc -fcprof-strict (a unit that falls
 # back is an error), the outputs are compared and every count is checked against the
-# number of times the program itself saw the body run.
+# number of times the program itself saw the body run; all of it again with
+# -fcprof-input-size, whose routines are rendered twice.
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"
 flags=(-fopenmp -O2 -Wall -Wextra -Werror -idirafter "$root/runtime")
@@ -186,44 +187,54 @@ done
     echo '}'
 } > main.c
 
-# Each unit alone, so that a unit either builds or says why.
-gcc_fail=0 cc_fail=() cc_diag=()
+gcc_fail=0
 for u in "${units[@]}" ext.c main.c; do
     gcc "${flags[@]}" -c "$u" -o "${u%.c}.g.o" 2> "${u%.c}.g.err" || gcc_fail=1
-    CPROF_STRICT=1 "$bin/cprof-cc" "${flags[@]}" -fcprof-libcalls -fcprof-strict -c "$u" -o "${u%.c}.o" \
-        2> "${u%.c}.c.err" || cc_fail+=("$u")
-    cmp -s "${u%.c}.g.err" "${u%.c}.c.err" || cc_diag+=("$u")
 done
 check "gcc compiles every unit with -Wall -Wextra -Werror (the matrix is valid)" \
     "$(cat ./*.g.err | indent /dev/stdin 10)" -- [ $gcc_fail = 0 ]
-check "cprof-cc -fcprof-strict profiles every unit (${#units[@]} constructs x defaults)" \
-    "failed (${#cc_fail[@]}): ${cc_fail[*]:0:8}" "$(for u in "${cc_fail[@]:0:2}"; do indent "${u%.c}.c.err" 3; done)" -- \
-    [ ${#cc_fail[@]} = 0 ]
-check "cprof-cc's diagnostics are gcc's (none) on every unit" "differ (${#cc_diag[@]}): ${cc_diag[*]:0:8}" "$(for u in "${cc_diag[@]:0:2}"; do indent "${u%.c}.c.err" 3; done)" -- [ ${#cc_diag[@]} = 0 ]
 gcc -fopenmp *.g.o -o ref && OMP_NUM_THREADS=2 ./ref > ref.out
-ok_units=()
-for u in "${units[@]}" ext.c main.c; do [ -f "${u%.c}.o" ] && ok_units+=("${u%.c}.o"); done
-"$bin/cprof-cc" -fopenmp "${ok_units[@]}" -o prog 2> link.err
-OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > prog.out 2> prog.err; st=$?
-check "the profiled program prints what gcc's does (status $st)" "$(diff ref.out prog.out | indent /dev/stdin)" -- \
-    cmp -s ref.out prog.out
-"$bin/cprof-report" --json prof.out > report.json 2> report.err
-# Per unit: the body ran E times (the program says so); each run called cnt twice (once
-# in the region), timed, viaptr (through the pointer), ext and labs once, and entered
-# the region once.
-total='(.s_caller + (.c_caller | add))'
-arcs='([.arcs[] | select(.caller_file == $f and .callee == $to) | .s_callarc + .c_callarc] | add)'
-bad=()
-while read -r fn execs _; do
-    f=u_${fn#run_}.c
-    got=$(jq -c --arg f "$f" --arg fn "$fn" "$JQ_DEFS
-        [ (rf(\"cnt\"; \$f) | $total), (rf(\"timed\"; \$f) | $total), (rf(\"viaptr\"; \$f) | $total),
-          (rf(\"reg\"; \$f) | $total),
-          ((\"ext\") as \$to | $arcs), ((\"labs\") as \$to | $arcs) ]" report.json 2>/dev/null)
-    want="[$((2 * execs)),$execs,$execs,$execs,$execs,$execs]"
-    [ "$got" = "$want" ] || bad+=("$fn: want $want (cnt timed viaptr reg ext labs), got ${got:-nothing}")
-done < ref.out
-[ "$(wc -l < ref.out 2>/dev/null)" = ${#units[@]} ] || bad+=("the program printed $(wc -l < ref.out 2>/dev/null) units' lines")
-check "every count is the program's own count of the body's runs (${#units[@]} units)" \
-    "${#bad[@]} wrong" "${bad[@]:0:6}" -- [ ${#bad[@]} = 0 ]
+
+# matrix NAME FLAGS...: every unit alone (so that a unit either builds or says why)
+# by cprof-cc with FLAGS, the program run, its counts checked.
+matrix() {
+    local name=$1 u cc_fail=() cc_diag=() ok_units=() bad=() fn f execs got want st
+    shift
+    for u in "${units[@]}" ext.c main.c; do
+        CPROF_STRICT=1 "$bin/cprof-cc" "${flags[@]}" -fcprof-libcalls -fcprof-strict "$@" -c "$u" -o "${u%.c}.o" \
+            2> "${u%.c}.c.err" || cc_fail+=("$u")
+        cmp -s "${u%.c}.g.err" "${u%.c}.c.err" || cc_diag+=("$u")
+        [ -f "${u%.c}.o" ] && ok_units+=("${u%.c}.o")
+    done
+    check "$name: cprof-cc -fcprof-strict profiles every unit (${#units[@]} constructs x defaults)" \
+        "failed (${#cc_fail[@]}): ${cc_fail[*]:0:8}" "$(for u in "${cc_fail[@]:0:2}"; do indent "${u%.c}.c.err" 3; done)" -- \
+        [ ${#cc_fail[@]} = 0 ]
+    check "$name: cprof-cc's diagnostics are gcc's (none) on every unit" "differ (${#cc_diag[@]}): ${cc_diag[*]:0:8}" \
+        "$(for u in "${cc_diag[@]:0:2}"; do indent "${u%.c}.c.err" 3; done)" -- [ ${#cc_diag[@]} = 0 ]
+    "$bin/cprof-cc" -fopenmp "$@" "${ok_units[@]}" -o prog 2> link.err
+    OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > prog.out 2> prog.err; st=$?
+    check "$name: the profiled program prints what gcc's does (status $st)" "$(diff ref.out prog.out | indent /dev/stdin)" -- \
+        cmp -s ref.out prog.out
+    "$bin/cprof-report" --json prof.out > report.json 2> report.err
+    # Per unit: the body ran E times (the program says so); each run called cnt twice
+    # (once in the region), timed, viaptr (through the pointer), ext and labs once, and
+    # entered the region once.
+    local total='(.s_caller + (.c_caller | add))'
+    local arcs='([.arcs[] | select(.caller_file == $f and .callee == $to) | .s_callarc + .c_callarc] | add)'
+    while read -r fn execs _; do
+        f=u_${fn#run_}.c
+        got=$(jq -c --arg f "$f" --arg fn "$fn" "$JQ_DEFS
+            [ (rf(\"cnt\"; \$f) | $total), (rf(\"timed\"; \$f) | $total), (rf(\"viaptr\"; \$f) | $total),
+              (rf(\"reg\"; \$f) | $total),
+              ((\"ext\") as \$to | $arcs), ((\"labs\") as \$to | $arcs) ]" report.json 2>/dev/null)
+        want="[$((2 * execs)),$execs,$execs,$execs,$execs,$execs]"
+        [ "$got" = "$want" ] || bad+=("$fn: want $want (cnt timed viaptr reg ext labs), got ${got:-nothing}")
+    done < ref.out
+    [ "$(wc -l < ref.out 2>/dev/null)" = ${#units[@]} ] || bad+=("the program printed $(wc -l < ref.out 2>/dev/null) units' lines")
+    check "$name: every count is the program's own count of the body's runs (${#units[@]} units)" \
+        "${#bad[@]} wrong" "${bad[@]:0:6}" -- [ ${#bad[@]} = 0 ]
+}
+matrix default
+# -fcprof-input-size renders each routine twice (twins.c): the copies too.
+matrix -fcprof-input-size -fcprof-input-size
 finish
