@@ -183,7 +183,7 @@ static void place_range(struct unit *u, unsigned from, unsigned to, const int *k
     unsigned pos = from;
     for (int i = 0; i < nkids; i++) {
         struct node *k = &u->nodes[kids[i]];
-        if (k->start < from || k->end > to || k->start < pos)
+        if (k->start < from || k->end > to || k->start < pos || (k->start == to && k->end == to))
             continue;
         k->placed = 1;
         place_node(u, k);
@@ -195,7 +195,8 @@ static void place_range(struct unit *u, unsigned from, unsigned to, const int *k
 static void place_node(struct unit *u, struct node *n)
 {
     if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK
-        || n->kind == N_CLOSE || n->kind == N_CONSTRUCT || n->kind == N_TWIN || n->kind == N_TWIN_END)
+        || n->kind == N_CLOSE || n->kind == N_CONSTRUCT || n->kind == N_TWIN || n->kind == N_TWIN_END
+        || n->kind == N_COMMENT)
         return;
     if (n->kind == N_REDUCTION) {
         place_range(u, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);

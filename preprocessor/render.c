@@ -9,25 +9,27 @@
 
 static void render_node(struct unit *u, struct str *out, struct node *n);
 
-/* After lines of its own: the text at offset `at` (a line's start) is on its line. */
-void add_line_marker(struct unit *u, struct str *out, unsigned at)
+/* After lines of its own: the text at offset `at` (a line's start) is on its line; with
+ * system, in a system header, where gcc gives no warning. */
+void add_line_marker(struct unit *u, struct str *out, unsigned at, int system)
 {
     unsigned line;
     char *file = presumed(clang_getLocationForOffset(u->tu, u->file, at), &line);
     str_printf(out, "# %u ", line);
     str_literal(out, file);
-    str_add(out, "\n", 1);
+    str_add(out, system ? " 3\n" : "\n", system ? 3 : 1);
     free(file);
 }
 
-/* Copies [from, to) of the input with the given nodes inside it rewritten. */
+/* Copies [from, to) of the input with the given nodes inside it rewritten (an
+ * insertion at `to` belongs to what follows). */
 void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
                   const int *kids, int nkids)
 {
     unsigned pos = from;
     for (int i = 0; i < nkids; i++) {
         struct node *k = &u->nodes[kids[i]];
-        if (k->start < from || k->end > to || k->start < pos)
+        if (k->start < from || k->end > to || k->start < pos || (k->start == to && k->end == to))
             continue;
         str_add(out, u->text + pos, k->start - pos);
         render_node(u, out, k);
@@ -88,7 +90,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_printf(out, "#pragma omp declare reduction(__cprof_reduction%d", n->index);
         render_range(u, out, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);
         str_add(out, "\n", 1);
-        add_line_marker(u, out, n->start);
+        add_line_marker(u, out, n->start, 0);
         return;
     }
     if (n->kind == N_CLOSE || (n->kind == N_TWIN_END && !u->rendering_twin)) {
@@ -97,6 +99,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     }
     if (n->kind == N_TWIN_END)
         return;
+    if (n->kind == N_COMMENT) {
+        str_add(out, n->text, strlen(n->text));
+        return;
+    }
     if (n->kind == N_TWIN) {
         render_twin(u, out, n);
         return;
@@ -104,7 +110,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     if (n->kind == N_CONSTRUCT) {
         /* On a line of its own before the pragma's, which the marker puts back. */
         str_printf(out, "%s__cprof_construct(%d);\n", n->braced ? "{ " : "", n->index);
-        add_line_marker(u, out, n->start);
+        add_line_marker(u, out, n->start, 0);
         return;
     }
     if (n->kind == N_CLAUSE) {
@@ -124,7 +130,13 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     if (n->kind != N_CALL) {
+        /* The runtime's void * back to the buffer's own type, as C++ would want it
+         * (-Wc++-compat); the copy inside __typeof__ is not evaluated and adds no line. */
         render_range(u, out, n->start, n->arg_start[0], n->kids, n->nkids);
+        str_add(out, "(__typeof__(&*(", 15);
+        for (unsigned i = n->arg_start[0]; i < n->arg_end[0]; i++)
+            str_add(out, u->text[i] == '\n' ? " " : u->text + i, 1);
+        str_add(out, ")))", 3);
         str_add(out, n->kind == N_SETJMP ? "cprof_setjmp_mark(" : "cprof_longjmp_unwind(", n->kind == N_SETJMP ? 18 : 21);
         render_range(u, out, n->arg_start[0], n->arg_end[0], n->kids, n->nkids);
         str_add(out, ")", 1);
@@ -201,5 +213,12 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         pos = n->arg_end[i];
     }
     render_range(u, out, pos, n->end, n->kids, n->nkids);
-    str_add(out, n->initializer ? "; omp_priv; })" : "; })", n->initializer ? 14 : 4);
+    /* A call whose value the program discards stays one gcc sees discarded: not the
+     * statement expression's value (-Wunused-result). */
+    str_add(out, "; ", 2);
+    if (n->initializer)
+        str_add(out, "omp_priv; ", 10);
+    else if (n->discarded)
+        str_add(out, "(void)0; ", 9);
+    str_add(out, "})", 2);
 }

@@ -103,7 +103,33 @@ static int region_routine(struct unit *u, CXCursor call, unsigned start)
     return named_region(u, cprof_xstrndup(t + 1, b - a - 2), file, line);
 }
 
-static void add_call(struct unit *u, CXCursor call)
+/* Is the call's value discarded, as an expression statement's (in a block, after a
+ * label, an if's or a loop's body: then a ';' follows it) or cast to void?  Its facade
+ * then ends with a statement of its own, so that the call's value stays unused for gcc
+ * (-Wunused-result). */
+static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsigned end)
+{
+    switch (clang_getCursorKind(parent)) {
+    case CXCursor_CompoundStmt:
+    case CXCursor_CaseStmt:
+    case CXCursor_DefaultStmt:
+    case CXCursor_LabelStmt:
+        return 1;
+    case CXCursor_IfStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt:
+        while (end < u->size && strchr(" \t\n", u->text[end]))
+            end++;
+        return end < u->size && u->text[end] == ';';
+    case CXCursor_CStyleCastExpr:
+        return clang_getCursorType(parent).kind == CXType_Void;
+    default:
+        (void)call;
+        return 0;
+    }
+}
+
+static void add_call(struct unit *u, CXCursor call, CXCursor parent)
 {
     CXCursor designator = clang_getNullCursor();
     clang_visitChildren(call, first_child, &designator);
@@ -160,6 +186,7 @@ static void add_call(struct unit *u, CXCursor call)
     n->target = name;
     n->leaf = leaf;
     n->region = region;
+    n->discarded = value_discarded(u, call, parent, end);
     /* A function first declared by a call inside a body (an implicit declaration) may
      * not be named before that call: it would be undeclared there. */
     if (name) {
@@ -254,7 +281,7 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         u->block_next++;
     }
     if (kind == CXCursor_CallExpr)
-        add_call(u, c);
+        add_call(u, c, parent);
     else if (kind == CXCursor_UnexposedAttr)
         add_cleanup(u, c);
     return CXChildVisit_Recurse;
