@@ -75,8 +75,9 @@ static int is_comment(const char *t, size_t i, size_t n)
 }
 
 /* If a token starts at t[i], whether it is a label's: case, default, or a name a colon
- * follows (not "::"). */
-static int is_label(const char *t, size_t i, size_t n)
+ * follows (not "::") where a statement may start (after_statement: the token before
+ * it ends a statement or a label: not the value of a case, a ?: or a bit-field). */
+static int is_label(const char *t, size_t i, size_t n, int after_statement)
 {
     if (!is_word_char(t[i]) || (t[i] >= '0' && t[i] <= '9'))
         return 0;
@@ -87,7 +88,14 @@ static int is_label(const char *t, size_t i, size_t n)
         return 1;
     while (e < n && is_blank(t[e]))
         e++;
-    return e < n && t[e] == ':' && (e + 1 == n || t[e + 1] != ':');
+    return after_statement && e < n && t[e] == ':' && (e + 1 == n || t[e + 1] != ':');
+}
+
+/* Whether a statement may start after the token [i, e): ; { } : ) else do. */
+static int ends_statement(const char *t, size_t i, size_t e)
+{
+    return (e - i == 1 && strchr(";{}:)", t[i])) || (e - i == 4 && !memcmp(t + i, "else", 4))
+           || (e - i == 2 && !memcmp(t + i, "do", 2));
 }
 
 /* The end of the token at t[i]: a word or number, a literal, or one character. */
@@ -114,7 +122,7 @@ static struct candidate *find_candidates(const char *t, size_t n, int *ncand)
     int nlabels = 0, labels_cap = 0;
     unsigned line = 1, gap_line = 1;
     size_t i = 0, gap = 0;
-    int bol = 1, comments = 0, after_directive = 1;
+    int bol = 1, comments = 0, after_directive = 1, statement = 1;
     while (i < n) {
         char ch = t[i];
         if (ch == '\n') {
@@ -149,7 +157,7 @@ static struct candidate *find_candidates(const char *t, size_t n, int *ncand)
             comments = 0;
         } else {
             bol = 0;
-            if (is_label(t, i, n)) {
+            if (is_label(t, i, n, statement)) {
                 GROW(label_lines, nlabels, labels_cap);
                 label_lines[nlabels++] = line;
                 if (comments) {
@@ -159,7 +167,9 @@ static struct candidate *find_candidates(const char *t, size_t n, int *ncand)
                                                   .gap = gap, .label = i };
                 }
             }
+            size_t from = i;
             i = skip_token(t, i, n, &line);
+            statement = ends_statement(t, from, i);
             gap = i;
             gap_line = line;
             after_directive = 0;
@@ -271,19 +281,21 @@ static void restore(struct unit *u, const struct pline *lines, int nlines, int l
     const char *t = u->text;
     unsigned start = lines[li].start, end = li + 1 < nlines ? lines[li + 1].start : (unsigned)u->size;
     unsigned label = 0;
-    int k = 0;
+    int k = 0, statement = 1;
     unsigned dummy = 0;
     for (unsigned i = start; i < end;) {
-        if (t[i] == '"' || t[i] == '\'') {
-            i = (unsigned)skip_literal(t, i, end, &dummy);
+        if (is_blank(t[i]) || t[i] == '\n') {
+            i++;
             continue;
         }
-        if (is_label(t, i, end)) {
+        if (is_label(t, i, end, statement)) {
             if (k == c->k)
                 label = i;
             k++;
         }
-        i = is_word_char(t[i]) ? (unsigned)skip_token(t, i, end, &dummy) : i + 1;
+        unsigned from = i;
+        i = (unsigned)skip_token(t, i, end, &dummy);
+        statement = ends_statement(t, from, i);
     }
     if (k != c->nlabels || !label)
         return;

@@ -81,6 +81,8 @@ cat > d/fall.c <<'EOF2'
  * (small, static), timed, of another unit.  gcc reads the comment right before a label
  * (no directive between), and its level decides which texts say "meant". */
 #include "fall.h"
+#define K20 20
+#define K21 21
 int ext(int);
 static int cnt(int x) { return x + 1; }
 static int timed(int x) { int s = 0; for (int i = 0; i < x; i++) s += ext(i); return s; }
@@ -113,6 +115,12 @@ int fall(int k)
     case 12: r += cnt(k);
         /* fallthrough */
         /* and another one */
+    case 13: {
+        if (timed(k))
+            break;
+    }   /* FALLTHROUGH */
+    case K20: case K21: r += ext(k);
+        // fall through
     default: r += cnt(k);
         /* fallthrough */
         { r++; }
