@@ -41,6 +41,35 @@ int defined_routine(const struct unit *u, const char *p, size_t n)
     return -1;
 }
 
+/* The blocks that may hold offset at, [*first, *last): those of the function body
+ * around it whose pragma comes before it (bodies and blocks are in the text's order).
+ * Searching only these keeps a unit of thousands of functions linear. */
+void blocks_around(const struct unit *u, unsigned at, int *first, int *last)
+{
+    int lo = 0, hi = u->nbodies;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (u->bodies[mid].start <= at)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *first = *last = 0;
+    if (!u->nbodies || u->bodies[lo].start > at || at >= u->bodies[lo].end)
+        return;
+    int a = 0, b = u->nblocks;
+    while (a < b) {
+        int mid = (a + b) / 2;
+        if (u->blocks[mid].pragma_start < u->bodies[lo].start)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *first = *last = a;
+    while (*last < u->nblocks && u->blocks[*last].pragma_start < at)
+        (*last)++;
+}
+
 /* How each call of a counted routine learns its case without calling the runtime.  A
  * site outside every parallel construct of its routine (d = 0) has the case of the
  * routine's entry: the routine copies case0 at entry.  A site inside one takes the
@@ -66,8 +95,9 @@ void choose_caches(struct unit *u)
         /* A region's call: the local case0 and caches are its function's, not its. */
         if (u->routines[s->routine].region)
             continue;
-        int inner = -1;             /* the innermost parallel block around the site */
-        for (int b = 0; b < u->nblocks; b++) {
+        int inner = -1, first, last;    /* the innermost parallel block around the site */
+        blocks_around(u, n->start, &first, &last);
+        for (int b = first; b < last; b++) {
             const struct block *k = &u->blocks[b];
             if (k->parallel && k->start <= n->start && n->start < k->end
                 && (inner < 0 || k->start >= u->blocks[inner].start))
@@ -76,7 +106,7 @@ void choose_caches(struct unit *u)
         if (s->d > 0 && (inner < 0 || !u->blocks[inner].cacheable))
             continue;
         int seen_through = 1;
-        for (int b = 0; b < u->nblocks; b++) {
+        for (int b = first; b < last; b++) {
             const struct block *k = &u->blocks[b];
             if (k->start <= n->start && n->start < k->end && !k->cacheable
                 && (inner < 0 || k->start >= u->blocks[inner].start))

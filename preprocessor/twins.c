@@ -164,17 +164,40 @@ static void add_renaming_func(struct str *out, const char *p, size_t n, const ch
  * callers' twins as its twin when that is defined before them (renamed in render_call);
  * only if some call is made before its definition, or from a routine with no twin, does
  * it test cprof_sizes_twin itself, which keeps gcc from inlining it into plain code. */
+static int by_start(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
 void add_twins(struct unit *u)
 {
     int nnodes = u->nnodes;
+    /* The nodes by start, and the largest end of each prefix: a routine keeps its twin
+     * if no node starting up to its body ends at or after its definition's start. */
+    struct span *by = cprof_xcalloc((size_t)nnodes + 1, sizeof *by);
+    for (int k = 0; k < nnodes; k++)
+        by[k] = (struct span){ u->nodes[k].start, u->nodes[k].end };
+    if (nnodes)
+        qsort(by, (size_t)nnodes, sizeof *by, by_start);
+    for (int k = 1; k < nnodes; k++)
+        if (by[k].end < by[k - 1].end)
+            by[k].end = by[k - 1].end;
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        for (int k = 0; r->twin && k < nnodes; k++) {
-            const struct node *n = &u->nodes[k];
-            r->twin = n->start > r->body_start || n->end < r->def_start;
+        int lo = 0, hi = nnodes;        /* the nodes starting up to the body: [0, lo) */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (by[mid].start <= r->body_start)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        if (r->twin && lo > 0 && by[lo - 1].end >= r->def_start)
+            r->twin = 0;
         r->twin_dispatch = !r->counted;
     }
+    free(by);
     for (int k = 0; k < nnodes; k++) {
         const struct node *n = &u->nodes[k];
         int callee = n->kind == N_CALL && n->target ? defined_routine(u, n->target, strlen(n->target)) : -1;

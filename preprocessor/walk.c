@@ -360,14 +360,14 @@ static int by_offset(const void *a, const void *b)
  * innermost region open there, and their d counts the parallel constructs inside it
  * (the region begins as a call made where its begin is).  Regions a body begins and
  * does not end close with it, as at run time. */
-static void assign_regions(struct unit *u, int first_site, unsigned bstart, unsigned bend)
+static void assign_regions(struct unit *u, int first_node, int first_site, unsigned bstart, unsigned bend)
 {
     int ncalls = 0;
-    for (int i = 0; i < u->nnodes; i++)
+    for (int i = first_node; i < u->nnodes; i++)
         ncalls += u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site;
     unsigned (*events)[2] = cprof_xcalloc((size_t)(ncalls + u->nregion_ends) + 1, sizeof *events);
     int n = 0, regions = 0;
-    for (int i = 0; i < u->nnodes; i++)
+    for (int i = first_node; i < u->nnodes; i++)
         if (u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site) {
             events[n][0] = u->nodes[i].start;
             events[n++][1] = (unsigned)i + 1;
@@ -454,13 +454,14 @@ static void add_function(struct unit *u, CXCursor fn)
     u->block_last = last;
     u->body_start = bstart;
     u->body_end = bend;
-    int first_site = u->nsites;
+    int first_site = u->nsites, first_node = u->nnodes;
     clang_visitChildren(body, visit_body, u);
     add_clause_calls(u, u->tu, bstart, bend);
     add_region_pragmas(u, first, bend);
     add_constructs(u, first, bend);
-    /* d: parallel blocks of this body around the call (or construct). */
-    for (int i = 0; i < u->nnodes; i++) {
+    /* d: parallel blocks of this body around the call (or construct).  Only this
+     * body's nodes: the unit's would make the walk quadratic. */
+    for (int i = first_node; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
         if ((n->kind != N_CALL && n->kind != N_CONSTRUCT) || n->index < first_site)
             continue;
@@ -468,7 +469,7 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
-    assign_regions(u, first_site, bstart, bend);
+    assign_regions(u, first_node, first_site, bstart, bend);
     unsigned definition_line = fstart;
     while (definition_line > 0 && u->text[definition_line - 1] != '\n')
         definition_line--;
