@@ -88,6 +88,8 @@ void cprof_cmdline_parse(struct cprof_cmdline *c, int argc, char **argv)
             c->mode = CPROF_GCC_ONLY;
         else if (!strcmp(a, "-fopenmp") || !strcmp(a, "-fno-openmp"))
             c->openmp = a[2] == 'o';
+        else if (!strncmp(a, "-O", 2))
+            c->optimizing = strcmp(a, "-O0") != 0;
         else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
             c->dep_md = 1;
         else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-ansi"))

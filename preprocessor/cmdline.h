@@ -32,6 +32,7 @@ struct cprof_cmdline {
     const char *std;
     int dep_md;             /* -MD or -MMD given */
     int openmp;             /* -fopenmp in effect */
+    int optimizing;         /* the last -O is not -O0 (none: -O0) */
     struct cprof_rewrite_options select;    /* cprof's own options (options.h) */
 };
 

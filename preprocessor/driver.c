@@ -95,6 +95,8 @@ static void rewriter_args(struct cprof_cmdline *c, const struct cprof_input *in,
     cprof_push(rw, cprof_fmt("%s/cprof-rewrite", install_dir("libexec/cprof")));
     if (c->openmp)
         cprof_push(rw, "--openmp");
+    if (c->optimizing)
+        cprof_push(rw, "--optimizing");
     if (c->std)
         cprof_push(rw, !strcmp(c->std, "-ansi") ? "--std=c90" : cprof_fmt("-%s", c->std));
     cprof_options_to_rewriter(&c->select, cprof_push_owned, rw);

@@ -8,6 +8,9 @@
  * pattern matches the file as gcc names it or its last component. */
 struct cprof_rewrite_options {
     int openmp;                     /* -fopenmp: gcc obeys the OpenMP pragmas */
+    /* gcc compiles with -O1 or more, so it inlines the unit's helpers; at -O0 (or no
+     * -O) they stay calls, which gcc compiles far faster than their bodies inline. */
+    int optimizing;
     const char *include_functions;  /* when set, only these functions ... */
     const char *include_files;      /* ... defined in these files are profiled */
     const char *exclude_functions;

@@ -33,39 +33,44 @@ void add_prelude(struct unit *u, struct str *out)
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
+    /* The helpers: always inline where gcc optimizes (the facade's cost), calls at -O0,
+     * which gcc compiles far faster than their bodies inline at every site; but under
+     * -fcprof-input-size, where a call's own accesses would be the sized activation's
+     * input. */
+    const char *helper = u->options->optimizing || u->options->input_size
+                         ? "static __inline__ __attribute__((always_inline, unused))"
+                         : "static __inline__ __attribute__((unused))";
     /* gcc makes every function a target region reaches a device function, where
      * thread-local storage is an error: in a unit with target regions the handshake is
      * a call of the runtime. */
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_call(int i, void (*t)(void)) { %s }\n",
+    str_printf(out, "%s void __cprof_call(int i, void (*t)(void)) { %s }\n", helper,
                u->offload ? "cprof_pending_set(&__cprof_s[i], t);"
                           : "cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t;");
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_site(int i) { %s }\n",
+    str_printf(out, "%s void __cprof_site(int i) { %s }\n", helper,
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
-    /* The code inside a construct names the unit's tables and the runtime's variables
-     * only through these functions: default(none) (and default(firstprivate) and
-     * default(private), for a file-scope variable) would want each listed. */
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n");
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) struct cprof_frame *"
-                    "__cprof_enter(int r) { return cprof_facade.enter(&__cprof_r[r]); }\n");
+    /* Inside a construct whose default clause wants every variable listed (render.c's
+     * names_tables), the code reaches the unit's tables and the runtime's variables
+     * through these functions, which need no clause. */
+    str_printf(out, "%s void __cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n", helper);
+    str_printf(out, "%s void __cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n",
+               helper);
+    str_printf(out, "%s struct cprof_frame *__cprof_enter(int r) { return cprof_facade.enter(&__cprof_r[r]); }\n",
+               helper);
     if (u->nslots) {
         str_printf(out, "static __thread struct cprof_count_slot __cprof_n[%d];\n", u->nslots);
-        str_printf(out, "static __inline__ __attribute__((always_inline, unused)) int "
-                        "__cprof_cached(int i, int n, int k) "
-                        "{ return cprof_count_cached(&__cprof_s[i], &__cprof_n[n], k); }\n");
-        str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                        "__cprof_case0(int i, int n, int c) "
+        str_printf(out, "%s int __cprof_cached(int i, int n, int k) "
+                        "{ return cprof_count_cached(&__cprof_s[i], &__cprof_n[n], k); }\n", helper);
+        str_printf(out, "%s void __cprof_case0(int i, int n, int c) "
+                        "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n", helper);
+        /* A counted routine's own counts: out of line in the copies gcc inlines. */
+        str_printf(out, "static __attribute__((noinline, unused)) void __cprof_case0_call(int i, int n, int c) "
                         "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n");
     }
     for (int b = 0; b < u->nblocks; b++)
         if (u->blocks[b].clause)
             str_printf(out, "static int __cprof_k%d = -1;\n", b);
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
+    str_printf(out, "%s void __cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n",
+               helper);
 }
 
 /* Declared with the prelude, defined after the last line, where every file-scope

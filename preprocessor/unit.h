@@ -104,6 +104,10 @@ struct block {
     int cacheable;
     enum construct construct;       /* the site it gets, if any */
     int clause;                     /* gets firstprivate(__cprof_k<index>) */
+    /* The code rewritten inside may name no variable of the unit's or the runtime's
+     * (a default clause but default(shared), a target region, a loop construct or
+     * order(concurrent): pragmas.c's restricts_names, render.c's names_tables). */
+    int restricted;
     char *region;                   /* #pragma cprof region("NAME"): NAME, else NULL */
     unsigned pragma_start;          /* where its line starts */
 };
@@ -238,6 +242,7 @@ void restore_comments(struct unit *u);
  * answers), choose_caches (after choose_counted), number_sites (nodes sorted, sites in
  * source order), build_trees, find_callees (the calls placed from an offset on). */
 void index_routines(struct unit *u);
+void blocks_around(const struct unit *u, unsigned at, int *first, int *last);
 int defined_routine(const struct unit *u, const char *p, size_t n);
 void choose_caches(struct unit *u);
 void number_sites(struct unit *u);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No name cprof-cc adds inside an OpenMP construct may need a data-sharing clause: every
-# construct the rewriter touches (parallel, for, sections, single, task, taskloop,
+# construct the rewriter touches (parallel, for, sections, single, task (untied too), taskloop,
 # teams, target on the host, simd, loop, masked and the combined forms), under each
 # default clause gcc accepts (none, firstprivate, private, shared) and with the clauses
 # that list variables (shared, firstprivate, private, lastprivate, reduction), its body
@@ -18,10 +18,10 @@ flags=(-fopenmp -O2 -Wall -Wextra -Werror -idirafter "$root/runtime")
 # statement BODY(i) makes the calls; REGION adds the user region and a counted call
 # inside it; ADD(v) counts one run of the body, where the construct allows no
 # reduction with atomics.
-templates=(parallel for orphaned_for parallel_for sections parallel_sections single task taskloop
+templates=(parallel for orphaned_for parallel_for sections parallel_sections single task untied_task taskloop
            teams teams_distribute teams_distribute_parallel_for target_parallel_for
            target_teams_distribute_parallel_for simd parallel_for_simd parallel_loop
-           teams_loop parallel_masked)
+           teams_loop parallel_masked declare_reduction)
 template() {
     case $1 in
     parallel) cat <<'EOF2' ;;
@@ -74,6 +74,14 @@ EOF2
         { pv = k; long v = BODY(pv); REGION; ADD(v); }
     }
 EOF2
+    untied_task) cat <<'EOF2' ;;
+#pragma omp parallel num_threads(2)@D@ shared(acc, execs) firstprivate(fp)
+#pragma omp single
+    for (int k = 0; k < 4; k++) {
+#pragma omp task untied@D@ shared(acc, execs) firstprivate(fp, k) private(pv)
+        { pv = k; long v = BODY(pv); REGION; ADD(v); }
+    }
+EOF2
     taskloop) cat <<'EOF2' ;;
 #pragma omp parallel num_threads(2)@D@ shared(acc, execs, lp) firstprivate(fp)
 #pragma omp single
@@ -117,6 +125,11 @@ EOF2
 #pragma omp teams loop num_teams(2)@D@ firstprivate(fp) private(pv) reduction(+:acc, execs)
     for (int i = 0; i < 10; i++) { pv = i; long v = BODY(pv); REGION; acc += v; execs++; }
 EOF2
+    declare_reduction) cat <<'EOF2' ;;
+#pragma omp parallel for num_threads(2)@D@ firstprivate(fp) private(pv) reduction(+:execs) reduction(mg:sum)
+    for (int i = 0; i < 10; i++) { pv = i; long v = BODY(pv); REGION; sum.v += v; execs++; }
+    acc = sum.v;
+EOF2
     parallel_masked) cat <<'EOF2' ;;
 #pragma omp parallel masked num_threads(2)@D@ firstprivate(fp) private(pv) reduction(+:acc, execs)
     { pv = 3; long v = BODY(pv); REGION; acc += v; execs++; }
@@ -141,6 +154,14 @@ static int viaptr(int x) { return 2 * x; }
 #define REGION CPROF_REGION("reg") v += cnt(0)
 #define ADD(v) do { _Pragma("omp atomic") acc += (v); _Pragma("omp atomic") execs++; } while (0)
 EOF2
+    # A declare reduction whose combiner and initializer make calls, which the
+    # rewriter copies for the construct (docs/rewriting.md).
+    [ "$name" = declare_reduction ] && cat <<'EOF2'
+struct sum { long v; };
+static struct sum merged(struct sum a, struct sum b) { a.v += b.v; return a; }
+static void zero(struct sum *s) { s->v = 0; }
+#pragma omp declare reduction(mg : struct sum : omp_out = merged(omp_out, omp_in)) initializer(zero(&omp_priv))
+EOF2
     [ "$name" = orphaned_for ] && cat <<'EOF2'
 static long o_acc, o_execs;
 static int o_lp = -1;
@@ -159,6 +180,7 @@ void $fn(long r[3])
     long acc = 0, execs = 0;
     int pv = 0, lp = -1;
 EOF2
+    [ "$name" = declare_reduction ] && echo '    struct sum sum = { 0 };'
     template "$name" | sed -e "s/@D@/$def/g"
     cat <<EOF2
     r[0] = execs; r[1] = acc; r[2] = lp; (void)pv;
