@@ -51,11 +51,11 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
 
 /* May node n's code name the unit's tables and the runtime's variables?  Not in a
  * declare reduction or a copy of one (its combiner and initializer may name omp_out,
- * omp_in, omp_priv, omp_orig alone), nor inside a construct that would refuse them (pragmas.c's
- * restricts_names: a default clause that makes every variable a clause's, a target
- * region, a loop construct): there it reaches them through the prelude's functions
- * (tables.c), which gcc inlines when it optimizes, at a cost in compile time;
- * elsewhere, the code names them. */
+ * omp_in, omp_priv, omp_orig alone), nor inside a construct that would refuse them
+ * (pragmas.c's restricts_names: a default clause that makes every variable a clause's,
+ * a target region, a loop construct, an untied task): there it reaches them through
+ * the prelude's functions (tables.c), which gcc inlines when it optimizes, at a cost in
+ * compile time; elsewhere, the code names them. */
 static int names_tables(const struct unit *u, const struct node *n)
 {
     unsigned at = n->start;
@@ -74,10 +74,10 @@ static int names_tables(const struct unit *u, const struct node *n)
     return 1;
 }
 
-/* site's half of the handshake (target: NULL, a routine of the unit's; "0", an
- * implicitly declared function), in node n's code: a store of the runtime's thread-local
- * pair, or in a unit with device code a call (tables.c).  A statement, or with expr an
- * expression. */
+/* The site's half of the handshake (target: NULL for a routine of the unit's, "0" for
+ * an implicitly declared function), in node n's code: a store of the runtime's
+ * thread-local pair, or in a unit with device code a call (tables.c).  A statement, or
+ * with expr an expression. */
 static void add_pending(struct unit *u, struct str *out, int site, const char *target,
                         const struct node *n, int expr)
 {
