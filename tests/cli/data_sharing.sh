@@ -259,4 +259,46 @@ matrix() {
 matrix default
 # -fcprof-input-size renders each routine twice (twins.c): the copies too.
 matrix -fcprof-input-size -fcprof-input-size
+
+# Calls in the clauses of such constructs (evaluated before them, by the encountering
+# thread): num_threads, if and final, of a parallel and a task with default(none), of
+# a parallel loop.  nt runs for each parallel (2) and in the task's if (1), cond in
+# the parallel's if (1), the task's if and final (2); leaf twice in the parallel (2
+# threads), once in the task, 4 times in the loop.
+cat > clauses.c <<'EOF2'
+#include <stdio.h>
+static int nt(void) { return 2; }
+int cond(int x) { return x > 0; }
+static int leaf(int x) { return x + 1; }
+int main(void)
+{
+    int s = 0;
+#pragma omp parallel default(none) shared(s) num_threads(nt()) if(cond(1))
+    {
+#pragma omp atomic
+        s += leaf(1);
+#pragma omp single
+        {
+#pragma omp task default(none) shared(s) if(cond(nt())) final(cond(0))
+            {
+#pragma omp atomic
+                s += leaf(2);
+            }
+        }
+    }
+#pragma omp parallel loop num_threads(nt()) reduction(+:s)
+    for (int i = 0; i < 4; i++)
+        s += leaf(i);
+    printf("%d\n", s);
+    return 0;
+}
+EOF2
+gcc "${flags[@]}" clauses.c -o clauses_ref && ./clauses_ref > clauses_ref.out
+"$bin/cprof-cc" "${flags[@]}" -fcprof-strict clauses.c -o clauses 2> clauses.err; st=$?
+CPROF_OUT=clauses.prof ./clauses > clauses.out
+check "calls in the clauses of default(none) constructs: profiled, silent, gcc's output (status $st)" \
+    "$(indent clauses.err)" -- bash -c "[ $st = 0 ] && [ ! -s clauses.err ] && cmp -s clauses_ref.out clauses.out"
+"$bin/cprof-report" --json clauses.prof > clauses.json
+expect_jq "calls in the clauses of default(none) constructs: counts" clauses.json \
+    '[.routines[] | [.name, .s_caller + (.c_caller | add)]]' '[["cond",3],["leaf",7],["main",1],["nt",3]]'
 finish
