@@ -22,14 +22,17 @@ CLANG_INC  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --includedir))
 CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 
 # Build and test dependencies, all from Debian.
-# chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
+# libhwloc-dev: cprof-topology, the machine's topology for the profile (hwloc also
+# gives tests/cli/placement.sh lstopo to compare with); chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
 # with it); python3: tests/lib/trace_check.py, the Trace Event Format checker; valgrind
 # and bc: make bench's instruction counts and arithmetic.
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
                    clang-14 libclang-rt-14-dev chromium openmpi-bin libopenmpi-dev python3 \
-                   valgrind bc
+                   valgrind bc libhwloc-dev hwloc
 
 B := build
+# The helper that reads the machine's topology with hwloc (topology/), for the runtime.
+TOPOLOGY := libexec/cprof/cprof-topology
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -O2 -g
 ifeq ($(SANITIZE),1)
 TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -40,22 +43,52 @@ RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
 CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options alloc)
 RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor pragmas select \
-                                                  walk clauses addresses analyze comments render twins tables \
+                                                  walk regions clauses addresses analyze comments render twins \
+                                                  tables \
                                                   server options alloc) \
            $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
-all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt
+all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt \
+     $(B)/$(TOPOLOGY)
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
 # Its thread-local shard is reached without __tls_get_addr (initial-exec) and libgomp
 # without a PLT stub: both are on the path of every call.
 RT_CFLAGS := -fPIC -ftls-model=initial-exec -fno-plt -fopenmp -DCPROF_BUILDING_RUNTIME
-$(B)/obj/runtime/%.o: runtime/%.c runtime/cprof.h runtime/internal.h format/schema.h format/trace.h \
-                      format/version.h
+RT_HEADERS := runtime/cprof.h runtime/internal.h $(wildcard format/*.h)
+$(B)/obj/runtime/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_DEFS) -c $< -o $@
+
+# The runtime runs cprof-topology by its path (runtime/topology.c): the build tree's in
+# the runtime built here, the installation's in the one make install copies, whose
+# topology.o is compiled again for $(PREFIX) (build/inst/prefix: the last one).
+$(B)/obj/runtime/topology.o: RT_DEFS = -DCPROF_TOPOLOGY='"$(abspath $(B))/$(TOPOLOGY)"'
+$(B)/inst/obj/topology.o: RT_DEFS = -DCPROF_TOPOLOGY='"$(PREFIX)/$(TOPOLOGY)"'
+$(B)/inst/obj/topology.o: runtime/topology.c $(RT_HEADERS) $(B)/inst/prefix
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_DEFS) -c $< -o $@
+$(B)/inst/prefix: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+INST_RT_OBJ := $(filter-out %/topology.o,$(RT_OBJ)) $(B)/inst/obj/topology.o
+$(B)/inst/lib/libcprof.a: $(INST_RT_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/inst/lib/libcprof.so: $(filter-out %/libcalls.o,$(INST_RT_OBJ)) $(B)/lib/cprof-link.opt
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(filter-out %/libcalls.o,$(INST_RT_OBJ)) \
+	    -fopenmp -o $@
+
+$(B)/obj/topology/%.o: topology/%.c format/topology.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags hwloc) -c $< -o $@
+
+$(B)/$(TOPOLOGY): $(B)/obj/topology/cprof-topology.o
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_SAN) $^ $$(pkg-config --libs hwloc) -o $@
 
 $(B)/lib/libcprof.a: $(RT_OBJ)
 	@mkdir -p $(@D)
@@ -72,13 +105,13 @@ $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.o
 	    -fopenmp -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
-# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps, and those wrappers
-# exported, so that a profiled library's regions reach the program's runtime.  The
-# list is what omp.o defines.
-$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o
+# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps and the signal calls
+# runtime/signals.c does, and those wrappers exported, so that a profiled library's
+# calls reach the program's runtime.  The list is what omp.o and signals.o define.
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o $(B)/obj/runtime/signals.o
 	@mkdir -p $(@D)
-	{ nm $< | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
-	  echo '--export-dynamic-symbol=__wrap_GOMP_*'; } > $@
+	{ nm $^ | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
+	  echo '--export-dynamic-symbol=__wrap_*'; } > $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -102,7 +135,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -c $< -o $@
 
-$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h
+$(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) -I$(CLANG_INC) -c $< -o $@
 
@@ -115,7 +148,7 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
 $(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/trace.h \
-                      format/version.h
+                      format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
 
@@ -179,6 +212,7 @@ bench: all
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh
+	@echo; echo "== nested tasks: bytes of stack per nesting level against gcc's"; bench/task_stack.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh
 	@echo; echo "== an MPI job's ranks summed: 1024 ranks of a 200-routine program"; bench/ranks.sh
@@ -186,17 +220,17 @@ bench: all
 	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread, every activation sized and sampled"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
-INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a \
+INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite $(TOPOLOGY) lib/libcprof.a \
              lib/libcprof.so lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc \
              share/man/man1/cprof-cc.1 share/man/man1/cprof-report.1 share/man/man7/cprof.7
 
-install: all
+install: all $(B)/inst/lib/libcprof.a $(B)/inst/lib/libcprof.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/libexec/cprof
-	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(DESTDIR)$(PREFIX)/libexec/cprof/
-	install -m 644 $(B)/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(B)/$(TOPOLOGY) $(DESTDIR)$(PREFIX)/libexec/cprof/
+	install -m 644 $(B)/inst/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/inst/lib/libcprof.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(B)/lib/cprof-link.opt $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/cprof.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -213,4 +247,4 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps print-deps demo examples check bench install uninstall clean fuzz
+.PHONY: all deps print-deps demo examples check bench install uninstall clean fuzz FORCE

@@ -74,10 +74,19 @@ done
 if command -v valgrind > /dev/null; then
     for b in $builds; do
         n=$(OMP_NUM_THREADS=${CG_WORKERS:-4} CPROF_OUT=$tmp/cg.out valgrind --tool=callgrind \
-                --toggle-collect=cprof_write --callgrind-out-file=$tmp/cg ./"$b" 2>&1 |
+                --child-silent-after-fork=yes --toggle-collect=cprof_write --callgrind-out-file=$tmp/cg ./"$b" 2>&1 |
             sed -n 's/.*Collected : //p')
         printf '%-6s instructions writing the profile of %d workers (callgrind): %s\n' "$b" "${CG_WORKERS:-4}" "$n"
     done
 else
     echo "instructions: skipped (valgrind not installed)"
 fi
+# The topology helper (runtime/topology.c), which the first profile a process writes
+# runs and waits for: its own time, median of ROUNDS runs (within each exit above).
+: > h
+for r in $(seq "$rounds"); do
+    t0=$(date +%s%N); "$bin/../libexec/cprof/cprof-topology" > /dev/null; t1=$(date +%s%N)
+    echo $(( (t1 - t0) / 1000 )) >> h
+done
+printf 'cprof-topology (hwloc), run once per process by its first profile: %.1f ms\n' \
+    "$(echo "$(med < h) / 1000" | bc -l)"

@@ -7,26 +7,46 @@
 #define CPROF_FORMAT_NAME "cprof-profile"
 #define CPROF_FORMAT_VERSION 2
 
-/* The sections version 2 defines beyond its first layout, each a key at the top of the
- * document that the writer declares optional in "sections" (older readers of version 2
- * skip it): "job", the launcher's id of the MPI job the process is a rank of; and
+/* The sections version 2 defines beyond its first layout, each a key of the document
+ * (of "machine" for "topology") that the writer declares optional in "sections" (older
+ * readers of version 2 skip it):
+ * "job", the launcher's id of the MPI job the process is a rank of;
  * "resources" (docs/resources.md), also a key of each worker, with a paths row's
- * samples columns (CPROF_SAMPLES_COLUMN); "regions", a key of each worker: its rows of
- * parallel regions and tasks (CPROF_REGION_COLUMNS), written when the program ran any;
+ * samples columns (CPROF_SAMPLES_COLUMN);
+ * "regions", a key of each worker: its rows of parallel regions and tasks
+ * (CPROF_REGION_COLUMNS), written when the program ran any;
  * "trace" (docs/tracing.md), the trace file written beside the profile and how it was
- * recorded, also a key of each worker: its events recorded and dropped. */
+ * recorded, also a key of each worker: its events recorded and dropped;
+ * "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the
+ * cell size, the shadow memory's, the column names) and of each worker: one row per
+ * routine, calling context and read memory size, of CPROF_SIZE_COLUMNS (the sums of
+ * squares are reals);
+ * "topology" (docs/placement.md), a key of "machine": the machine's packages, NUMA
+ * nodes, PUs and caches as hwloc sees them, or why they are unknown;
+ * "placement" (docs/placement.md), a key of the header (the launch's binding settings)
+ * and of each worker (the PUs it ran on, for how long, its moves);
+ * "sources" (docs/source.md): the files the units' routines and sites name, as each
+ * unit was compiled (where, their size and hash, format/hash.h), one entry per unit; a
+ * key of the header, and of each routine and site: its unit's index there;
+ * "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
+ * profiling, each {"file", "reason"}, a key of the header written when there is one. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
 #define CPROF_SECTION_TRACE "trace"
-/* "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
- * profiling, each {"file", "reason"}; written when there is one. */
-#define CPROF_SECTION_UNPROFILED "unprofiled"
-/* "input_sizes" (docs/input-size.md): input-sensitive profiles, a key of the header (the cell
- * size, the shadow memory's, the column names) and of each worker: one row per
- * routine, calling context and read memory size, of these columns (the sums of squares
- * are reals). */
 #define CPROF_SECTION_SIZES "input_sizes"
+#define CPROF_SECTION_TOPOLOGY "topology"
+#define CPROF_SECTION_PLACEMENT "placement"
+#define CPROF_SECTION_SOURCES "sources"
+#define CPROF_SECTION_UNPROFILED "unprofiled"
+/* All of them: what a reader of this version knows. */
+__attribute__((unused))
+static const char *const cprof_sections[] = {
+    CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
+    CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
+    CPROF_SECTION_UNPROFILED };
+
+/* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \
     X(Z_ROUTINE,          "routine") \
     X(Z_PATH,             "path") \
@@ -124,14 +144,17 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
  * context its calls hang from (0: itself; else an ancestor of the same routine:
  * recursion folded), the site and routine (0 where the kind has none; a region's or
  * task's site is its construct's + 1, 0 for one cprof-cc did not compile), then a calls
- * row's columns from ss_calls on. */
+ * row's columns from ss_calls on, then the context's self time (the time the thread's
+ * calls were made in it, less what nested there) and the calls made directly there. */
 #define CPROF_PATH_COLUMNS(X) \
     X(P_KIND,             "kind",                      CPROF_COL_COUNT,     -1) \
     X(P_PARENT,           "parent",                    CPROF_COL_COUNT,     -1) \
     X(P_FOLDS,            "folds_into",                CPROF_COL_COUNT,     -1) \
     X(P_SITE,             "site",                      CPROF_COL_COUNT,     -1) \
     X(P_CALLEE,           "callee",                    CPROF_COL_COUNT,     -1) \
-    CPROF_FIGURE_COLUMNS(X, P)
+    CPROF_FIGURE_COLUMNS(X, P) \
+    X(P_SELF_TIME,        "self_time",                 CPROF_COL_SELF_TIME, CPROF_P_SELF_DIRECT) \
+    X(P_SELF_DIRECT,      "self_direct",               CPROF_COL_COUNT,     -1)
 
 enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION, CPROF_PATH_TASK };
 
@@ -197,7 +220,7 @@ enum cprof_region_column { CPROF_REGION_COLUMNS(CPROF_COLUMN_ID) CPROF_REGION_NC
 /* A paths row from its ss_calls column on is laid out as a calls row from its own. */
 #define CPROF_P_OF(c)         (CPROF_P_SS + (c) - CPROF_C_SS)
 _Static_assert(CPROF_P_OF(CPROF_C_CC_REC_NESTED) == CPROF_P_CC_REC_NESTED
-               && CPROF_PATH_NCOLUMNS - CPROF_P_SS == CPROF_CALL_NCOLUMNS - CPROF_C_SS,
+               && CPROF_P_SELF_TIME - CPROF_P_SS == CPROF_CALL_NCOLUMNS - CPROF_C_SS,
                "a paths row's figures are a calls row's");
 _Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_C_CC_NESTED
                && CPROF_C_REC_TIME(3) == CPROF_C_CC_REC_TIME
@@ -212,6 +235,8 @@ _Static_assert(CPROF_C_TIME(3) == CPROF_C_CC_TIME && CPROF_C_NESTED(3) == CPROF_
  * "columns" naming each): those from team_time on came later, and a file without
  * them reads them as 0. */
 #define CPROF_ROUTINE_NCOLUMNS_REQUIRED CPROF_R_TEAM_TIME
+/* The paths columns every file with paths has: self_time and self_direct came later. */
+#define CPROF_PATH_NCOLUMNS_REQUIRED CPROF_P_SELF_TIME
 
 struct cprof_column {
     const char *name;

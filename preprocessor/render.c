@@ -253,10 +253,6 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_add(out, "); ", 3);
     }
     if (n->leaf >= 0) {
-        /* MPI_Abort ends the job from outside: this rank's profile is written first
-         * (docs/mpi.md).  The other ranks are killed before their exit path runs. */
-        if (!strcmp(n->target, "MPI_Abort"))
-            str_add(out, "cprof_write(); ", 15);
         /* No hook in a library function: the call site opens and closes its activation. */
         str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused)) = (",
                    site);
@@ -264,6 +260,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_add(out, ", ", 2);
         add_enter(u, out, n->leaf, n);
         str_add(out, "); ", 3);
+        /* MPI_Abort ends the job from outside: this rank's profile is written first,
+         * its own call in it (docs/mpi.md).  The other ranks are killed before their
+         * exit path runs. */
+        if (!strcmp(n->target, "MPI_Abort"))
+            str_add(out, "cprof_write_final(); ", 21);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     } else if (!n->target) {
         str_printf(out, "__auto_type __cprof_f%d = (", site);

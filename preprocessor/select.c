@@ -86,9 +86,15 @@ int is_mpi_function(const char *name)
     return !strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5);
 }
 
+int is_builtin(const char *name)
+{
+    return !strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9)
+           || !strncmp(name, "__sync_", 7);
+}
+
 int may_be_routine(const struct unit *u, CXCursor fn, const char *name)
 {
-    if (!strncmp(name, "__builtin_", 10) || !strncmp(name, "__atomic_", 9) || !strncmp(name, "__sync_", 7))
+    if (is_builtin(name))
         return 0;
     CXCursor def = clang_getCursorDefinition(fn);
     if (!clang_Cursor_isNull(def)) {
@@ -173,38 +179,84 @@ int has_attribute(const struct unit *u, CXCursor fn, const char *const *words)
 
 /* A routine can be counted at its call sites only if they are all its entries: a
  * static function of this unit whose address is never taken, called by instrumented
- * code only, that nothing else calls (a constructor, a destructor). */
+ * code only, that nothing else calls (a constructor, a destructor).  A small one is
+ * counted only if its activations cannot take long (docs/cprof-cc.md, "Small
+ * routines"): no loop (is_small), and no call but of routines counted for that same
+ * reason (compiler builtins aside): through a pointer, to another unit or the library
+ * (calls_out), to a timed routine, it is timed.  Built up from the routines that call
+ * nothing, so a cycle of calls is never counted.  What the user names with
+ * -fcprof-count-only is counted whatever it does. */
 void choose_counted(struct unit *u)
 {
     const struct cprof_rewrite_options *o = u->options;
+    size_t nr = (size_t)u->nroutines + 1;
     /* A small routine that calls itself is no inlining candidate, and its recursion
      * is what a user profiles it for (fib). */
-    int *recursive = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *recursive);
-    int *sites = cprof_xcalloc((size_t)u->nroutines + 1, sizeof *sites);
-    for (int i = 0; i < u->nnodes; i++) {
-        const struct node *n = &u->nodes[i];
-        if (n->kind == N_CALL && n->target) {
-            int callee = defined_routine(u, n->target, strlen(n->target));
-            if (callee >= 0 && callee == u->sites[n->index].routine)
-                recursive[callee] = 1;
-            if (callee >= 0)
-                sites[callee]++;
+    int *recursive = cprof_xcalloc(nr, sizeof *recursive);
+    int *sites = cprof_xcalloc(nr, sizeof *sites);
+    int *quick = cprof_xcalloc(nr, sizeof *quick);
+    /* The calls each routine makes of routines of this unit (callees by caller, first
+     * per caller), and whether it makes any other. */
+    int *first = cprof_xcalloc(nr + 1, sizeof *first);
+    int *callee = cprof_xcalloc((size_t)u->nnodes + 1, sizeof *callee);
+    int *out = cprof_xcalloc(nr, sizeof *out);
+    for (int pass = 0; pass < 2; pass++) {
+        int *at = pass ? cprof_xcalloc(nr, sizeof *at) : NULL;
+        for (int i = 0; i < u->nnodes; i++) {
+            const struct node *n = &u->nodes[i];
+            if (n->kind != N_CALL || n->index < 0)
+                continue;
+            int caller = u->sites[n->index].routine;
+            int c = n->target && n->leaf < 0 ? defined_routine(u, n->target, strlen(n->target)) : -1;
+            if (pass == 0 && c < 0) {
+                out[caller] = 1;
+            } else if (pass == 0) {
+                recursive[caller] |= c == caller;
+                sites[c]++;
+                first[caller + 1]++;
+            } else if (c >= 0) {
+                callee[first[caller] + at[caller]++] = c;
+            }
+        }
+        for (int i = 0; pass == 0 && i < u->nroutines; i++)
+            first[i + 1] += first[i];
+        free(at);
+    }
+    int *ours = cprof_xcalloc(nr, sizeof *ours);
+    for (int i = 0; i < u->nroutines; i++) {
+        const struct routine *r = &u->routines[i];
+        /* noinline: the user wants it kept apart, and timed. */
+        ours[i] = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
+                  && !r->special_entry && !r->region;
+        quick[i] = -(!ours[i] || matches(o->timed_functions, r->name) || !r->small || r->noinline
+                     || recursive[i] || out[i] || r->calls_out);
+    }
+    /* quick: 1 counted as quick, -1 never, 0 not known yet. */
+    for (int more = 1; more;) {
+        more = 0;
+        for (int i = 0; i < u->nroutines; i++) {
+            int all = !quick[i];
+            for (int k = first[i]; all && k < first[i + 1]; k++)
+                all = quick[callee[k]] == 1;
+            if (all)
+                quick[i] = more = 1;
         }
     }
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        /* noinline: the user wants it kept apart, and timed. */
-        int only_ours = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
-                        && !r->special_entry && !r->region;
-        r->counted = only_ours && !matches(o->timed_functions, r->name)
-                     && ((r->small && !r->noinline && !recursive[i])
-                         || matches(o->count_only_functions, r->name));
+        r->counted = quick[i] == 1 || (ours[i] && !matches(o->timed_functions, r->name)
+                                      && matches(o->count_only_functions, r->name));
         /* What gcc inlines at -O2 whatever its size, a static function called once, and
          * what the program asks it to inline; only where -fcprof-count-only could count
          * it instead. */
-        r->inlinable = only_ours && !r->counted && !r->noinline && !recursive[i]
+        r->inlinable = ours[i] && !r->counted && !r->noinline && !recursive[i]
                        && (r->declared_inline || sites[i] == 1);
     }
+    free(ours);
     free(recursive);
     free(sites);
+    free(quick);
+    free(first);
+    free(callee);
+    free(out);
 }

@@ -3,7 +3,11 @@
  * cleanup wrappers, and after the last line the unit's tables of routines and call
  * sites and their registration (unit.h). */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "../format/hash.h"
 #include "unit.h"
 
 /* The runtime header without its preprocessor lines: the output is compiled as
@@ -29,7 +33,7 @@ void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v5", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v7", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -96,6 +100,60 @@ void add_cleanup_wrappers(struct unit *u, struct str *out, int define)
     }
 }
 
+/* One file the unit's routines and sites name: where it is, and what it holds now (the
+ * profile's "sources", docs/source.md).  A relative name is gcc's, from the directory
+ * it ran in, which the rewriter runs in too (a server's worker moves to the client's). */
+static void add_source(struct str *out, const char *name)
+{
+    char real[PATH_MAX], cwd[PATH_MAX], joined[2 * PATH_MAX + 2], digits[CPROF_HASH_TEXT];
+    uint64_t hash;
+    int64_t bytes = -1;
+    str_add(out, "\n  { .name = ", 13);
+    str_literal(out, name);
+    /* gcc's names of what is no file: <stdin>, <built-in>, <command-line>. */
+    if (name[0] != '<') {
+        str_add(out, ", .path = ", 10);
+        if (realpath(name, real))
+            str_literal(out, real);
+        else if (name[0] != '/' && getcwd(cwd, sizeof cwd) &&
+                 snprintf(joined, sizeof joined, "%s/%s", cwd[1] ? cwd : "", name) < (int)sizeof joined)
+            str_literal(out, joined);
+        else
+            str_literal(out, name);
+        if (cprof_hash_file(name, &hash, &bytes) == 0) {
+            cprof_hash_text(hash, digits);
+            str_printf(out, ", .hash = \"%s\"", digits);
+        }
+    }
+    str_printf(out, ", .bytes = %lld },", (long long)bytes);
+}
+
+/* Each file named once, in the order of first mention; how many. */
+static int add_sources(struct unit *u, struct str *out)
+{
+    const char **seen = cprof_xcalloc((size_t)(u->nroutines + u->nsites) + 1, sizeof *seen);
+    int n = 0;
+    str_add(out, "static const struct cprof_source __cprof_f[] = {", 48);
+    for (int i = 0; i < u->nroutines + u->nsites; i++) {
+        const char *f = i < u->nroutines ? u->routines[i].file : u->sites[i - u->nroutines].file;
+        int k = 0;
+        /* A library function's routine (libcalls) has no place of its own. */
+        if (i < u->nroutines && !u->routines[i].line)
+            continue;
+        while (k < n && strcmp(seen[k], f))
+            k++;
+        if (k < n)
+            continue;
+        seen[n++] = f;
+        add_source(out, f);
+    }
+    if (!n)
+        str_add(out, " { 0 }", 6);
+    str_add(out, "\n};\n", 4);
+    free(seen);
+    return n;
+}
+
 void add_tables(struct unit *u, struct str *out, const char *unit_file)
 {
     str_add(out, "\n# 1 \"<cprof>\" 3\n", 17);
@@ -134,12 +192,15 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
     }
     /* The destructor runs after the object's other destructors (units.c: the profile
      * is written when the last unit unregisters at exit). */
-    str_add(out, "\n};\nstatic struct cprof_unit __cprof_unit = { .file = ", 54);
+    str_add(out, "\n};\n", 4);
+    int nsources = add_sources(u, out);
+    str_add(out, "static struct cprof_unit __cprof_unit = { .file = ", 50);
     str_literal(out, unit_file);
-    str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s };\n"
+    str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s,"
+                    " .nsources = %d, .sources = __cprof_f };\n"
                     "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
-                    "{ cprof_register_unit_v5(&__cprof_unit); }\n"
+                    "{ cprof_register_unit_v7(&__cprof_unit); }\n"
                     "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
-                    "{ cprof_unregister_unit_v5(&__cprof_unit); }\n",
-               u->nroutines, u->nsites);
+                    "{ cprof_unregister_unit_v7(&__cprof_unit); }\n",
+               u->nroutines, u->nsites, nsources);
 }

@@ -57,6 +57,9 @@ struct routine {
     int internal;                   /* static */
     int address_taken;              /* static, and the unit may take its address */
     int small;                      /* a short body without loops or pragmas */
+    int calls_out;                  /* calls something no routine of this unit stands for
+                                       (the C library, another unit, a pointer, setjmp...),
+                                       a compiler builtin aside: its activations may take long */
     int called_uninstrumented;      /* a function cprof does not instrument calls it */
     int special_entry;              /* called from elsewhere: a constructor, a destructor */
     int declared_inline;
@@ -147,7 +150,8 @@ struct unit {
     int *defined;                   /* routines defined here, by name */
     int ndefined;
     int **tops, *ntops;             /* per copy (0: the text), its outermost nodes */
-    unsigned *region_ends;          /* where cprof_region_end() is called, in walk order */
+    unsigned *region_ends;          /* where cprof_region_end() is called, in walk order
+                                       (a #pragma cprof region ends with its statement) */
     int nregion_ends, region_ends_cap;
     /* while visiting one function body */
     int routine;
@@ -197,6 +201,9 @@ void find_parallel_pragmas(struct unit *u);
  * choose_counted, which routines are counted at their sites, and which are inlinable. */
 int selected(const struct unit *u, CXCursor fn);
 int is_external_inline(CXCursor fn);
+/* A compiler builtin (__builtin_*, __atomic_*, __sync_*): never a routine; no call at
+ * run time, or a short one. */
+int is_builtin(const char *name);
 int may_be_routine(const struct unit *u, CXCursor fn, const char *name);
 /* MPI's functions, by the standard's prefixes (MPI_, PMPI_), wherever mpi.h is: mpicc
  * gives its directory with -I, which makes it no system header.  Not defined in the
@@ -222,9 +229,19 @@ int calls_twin(const struct unit *u, const struct node *n);
  * definition: its routine, hook, calls (nodes and sites), cleanup calls, and through
  * clauses.c the calls in its pragmas. */
 struct node *new_node(struct unit *u, enum node_kind kind, unsigned start, unsigned end);
+/* Where a statement whose cursor ends at end ends: an expression statement's cursor
+ * ends before its semicolon. */
+unsigned statement_end(const struct unit *u, unsigned end);
 struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int *index);
 int is_function(struct unit *u, const char *p, size_t n);
 void walk(struct unit *u);
+
+/* ---- regions.c: assign_regions gives each call site of a body (sites from first_site
+ * on, its nodes from first_node on, the body's text [bstart, bend)) the user region it
+ * is made in as its caller, following the body's control flow from each region's begin to its end; a warning
+ * where paths that disagree meet. */
+void assign_regions(struct unit *u, CXCursor body, int first_node, int first_site,
+                    unsigned bstart, unsigned bend);
 
 /* ---- clauses.c: calls in OpenMP clauses, and the copies of declare reductions with calls. */
 void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from, unsigned to);

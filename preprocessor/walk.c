@@ -129,31 +129,44 @@ static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsig
     }
 }
 
+/* A call that no node of a routine of this unit stands for (the C library, an
+ * unprofiled function, setjmp, the runtime): its routine's activations may take long,
+ * unless it is a compiler builtin, which makes no call or a short one.  The calls that
+ * become nodes are judged by choose_counted. */
+static void calls_out(struct unit *u, const char *name)
+{
+    if (!name || !is_builtin(name))
+        u->routines[u->routine].calls_out = 1;
+}
+
 static void add_call(struct unit *u, CXCursor call, CXCursor parent)
 {
     CXCursor designator = clang_getNullCursor();
     clang_visitChildren(call, first_child, &designator);
-    if (clang_Cursor_isNull(designator))
+    if (clang_Cursor_isNull(designator)) {
+        calls_out(u, NULL);
         return;
+    }
     unsigned start, end, dstart, dend;
     extent_of(call, &start, &end);
     extent_of(designator, &dstart, &dend);
-    if (end <= start || dstart < start || dend > end)
-        return;
-
     CXCursor fn = direct_callee(designator);
     char *name = clang_Cursor_isNull(fn) ? NULL : cx_take(clang_getCursorSpelling(fn));
     enum node_kind kind = N_CALL;
     int leaf = -1, region = 0;
-    if (name && !strcmp(name, "cprof_region_end")) {
-        GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
-        u->region_ends[u->nregion_ends++] = start;
+    if (end <= start || dstart < start || dend > end || (name && !strcmp(name, "cprof_region_end"))) {
+        calls_out(u, name);
+        if (name && !strcmp(name, "cprof_region_end")) {
+            GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
+            u->region_ends[u->nregion_ends++] = start;
+        }
         free(name);
         return;
     }
     if (name && !strcmp(name, "cprof_region_begin")) {
         leaf = region_routine(u, call, start);
         if (leaf < 0) {
+            calls_out(u, name);
             free(name);
             return;
         }
@@ -167,9 +180,12 @@ static void add_call(struct unit *u, CXCursor call, CXCursor parent)
         for (int i = 0; longjmps[i]; i++)
             if (!strcmp(name, longjmps[i]))
                 kind = N_LONGJMP;
+        if (kind != N_CALL)
+            calls_out(u, name);
         if (kind == N_CALL && !may_be_routine(u, fn, name)) {
             leaf = u->options->libcalls || u->options->mpicalls ? leaf_routine(u, fn, name) : -1;
             if (leaf < 0) {
+                calls_out(u, name);
                 free(name);
                 return;
             }
@@ -177,6 +193,7 @@ static void add_call(struct unit *u, CXCursor call, CXCursor parent)
     }
     int nargs = clang_Cursor_getNumArguments(call);
     if (nargs < 0 || (kind != N_CALL && nargs < 1)) {
+        calls_out(u, name);
         free(name);
         return;
     }
@@ -234,8 +251,11 @@ static void add_cleanup(struct unit *u, CXCursor attr)
     char *w[4] = { 0 };
     for (unsigned i = 0; i < n && i < 4; i++)
         w[i] = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
-    if (n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__")) && !strcmp(w[1], "(")
-        && !strcmp(w[3], ")") && is_function(u, w[2], strlen(w[2]))) {
+    int cleanup = n >= 4 && (!strcmp(w[0], "cleanup") || !strcmp(w[0], "__cleanup__"))
+                  && !strcmp(w[1], "(") && !strcmp(w[3], ")");
+    if (cleanup && !is_function(u, w[2], strlen(w[2])))
+        calls_out(u, w[2]);
+    else if (cleanup) {
         unsigned at = offset_of(clang_getTokenLocation(u->tu, tokens[2]));
         int seen = 0;
         for (int i = u->nnodes - 1; i >= 0 && u->nodes[i].start >= u->body_start; i--)
@@ -295,11 +315,9 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
-/* Where the statement after a pragma ends: an expression statement's cursor ends
- * before its semicolon. */
-static unsigned statement_end(const struct unit *u, const struct block *k)
+unsigned statement_end(const struct unit *u, unsigned end)
 {
-    unsigned end = k->end, p = end;
+    unsigned p = end;
     while (p < u->size && (u->text[p] == ' ' || u->text[p] == '\t' || u->text[p] == '\n'))
         p++;
     return p < u->size && u->text[p] == ';' ? p + 1 : end;
@@ -321,7 +339,7 @@ static void add_constructs(struct unit *u, int first, unsigned bend)
         if (k->construct == CONSTRUCT_BARRIER)
             continue;
         n->braced = 1;
-        unsigned end = statement_end(u, k);
+        unsigned end = statement_end(u, k->end);
         new_node(u, N_CLOSE, end, end);
     }
 }
@@ -342,61 +360,9 @@ static void add_region_pragmas(struct unit *u, int first, unsigned bend)
         n->leaf = named_region(u, cprof_xstrdup(k->region), file, line);
         n->region = 2;
         new_site(u, u->tu, k->pragma_start, &n->index);
-        unsigned end = statement_end(u, k);
+        unsigned end = statement_end(u, k->end);
         new_node(u, N_CLOSE, end, end);
-        GROW(u->region_ends, u->nregion_ends, u->region_ends_cap);
-        u->region_ends[u->nregion_ends++] = end;
     }
-}
-
-static int by_offset(const void *a, const void *b)
-{
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return (x > y) - (x < y);
-}
-
-/* The calls of this body between a cprof_region_begin and the cprof_region_end that
- * closes it, in the order of the text, are the region's: their sites' caller is the
- * innermost region open there, and their d counts the parallel constructs inside it
- * (the region begins as a call made where its begin is).  Regions a body begins and
- * does not end close with it, as at run time. */
-static void assign_regions(struct unit *u, int first_node, int first_site, unsigned bstart, unsigned bend)
-{
-    int ncalls = 0;
-    for (int i = first_node; i < u->nnodes; i++)
-        ncalls += u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site;
-    unsigned (*events)[2] = cprof_xcalloc((size_t)(ncalls + u->nregion_ends) + 1, sizeof *events);
-    int n = 0, regions = 0;
-    for (int i = first_node; i < u->nnodes; i++)
-        if (u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site) {
-            events[n][0] = u->nodes[i].start;
-            events[n++][1] = (unsigned)i + 1;
-            regions += u->nodes[i].region;
-        }
-    for (int i = 0; i < u->nregion_ends; i++)
-        if (u->region_ends[i] >= bstart && u->region_ends[i] < bend) {
-            events[n][0] = u->region_ends[i];
-            events[n++][1] = 0;
-        }
-    qsort(events, (size_t)n, sizeof *events, by_offset);
-    struct { int routine, d; } open[64];
-    int depth = 0;
-    for (int e = 0; regions && e < n; e++) {
-        if (!events[e][1]) {
-            depth -= depth > 0;
-            continue;
-        }
-        const struct node *x = &u->nodes[events[e][1] - 1];
-        struct site *s = &u->sites[x->index];
-        int d = s->d;
-        if (depth > 0 && depth <= 64) {
-            s->routine = open[depth - 1].routine;
-            s->d -= open[depth - 1].d;
-        }
-        if (x->region && depth++ < 64)
-            open[depth - 1] = (typeof(open[0])){ x->leaf, d };
-    }
-    free(events);
 }
 
 static void add_function(struct unit *u, CXCursor fn)
@@ -469,7 +435,7 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
-    assign_regions(u, first_node, first_site, bstart, bend);
+    assign_regions(u, body, first_node, first_site, bstart, bend);
     unsigned definition_line = fstart;
     while (definition_line > 0 && u->text[definition_line - 1] != '\n')
         definition_line--;

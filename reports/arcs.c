@@ -22,6 +22,9 @@ static const char explain[] =
     "                 caller, qsort, a thread library...)\n"
     "site             where the call is written; an arc with several call sites is\n"
     "                 followed by one line per site\n"
+    "-                not measured: the arc into a routine counted at its call sites\n"
+    "                 ([counted]: its time is its caller's self time), every time of a\n"
+    "                 CPROF_MODE=count run\n"
     "Times are in milliseconds, measured on each call: the calls on the arcs into a\n"
     "routine add up to its entries.\n";
 
@@ -45,20 +48,22 @@ static const cprof_column cols[] = {
     {NULL, "site_line", false},
 };
 
-static void part(cprof_table *t, const cprof_tally *x)
+/* Its calls, and their times if measured (none are without calls). */
+static void part(cprof_table *t, bool measured, const cprof_tally *x)
 {
+    measured |= !x->n;
     cprof_cell_int(t, x->n);
-    cprof_cell_time(t, x->t);
+    cprof_cell_time(t, cprof_if_measured(measured, x->t));
     cprof_cell_str(t, x->rec_t ? "*" : "");
-    cprof_cell_time(t, cprof_outer(x));
+    cprof_cell_time(t, cprof_if_measured(measured, cprof_outer(x)));
 }
 
-static void numbers(cprof_table *t, const char *row, cprof_tally s, cprof_tally c)
+static void numbers(cprof_table *t, const char *row, bool measured, cprof_tally s, cprof_tally c)
 {
     cprof_table_row(t);
     cprof_cell_str(t, row);
-    part(t, &s);
-    part(t, &c);
+    part(t, measured, &s);
+    part(t, measured, &c);
 }
 
 static void site(cprof_table *t, const cprof_prof_site *s)
@@ -84,7 +89,7 @@ cprof_table *cprof_section_arcs(const cprof_view *v)
         const cprof_prof_routine *callee = &p->routines[a->callee];
         char *arc = cprof_xasprintf("%s -> %s", caller, v->r[a->callee].label);
         for (size_t k = 0; k <= (a->nsites > 1 ? a->nsites : 0); k++) {
-            numbers(t, k ? "site" : "arc", k ? a->sites[k - 1].s : a->s,
+            numbers(t, k ? "site" : "arc", cprof_view_arc_timed(v, a), k ? a->sites[k - 1].s : a->s,
                     k ? a->sites[k - 1].c : a->c);
             cprof_cell_str(t, k ? "" : arc);
             cprof_cell_str(t, ext ? cprof_external_name : p->routines[a->caller].name);

@@ -9,6 +9,7 @@
 #include "alloc.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,10 @@ static const char explain[] =
     "name      [index] says where a routine's own entry is.  A cycle (routines calling\n"
     "          each other) gets an entry <cycle N as a whole> that lists its members;\n"
     "          its self and children add up its members, without the calls inside it.\n"
+    "-         not measured: the self time of a routine counted at its call sites\n"
+    "          ([counted]: its time is its callers' self time), the time of an arc into\n"
+    "          one, and every time of a CPROF_MODE=count run; a children figure adds up\n"
+    "          the measured arcs only\n"
     "Times are in milliseconds.\n";
 
 static const cprof_column cols[] = {
@@ -185,11 +190,20 @@ static int64_t children(const struct graph *g, size_t i)
     return sum;
 }
 
-/* An entry: a routine (i < n) or cycle i - n + 1 (i >= n). */
+/* Whether any of routine i's calls were timed (none is, without calls). */
+static bool children_timed(const cprof_view *v, size_t i)
+{
+    return v->timed && (v->r[i].s_callees_timed || v->r[i].c_callees_timed ||
+                        !v->r[i].calls_others);
+}
+
+/* An entry: a routine (i < n) or cycle i - n + 1 (i >= n); whether its self time,
+ * and any of its children's times, were measured. */
 struct entry {
     size_t i;
     int64_t self, children;
     char *label;
+    bool self_timed, children_timed;
 };
 
 static int by_time(const void *x, const void *y)
@@ -206,6 +220,7 @@ struct line {
     const char *kind;  /* parent, primary, child, member */
     size_t entry;      /* index of the entry the line belongs to */
     bool primary, timed;
+    bool self_m, children_m, wall_m;    /* measured ("-" if not) */
     double pct;
     int64_t self, children;    /* self only on primary and member lines */
     int64_t wall;              /* < 0: none */
@@ -225,19 +240,19 @@ static void emit(cprof_table *t, const struct graph *g, const struct line *l)
     cprof_cell_str2(t, l->primary ? idx : "", entry);
     cprof_cell_str(t, l->kind);
     if (l->primary)
-        cprof_cell_pct(t, l->pct);
+        cprof_cell_pct(t, l->self_m || l->children_m ? l->pct : NAN);
     else
         cprof_cell_empty(t);
     if (l->primary || !strcmp(l->kind, "member"))
-        cprof_cell_time(t, l->self);
+        cprof_cell_time(t, cprof_if_measured(l->self_m, l->self));
     else
         cprof_cell_empty(t);
     if (l->timed)
-        cprof_cell_time(t, l->children);
+        cprof_cell_time(t, cprof_if_measured(l->children_m, l->children));
     else
         cprof_cell_empty(t);
     if (l->timed && l->wall >= 0)
-        cprof_cell_time(t, l->wall);
+        cprof_cell_time(t, cprof_if_measured(l->wall_m, l->wall));
     else
         cprof_cell_empty(t);
 
@@ -296,8 +311,9 @@ static void arc_line(cprof_table *t, const struct graph *g, size_t entry,
                      const cprof_prof_arc *a, bool parent, int64_t total)
 {
     bool inside = same_cycle(g, a->caller, a->callee);
-    struct line l = {parent ? "parent" : "child", entry, false, !inside, 0, 0, arc_t(a),
-                     cprof_outer(&a->s), arc_n(a), inside ? -1 : total, -1,
+    bool m = cprof_view_arc_timed(g->v, a);
+    struct line l = {parent ? "parent" : "child", entry, false, !inside, false, m, m, 0, 0,
+                     arc_t(a), cprof_outer(&a->s), arc_n(a), inside ? -1 : total, -1,
                      parent ? a->caller : a->callee};
     emit(t, g, &l);
 }
@@ -322,7 +338,8 @@ static void routine_entry(cprof_table *t, const struct graph *g, const struct en
     for (size_t a = 0; a < p->narcs; a++)
         if (p->arcs[a].callee == i && p->arcs[a].caller != i)
             arc_line(t, g, idx, &p->arcs[a], true, outside_calls(g->v, i));
-    struct line l = {"primary", idx, true, true, pct, e->self, e->children, g->v->r[i].wall,
+    struct line l = {"primary", idx, true, true, e->self_timed, e->children_timed,
+                     g->v->r[i].wall_timed, pct, e->self, e->children, g->v->r[i].wall,
                      outside_calls(g->v, i), -1, g->v->r[i].self_calls, i};
     emit(t, g, &l);
     for (size_t a = 0; a < p->narcs; a++)
@@ -350,14 +367,15 @@ static void cycle_entry(cprof_table *t, const struct graph *g, const struct entr
         if (g->cycle[x->callee] == c && !same_cycle(g, x->caller, x->callee))
             arc_line(t, g, idx, x, true, in);
     }
-    struct line l = {"primary", idx, true, true, pct, e->self, e->children, -1, in, -1,
-                     within, e->i};
+    struct line l = {"primary", idx, true, true, e->self_timed, e->children_timed, true, pct,
+                     e->self, e->children, -1, in, -1, within, e->i};
     emit(t, g, &l);
     for (size_t i = 0; i < g->n; i++)
         if (g->cycle[i] == c) {
-            struct line m = {"member", idx, false, true, 0, g->v->r[i].self, children(g, i),
-                             g->v->r[i].wall, outside_calls(g->v, i), -1,
-                             g->v->r[i].self_calls, i};
+            struct line m = {"member", idx, false, true, g->v->r[i].timed,
+                             children_timed(g->v, i), g->v->r[i].wall_timed, 0,
+                             g->v->r[i].self, children(g, i), g->v->r[i].wall,
+                             outside_calls(g->v, i), -1, g->v->r[i].self_calls, i};
             emit(t, g, &m);
         }
 }
@@ -375,13 +393,16 @@ cprof_table *cprof_section_callgraph(const cprof_view *v)
     for (size_t i = 0; i < g.n; i++)
         if (v->r[i].ran)
             e[ne++] = (struct entry){i, v->r[i].self, children(&g, i),
-                                     cprof_xstrdup(v->r[i].label)};
+                                     cprof_xstrdup(v->r[i].label), v->r[i].timed,
+                                     children_timed(v, i)};
     for (size_t c = 1; c <= g.ncycles; c++) {
-        struct entry x = {g.n + c - 1, 0, 0, cprof_xasprintf("<cycle %zu as a whole>", c)};
+        struct entry x = {g.n + c - 1, 0, 0, cprof_xasprintf("<cycle %zu as a whole>", c),
+                          v->timed, v->timed};
         for (size_t i = 0; i < g.n; i++)
             if (g.cycle[i] == c) {
                 x.self = cprof_add(x.self, v->r[i].self);
                 x.children = cprof_add(x.children, children(&g, i));
+                x.self_timed &= v->r[i].timed;
             }
         e[ne++] = x;
     }

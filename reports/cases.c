@@ -3,6 +3,7 @@
 #include "report.h"
 #include "alloc.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -32,6 +33,10 @@ static const char explain[] =
     "threads of other teams), so a team member that got no work at all is not seen:\n"
     "workers lower than the team size is itself a sign of imbalance (1 worker: one\n"
     "thread did everything, and the imbalance reads 1.00).\n"
+    "-          not measured: the times of a routine counted at its call sites, and\n"
+    "           of calls that reached such routines only (their time is their caller's\n"
+    "           self time; calls of them beside timed ones add nothing to the time),\n"
+    "           every time of a CPROF_MODE=count run\n"
     "Times are in milliseconds.  Routines that were only entered and only called\n"
     "sequentially are folded into one S-S line with their calls (their callee times\n"
     "nest in each other, so no sum of them is shown).\n";
@@ -62,18 +67,19 @@ static void start(cprof_table *t, const cprof_view *v, size_t i, bool first, con
     cprof_cell_str(t, unit);
 }
 
-/* The paper's time, marked when it differs from the time counted once, and that. */
-static void times(cprof_table *t, int64_t time, int64_t outer)
+/* The paper's time, marked when it differs from the time counted once, and that;
+ * each "-" where not measured. */
+static void times(cprof_table *t, bool measured, int64_t time, int64_t outer)
 {
-    cprof_cell_time(t, time);
-    cprof_cell_str(t, time != outer ? "*" : "");
-    cprof_cell_time(t, outer);
+    cprof_cell_time(t, cprof_if_measured(measured, time));
+    cprof_cell_str(t, measured && time != outer ? "*" : "");
+    cprof_cell_time(t, cprof_if_measured(measured, outer));
 }
 
-static void single(cprof_table *t, cprof_tally x, int64_t outer)
+static void single(cprof_table *t, bool measured, cprof_tally x, int64_t outer)
 {
     cprof_cell_int(t, x.n);
-    times(t, x.t, outer);
+    times(t, measured || !x.n, x.t, outer);
     for (int k = 0; k < 5; k++)
         cprof_cell_empty(t);
 }
@@ -81,23 +87,26 @@ static void single(cprof_table *t, cprof_tally x, int64_t outer)
 /* The row's calls and time summed over all workers, and the time counted once
  * (outer); then, over the workers that made at least one such call (k of them), k,
  * the min, mean and max of their times and the imbalance max / mean. */
-static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off,
+static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off, bool measured,
                        int64_t outer)
 {
     cprof_spread s = cprof_view_spread(v, i, off);
     int64_t k = s.workers;
+    measured |= !s.sum.n;
     cprof_cell_int(t, s.sum.n);
-    times(t, s.sum.t, outer);
+    times(t, measured, s.sum.t, outer);
     if (!k) {
         for (int c = 0; c < 5; c++)
             cprof_cell_empty(t);
         return;
     }
     cprof_cell_int(t, k);
-    cprof_cell_time(t, s.min);
-    cprof_cell_time(t, s.busy / k + (s.busy % k * 2 >= k));
-    cprof_cell_time(t, s.max);
-    if (s.busy)
+    cprof_cell_time(t, cprof_if_measured(measured, s.min));
+    cprof_cell_time(t, cprof_if_measured(measured, s.busy / k + (s.busy % k * 2 >= k)));
+    cprof_cell_time(t, cprof_if_measured(measured, s.max));
+    if (!measured)
+        cprof_cell_real(t, NAN);
+    else if (s.busy)
         cprof_cell_real(t, cprof_spread_imbalance(&s));
     else
         cprof_cell_empty(t);
@@ -107,7 +116,7 @@ static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off
 static void callee_row(cprof_table *t, const cprof_view *v, size_t i, size_t off)
 {
     cprof_spread s = cprof_view_spread(v, i, off);
-    per_worker(t, v, i, off, cprof_outer(&s.sum));
+    per_worker(t, v, i, off, v->r[i].c_callees_timed, cprof_outer(&s.sum));
 }
 
 static bool concurrent(const cprof_view *v, size_t i)
@@ -138,14 +147,14 @@ cprof_table *cprof_section_cases(const cprof_view *v)
             continue;
         }
         start(t, v, i, true, "S entries", "wall");
-        single(t, r->s_caller, r->s_caller.t);
+        single(t, v->r[i].timed, r->s_caller, r->s_caller.t);
         start(t, v, i, false, "C entries", "worker");
         /* Worker inclusive less the sequential wall time and the team time, which is
          * no entry's (docs/report.md). */
-        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller),
+        per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller), v->r[i].timed,
                    v->r[i].inclusive - v->r[i].wall - v->r[i].team);
         start(t, v, i, false, "S-S", "wall");
-        single(t, r->s_callee, cprof_outer(&r->s_callee));
+        single(t, v->r[i].s_callees_timed, r->s_callee, cprof_outer(&r->s_callee));
         start(t, v, i, false, "S-C", "worker");
         callee_row(t, v, i, offsetof(cprof_prof_routine_worker, c_callee));
         start(t, v, i, false, "C-S", "worker");
@@ -174,7 +183,8 @@ static const char by_case_explain[] =
     "in the concurrency cases above), summed over the workers: their number, the\n"
     "callees' time (the paper's) and the same time counted once per stretch of a\n"
     "thread's time (outer).  S-S times are wall time, the others worker time; times are\n"
-    "in milliseconds.\n";
+    "in milliseconds, - where not measured (calls of routines counted at their call\n"
+    "sites only, or a CPROF_MODE=count run).\n";
 
 static const cprof_column by_case_cols[] = {
     {"name", "name", true},
@@ -185,11 +195,11 @@ static const cprof_column by_case_cols[] = {
     {"C-C calls", "cc_calls", false}, {"C-C time", "cc_ns", false}, {"C-C outer", "cc_outer_ns", false},
 };
 
-static void by_case(cprof_table *t, cprof_tally x)
+static void by_case(cprof_table *t, bool measured, cprof_tally x)
 {
     cprof_cell_int(t, x.n);
-    cprof_cell_time(t, x.t);
-    cprof_cell_time(t, cprof_outer(&x));
+    cprof_cell_time(t, cprof_if_measured(measured || !x.n, x.t));
+    cprof_cell_time(t, cprof_if_measured(measured || !x.n, cprof_outer(&x)));
 }
 
 cprof_table *cprof_section_by_case(const cprof_view *v)
@@ -208,9 +218,9 @@ cprof_table *cprof_section_by_case(const cprof_view *v)
         cprof_table_row(t);
         cprof_cell_str2(t, v->r[i].label, p->routines[i].name);
         cprof_cell_str(t, p->routines[i].file);
-        by_case(t, p->routines[i].s_callee);
+        by_case(t, v->r[i].s_callees_timed, p->routines[i].s_callee);
         for (size_t k = 0; k < 3; k++)
-            by_case(t, cprof_view_spread(v, i, off[k]).sum);
+            by_case(t, v->r[i].c_callees_timed, cprof_view_spread(v, i, off[k]).sum);
     }
     return t;
 }

@@ -28,8 +28,11 @@ static const char routines_explain[] =
     "             section)\n"
     "imbalance    of the routine's concurrent entries, before and after: max / mean of\n"
     "             the per-worker times over the workers that entered it (empty: none)\n"
+    "-            not measured: the times of a routine counted at its call sites in\n"
+    "             that profile, or of a CPROF_MODE=count run, and so their change\n"
     "Rows are sorted by the size of the change of the --sort column (self by default;\n"
-    "name: by name), largest first.  Times are in milliseconds.\n";
+    "name: by name; a change not measured as none), largest first.  Times are in\n"
+    "milliseconds.\n";
 
 static const cprof_column summary_cols[] = {
     {"item", NULL, true},
@@ -63,6 +66,7 @@ static const cprof_column routine_cols[] = {
 struct side {
     int64_t self, inclusive, calls, s_calls, c_calls, ss, sc, cs, cc;
     double imbalance;  /* 0: no concurrent entry */
+    bool timed;        /* self and inclusive were measured (or it did not run there) */
 };
 
 struct row {
@@ -90,12 +94,14 @@ static void fill(struct side *s, const cprof_view *v, size_t i)
         cprof_view_spread(v, i, offsetof(cprof_prof_routine_worker, c_callee)).sum.n,
         cprof_view_spread(v, i, offsetof(cprof_prof_routine_worker, cs_callee)).sum.n,
         cprof_view_spread(v, i, offsetof(cprof_prof_routine_worker, cc_callee)).sum.n,
-        cprof_spread_imbalance(&entries),
+        cprof_spread_imbalance(&entries), r->timed,
     };
 }
 
 static int64_t key(const struct row *r, cprof_sort sort)
 {
+    if (sort != CPROF_SORT_CALLS && !(r->s[0].timed && r->s[1].timed))
+        return 0;
     switch (sort) {
     case CPROF_SORT_INCLUSIVE:
         return sub(r->s[1].inclusive, r->s[0].inclusive);
@@ -139,6 +145,8 @@ static struct row *rows(const cprof_view *v[2], size_t *n)
         bool ran = (d <= 0 && v[0]->r[i].ran) || (d >= 0 && v[1]->r[j].ran);
         struct row *r = &out[*n];
         *r = (struct row){0};
+        r->s[0].timed = v[0]->timed;
+        r->s[1].timed = v[1]->timed;
         if (d <= 0) {
             r->name = b->routines[i].name;
             r->file = b->routines[i].file;
@@ -169,6 +177,21 @@ static void imbalance_cell(cprof_table *t, double x)
         cprof_cell_real(t, x);
     else
         cprof_cell_empty(t);
+}
+
+/* Two profiles of which fewer than half the routines that ran in the smaller one ran in
+ * the other too: rather two programs than two runs of one (a rebuild is named anew, so
+ * the programs' paths tell nothing). */
+static bool unrelated(const struct row *r, size_t n, size_t *shared, size_t ran[2])
+{
+    *shared = ran[0] = ran[1] = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool in[2] = {r[k].s[0].calls > 0, r[k].s[1].calls > 0};
+        ran[0] += in[0];
+        ran[1] += in[1];
+        *shared += in[0] && in[1];
+    }
+    return 2 * *shared < (ran[0] < ran[1] ? ran[0] : ran[1]);
 }
 
 static cprof_table *summary(const cprof_view *v[2], const char *const paths[2])
@@ -206,13 +229,14 @@ static cprof_table *routines(const struct row *r, size_t n)
                                      sizeof routine_cols / sizeof *routine_cols);
     for (size_t k = 0; k < n; k++, r++) {
         const struct side *b = &r->s[0], *a = &r->s[1];
+        bool both = a->timed && b->timed;
         cprof_table_row(t);
-        cprof_cell_diff_time(t, sub(a->self, b->self));
-        cprof_cell_time(t, b->self);
-        cprof_cell_time(t, a->self);
-        cprof_cell_diff_time(t, sub(a->inclusive, b->inclusive));
-        cprof_cell_time(t, b->inclusive);
-        cprof_cell_time(t, a->inclusive);
+        cprof_cell_diff_time(t, cprof_if_measured(both, sub(a->self, b->self)));
+        cprof_cell_time(t, cprof_if_measured(b->timed, b->self));
+        cprof_cell_time(t, cprof_if_measured(a->timed, a->self));
+        cprof_cell_diff_time(t, cprof_if_measured(both, sub(a->inclusive, b->inclusive)));
+        cprof_cell_time(t, cprof_if_measured(b->timed, b->inclusive));
+        cprof_cell_time(t, cprof_if_measured(a->timed, a->inclusive));
         cprof_cell_diff_int(t, sub(a->calls, b->calls));
         cprof_cell_int(t, b->calls);
         cprof_cell_int(t, a->calls);
@@ -240,11 +264,17 @@ int cprof_diff_section(const char *name)
     return -1;
 }
 
+/* A time, null where not measured. */
+static json_t *time_json(bool timed, int64_t ns)
+{
+    return timed ? json_integer(ns) : json_null();
+}
+
 static json_t *side_json(const struct side *s)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
-                     "self_worker_ns", (json_int_t)s->self,
-                     "inclusive_worker_ns", (json_int_t)s->inclusive,
+    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+                     "self_worker_ns", time_json(s->timed, s->self),
+                     "inclusive_worker_ns", time_json(s->timed, s->inclusive),
                      "calls", (json_int_t)s->calls, "s_calls", (json_int_t)s->s_calls,
                      "c_calls", (json_int_t)s->c_calls, "ss", (json_int_t)s->ss,
                      "sc", (json_int_t)s->sc, "cs", (json_int_t)s->cs, "cc", (json_int_t)s->cc,
@@ -268,7 +298,8 @@ static char *json(const cprof_view *v[2], const char *const paths[2], const stru
         struct side d = {sub(a->self, b->self), sub(a->inclusive, b->inclusive),
                          sub(a->calls, b->calls), sub(a->s_calls, b->s_calls),
                          sub(a->c_calls, b->c_calls), sub(a->ss, b->ss), sub(a->sc, b->sc),
-                         sub(a->cs, b->cs), sub(a->cc, b->cc), a->imbalance - b->imbalance};
+                         sub(a->cs, b->cs), sub(a->cc, b->cc), a->imbalance - b->imbalance,
+                         a->timed && b->timed};
         json_t *row = json_pack("{s:s, s:s, s:o, s:o, s:o}", "name", r[k].name, "file",
                                 r[k].file, "before", side_json(b), "after", side_json(a),
                                 "change", side_json(&d));
@@ -278,7 +309,7 @@ static char *json(const cprof_view *v[2], const char *const paths[2], const stru
         }
     }
     json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:I, s:o}", "format", "cprof-diff",
-                            "version", 2, "before", profile_json(v[0], paths[0]), "after",
+                            "version", 3, "before", profile_json(v[0], paths[0]), "after",
                             profile_json(v[1], paths[1]), "elapsed_diff_ns",
                             (json_int_t)sub(v[1]->p->elapsed_ns, v[0]->p->elapsed_ns),
                             "routines", list);
@@ -290,12 +321,17 @@ static char *json(const cprof_view *v[2], const char *const paths[2], const stru
 }
 
 char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
-                        const char *const paths[2], int csv, bool as_json)
+                        const char *const paths[2], int csv, bool as_json, char **warning)
 {
     const cprof_view *v[2] = {before, after};
-    size_t n;
+    size_t n, shared, ran[2];
     struct row *r = rows(v, &n);
     char *out;
+    *warning = unrelated(r, n, &shared, ran)
+        ? cprof_xasprintf("warning: --diff: only %zu of the routines that ran are in both "
+                          "profiles (%zu before, %zu after): two programs (%s, %s)?", shared,
+                          ran[0], ran[1], before->p->program, after->p->program)
+        : NULL;
     if (as_json)
         out = json(v, paths, r, n);
     else {

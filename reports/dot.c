@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,10 +62,14 @@ static void edge(FILE *f, const cprof_view *v, const cprof_prof_arc *a, const cp
         fputs("  external", f);
     else
         fprintf(f, "  r%zu", a->caller);
-    fprintf(f, " -> r%zu [label=\"%lld %s\\n%.3f ms\", penwidth=%.2f%s];\n", a->callee,
-            (long long)x->n, concurrent ? "conc." : "seq.", ms(cprof_outer(x)),
+    /* An arc into a counted routine has no time: "time not measured", not 0 ms. */
+    char *time = cprof_view_arc_timed(v, a) ? cprof_xasprintf("%.3f ms", ms(cprof_outer(x)))
+                                            : cprof_xstrdup("time not measured");
+    fprintf(f, " -> r%zu [label=\"%lld %s\\n%s\", penwidth=%.2f%s];\n", a->callee,
+            (long long)x->n, concurrent ? "conc." : "seq.", time,
             1.0 + 4.0 * share(cprof_outer(x), v->total_self),
             concurrent ? ", style=dashed, color=\"#1f5fbf\", fontcolor=\"#1f5fbf\"" : "");
+    free(time);
 }
 
 char *cprof_report_dot(const cprof_view *v)
@@ -98,11 +103,13 @@ char *cprof_report_dot(const cprof_view *v)
         /* Font (so box) from 10 to 30 points by inclusive time; fill from white to red
          * by self time. */
         int64_t calls = cprof_add(r->s_calls, r->c_calls);
-        fprintf(f, "\\nworker self %.3f ms (%.1f%%)\\nworker incl %.3f ms\\n%lld call%s\", "
-                "fontsize=%.1f, fillcolor=\"#ff%02x%02x\"];\n",
-                ms(r->self), 100.0 * self, ms(r->inclusive), (long long)calls,
-                calls == 1 ? "" : "s", 10.0 + 20.0 * incl,
+        char *times = r->timed ? cprof_xasprintf("worker self %.3f ms (%.1f%%)\\nworker incl %.3f ms",
+                                                 ms(r->self), 100.0 * self, ms(r->inclusive))
+                               : cprof_xstrdup("time not measured");
+        fprintf(f, "\\n%s\\n%lld call%s\", fontsize=%.1f, fillcolor=\"#ff%02x%02x\"];\n",
+                times, (long long)calls, calls == 1 ? "" : "s", 10.0 + 20.0 * incl,
                 (unsigned)lround(255 * (1 - self)), (unsigned)lround(255 * (1 - self)));
+        free(times);
     }
     for (size_t k = 0; k < p->narcs; k++) {
         const cprof_prof_arc *a = &p->arcs[k];

@@ -3,6 +3,7 @@
 #include "report.h"
 #include "alloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,9 @@ static const char explain[] =
     "self/call   worker self time per call, in microseconds\n"
     "incl/call   worker inclusive time per call, in microseconds\n"
     "name        the routine; (file) when two routines have the same name\n"
+    "-           not measured: the times of a routine counted at its call sites\n"
+    "            ([counted]: its time is in its callers' self time), the wall times of\n"
+    "            one entered only concurrently, every time of a CPROF_MODE=count run\n"
     "Times are in milliseconds.  In each unit self <= inclusive.  A routine that runs\n"
     "a parallel region has a wall inclusive time that covers the region, but its callees\n"
     "there have worker times of their own, which may exceed it.\n";
@@ -190,15 +194,15 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         }
         int64_t calls = cprof_add(r->s_calls, r->c_calls);
         cprof_table_row(t);
-        cprof_cell_pct(t, pct);
-        cprof_cell_time(t, r->self);
-        cprof_cell_time(t, r->inclusive);
-        cprof_cell_time(t, r->wall_self);
-        cprof_cell_time(t, r->wall);
+        cprof_cell_pct(t, r->timed ? pct : NAN);
+        cprof_cell_time(t, cprof_if_measured(r->timed, r->self));
+        cprof_cell_time(t, cprof_if_measured(r->timed, r->inclusive));
+        cprof_cell_time(t, cprof_if_measured(r->wall_timed, r->wall_self));
+        cprof_cell_time(t, cprof_if_measured(r->wall_timed, r->wall));
         cprof_cell_int(t, r->s_calls);
         cprof_cell_int(t, r->c_calls);
-        cprof_cell_per_call(t, r->self, calls);
-        cprof_cell_per_call(t, r->inclusive, calls);
+        cprof_cell_per_call(t, cprof_if_measured(r->timed, r->self), calls);
+        cprof_cell_per_call(t, cprof_if_measured(r->timed, r->inclusive), calls);
         cprof_rescols_cells(rc, t, order[k]);
         cprof_cell_str2(t, r->label, p->routines[order[k]].name);
         cprof_cell_str(t, p->routines[order[k]].file);

@@ -22,7 +22,8 @@ static const char usage_text[] =
     "                    [FILE...]\n"
     "       cprof-report [LOAD] --csv SECTION [--sort KEY] [--threshold PCT]\n"
     "                    [--routine NAME] [FILE...]\n"
-    "       cprof-report [LOAD] --json | --html [FILE...]\n"
+    "       cprof-report [LOAD] --json | --html [--embed-sources [--source-dir DIR]...\n"
+    "                    [--source-map OLD=NEW]...] [FILE...]\n"
     "       cprof-report [LOAD] --dot [--threshold PCT] [--routine NAME] [FILE...]\n"
     "       cprof-report [LOAD] --paths [--root NAME | --callers NAME] [-b]\n"
     "                    [--threshold PCT] [--resources] [FILE...]\n"
@@ -33,14 +34,18 @@ static const char usage_text[] =
     "       cprof-report --trace [FILE]\n"
     "       cprof-report --timeline [--width N] [FILE]\n"
     "       cprof-report [LOAD] --sizes[=NAME] [-b] [FILE...]\n"
+    "       cprof-report [LOAD] --source[=SRC]... [-b] [--threshold PCT] [--json |\n"
+    "                    --csv lines | --csv line-workers] [--source-dir DIR]...\n"
+    "                    [--source-map OLD=NEW]... [FILE...]\n"
     "       cprof-report [--compensate] --diff [-b] [--sort KEY] [--csv SECTION | --json]\n"
     "                    BEFORE AFTER\n"
     "       cprof-report --help | --version\n"
     "LOAD is any of --compensate, --force, --keep-going.\n"
     "Sum the cprof profile files FILE... (written by programs built with cprof-cc;\n"
     "default ./cprof.out) and print the report: summary, flat profile, concurrency\n"
-    "cases, call arcs, call graph, per-thread concurrency, parallel regions (see\n"
-    "cprof-report(1) and docs/report.md).\n"
+    "cases, call arcs, call graph, per-thread concurrency, placement (where each worker\n"
+    "ran, flags, binding, machine), parallel regions (see cprof-report(1) and\n"
+    "docs/report.md).\n"
     "  --compensate      take the profiler's own estimated cost (call_cost_ns for each\n"
     "                    profiled call made inside a time) out of every time, never\n"
     "                    below 0; counts are unchanged (see docs/report.md)\n"
@@ -51,8 +56,10 @@ static const char usage_text[] =
     "  --threshold PCT   hide flat profile and call graph entries below PCT % time\n"
     "  --routine NAME    only the entries that involve the routine(s) named NAME\n"
     "  --csv SECTION     print one section as CSV (times in ns): summary, flat, cases,\n"
-    "                    arcs, callgraph, threads, regions, region-workers, spread; of\n"
-    "                    an MPI job's ranks (docs/mpi.md) also ranks, rank_imbalance\n"
+    "                    arcs, callgraph, threads, placement, placement-flags, binding,\n"
+    "                    machine, regions, region-workers, spread; of an MPI job's\n"
+    "                    ranks (docs/mpi.md) also ranks, rank_imbalance; lines,\n"
+    "                    line-workers: --source's figures by line\n"
     "  --json            print the summed profile as one JSON document (docs/report-json.md)\n"
     "  --html            print the report as one self-contained HTML page (docs/html.md)\n"
     "  --dot             print the call graph for Graphviz (dot -Tsvg)\n"
@@ -84,6 +91,17 @@ static const char usage_text[] =
     "                    per routine (NAME's only) its costs by read memory size, and\n"
     "                    their fitted growth; NAME's per calling context where it has\n"
     "                    several (--csv sizes, size-growth, size-paths, size-path-growth)\n"
+    "  --source[=SRC]    print the profiled sources (SRC's only: a name, the end of a\n"
+    "                    path, or a file; again for more), each line with the figures\n"
+    "                    of what is at it: a routine's entries and times, a call\n"
+    "                    site's calls by case and time per callee, an OpenMP\n"
+    "                    construct's busy and wait times; --threshold hides quieter\n"
+    "                    files and routines; --json, --csv lines and line-workers give\n"
+    "                    the figures by line for tools (docs/source.md)\n"
+    "  --source-dir DIR  look for the sources under DIR too (a moved tree; again for\n"
+    "                    more), after where they were compiled\n"
+    "  --source-map OLD=NEW  look for a source compiled under OLD under NEW first\n"
+    "  --embed-sources   with --html: put the sources found unchanged in the page\n"
     "  --diff            compare two profiles: per routine the change of times, calls,\n"
     "                    cases and imbalance, largest first (--csv summary or routines)\n"
     "  --help            print this help and exit\n"
@@ -130,7 +148,8 @@ int main(int argc, char **argv)
     enum { OPT_JSON = 256, OPT_HELP, OPT_CSV, OPT_SORT, OPT_THRESHOLD, OPT_ROUTINE,
            OPT_COMPENSATE, OPT_FORCE, OPT_KEEP_GOING, OPT_DIFF, OPT_DOT, OPT_VERSION,
            OPT_PATHS, OPT_FOLDED, OPT_HATCHET, OPT_ROOT, OPT_CALLERS, OPT_RESOURCES,
-           OPT_HTML, OPT_REGIONS, OPT_TRACE, OPT_TIMELINE, OPT_WIDTH, OPT_SIZES };
+           OPT_HTML, OPT_REGIONS, OPT_TRACE, OPT_TIMELINE, OPT_WIDTH, OPT_SIZES,
+           OPT_SOURCE, OPT_SOURCE_DIR, OPT_SOURCE_MAP, OPT_EMBED_SOURCES };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"html", no_argument, NULL, OPT_HTML},
@@ -146,6 +165,10 @@ int main(int argc, char **argv)
         {"resources", no_argument, NULL, OPT_RESOURCES},
         {"regions", no_argument, NULL, OPT_REGIONS},
         {"sizes", optional_argument, NULL, OPT_SIZES},
+        {"source", optional_argument, NULL, OPT_SOURCE},
+        {"source-dir", required_argument, NULL, OPT_SOURCE_DIR},
+        {"source-map", required_argument, NULL, OPT_SOURCE_MAP},
+        {"embed-sources", no_argument, NULL, OPT_EMBED_SOURCES},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"hatchet", no_argument, NULL, OPT_HATCHET},
         {"root", required_argument, NULL, OPT_ROOT},
@@ -164,7 +187,10 @@ int main(int argc, char **argv)
     cprof_load_opts lo = {0};
     bool json = false, html = false, diff = false, dot = false, paths = false, folded = false;
     bool hatchet = false, resources = false, regions = false, trace = false, timeline = false;
-    bool sizes = false;
+    bool sizes = false, source = false, embed = false;
+    /* --source's files, and where to look for them: each option may come again. */
+    const char *src_dirs[argc], *src_maps[argc], *src_only[argc];
+    cprof_source_opts so = {src_dirs, 0, src_maps, 0, src_only, 0};
     long width = 0;
     const char *csv_name = NULL, *root = NULL, *callers = NULL, *sizes_name = NULL;
     int opt;
@@ -211,6 +237,25 @@ int main(int argc, char **argv)
         case OPT_SIZES:
             sizes = true;
             sizes_name = optarg;
+            break;
+        case OPT_SOURCE:
+            source = true;
+            if (optarg)
+                so.only[so.nonly++] = optarg;
+            break;
+        case OPT_SOURCE_DIR:
+            so.dirs[so.ndirs++] = optarg;
+            break;
+        case OPT_SOURCE_MAP:
+            if (!strchr(optarg, '=') || *optarg == '=') {
+                snprintf(msg, sizeof msg, "--source-map wants OLD=NEW (OLD not empty), not '%s'",
+                         optarg);
+                return usage_error(msg);
+            }
+            so.maps[so.nmaps++] = optarg;
+            break;
+        case OPT_EMBED_SOURCES:
+            embed = true;
             break;
         case OPT_FOLDED:
             folded = true;
@@ -282,7 +327,8 @@ int main(int argc, char **argv)
         return usage_error("--width goes with --timeline");
     if (trace || timeline) {
         if (trace + timeline > 1 || argc - optind > 1 || json || html || diff || dot || paths ||
-            folded || hatchet || resources || regions || sizes || o.brief || o.sort || o.has_threshold ||
+            folded || hatchet || resources || regions || sizes || source || embed || so.ndirs ||
+            so.nmaps || o.brief || o.sort || o.has_threshold ||
             o.routine || csv_name || lo.compensate || lo.force || lo.warn)
             return usage_error("--trace and --timeline take one profile and no other option"
                                " (--timeline: --width)");
@@ -301,6 +347,23 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    /* --csv lines and line-workers are --source's rows as CSV. */
+    int src_csv = csv_name && !diff && !json
+                      ? lookup(csv_name, (const char *const[]){"lines", "line-workers"}, 2) : -1;
+    if (src_csv >= 0) {
+        source = true;
+        csv_name = NULL;
+    }
+    if (embed && !html)
+        return usage_error("--embed-sources goes with --html");
+    if ((so.ndirs || so.nmaps) && !source && !embed)
+        return usage_error("--source-dir and --source-map go with --source or --html"
+                           " --embed-sources");
+    if (source && (html || dot || diff || paths || folded || hatchet || resources || regions ||
+                   sizes || o.sort || o.routine || csv_name ||
+                   ((json || src_csv >= 0) && (o.brief || o.has_threshold)) || (json && src_csv >= 0)))
+        return usage_error("--source takes only -b and --threshold, or one of --json, --csv"
+                           " lines and --csv line-workers (and --source-dir, --source-map)");
     /* Which options go together (usage_text). */
     bool text_opts = o.brief || o.sort || o.has_threshold || o.routine || csv_name;
     if (diff && (dot || o.has_threshold || o.routine || lo.force || lo.warn))
@@ -393,7 +456,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    char *text = NULL;
+    char *text = NULL, *warning = NULL;
     int rc = 0;
     /* The sections of ranks exist in a job's profile only: an empty CSV would look like
      * a job without routines. */
@@ -406,10 +469,14 @@ int main(int argc, char **argv)
         cprof_profile_free(&p[0]);
         return 1;
     }
-    if (json && !diff) {
+    char err[1024];
+    if ((source || embed) && cprof_source_check(&p[0], &so, err, sizeof err)) {
+        error_line(err);
+        rc = 1;
+    } else if (json && !diff && !source) {
         text = cprof_report_json(&p[0]);
     } else if (html) {
-        text = cprof_report_html(&p[0]);
+        text = cprof_report_html(&p[0], embed ? &so : NULL);
     } else if (cprof_view_init(&v[0], &p[0], &o)) {
         char msg[512];
         snprintf(msg, sizeof msg, "no routine named '%s' in the profile", o.routine);
@@ -419,7 +486,7 @@ int main(int argc, char **argv)
         if (diff) {
             cprof_view_init(&v[1], &p[1], &o);
             const char *const names[2] = {lo.paths[0], lo.paths[1]};
-            text = cprof_report_diff(&v[0], &v[1], names, csv, json);
+            text = cprof_report_diff(&v[0], &v[1], names, csv, json, &warning);
             cprof_view_free(&v[1]);
         } else if (paths) {
             /* --root, --callers: the same section over the contexts derived for NAME. */
@@ -440,6 +507,8 @@ int main(int argc, char **argv)
             }
             if (name)
                 cprof_paths_free(&seen);
+        } else if (source) {
+            text = cprof_report_source(&v[0], &so, src_csv, json);
         } else if (res_csv >= 0) {
             cprof_table **t;
             const char *const *names;
@@ -477,7 +546,22 @@ int main(int argc, char **argv)
                 text = cprof_tables_text(t, NSIZES_CSV, sizes_csv, o.brief);
             }
         } else if (folded || hatchet) {
-            text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
+            /* What a flame graph cannot say, said here: a folded line has a time or is
+             * not there. */
+            const char *why = cprof_paths_untimed(&v[0]);
+            if (folded && why && p[0].npaths) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "--folded: %s", why);
+                error_line(msg);
+                rc = 1;
+            } else {
+                if (why)
+                    fprintf(stderr, "cprof-report: note: %s\n", why);
+                else if (folded && cprof_paths_counted(&v[0]))
+                    fprintf(stderr, "cprof-report: note: --folded: routines counted at their call"
+                                    " sites have no line: their time is in their callers' lines\n");
+                text = folded ? cprof_report_folded(&v[0]) : cprof_report_hatchet(&v[0]);
+            }
         } else
             text = dot ? cprof_report_dot(&v[0]) : cprof_report_text(&v[0], csv);
         cprof_view_free(&v[0]);
@@ -496,5 +580,11 @@ int main(int argc, char **argv)
         error_line(msg);
         return 1;
     }
+    if (warning)
+        error_line(warning);
+    free(warning);
+    if (cprof_sums_clamped())
+        error_line("warning: a sum of counts or times passed 2^63-1 and is printed as "
+                   "9223372036854775807: a figure that shows it is not exact");
     return 0;
 }

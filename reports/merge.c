@@ -74,6 +74,8 @@ struct contrib {
     const char *file;
     int64_t line;
     cprof_tally s, c;
+    cprof_tally kase[CPROF_COLUMN_CASES];   /* at a site: S-S, S-C, C-S, C-C */
+    size_t worker;
 };
 
 static int cmp_null_first(const char *a, const char *b)
@@ -127,8 +129,14 @@ static int fold_arcs(struct loader *l, cprof_profile *p, const struct contrib *i
                 site = site ? site + 1 : arc->sites;
                 site->file = cprof_xstrdup(x->file);
                 site->line = x->line;
+                site->worker = cprof_xcalloc(p->nworkers, sizeof *site->worker);
             }
-            if (!tally_sum(&site->s, &x->s) || !tally_sum(&site->c, &x->c))
+            bool ok = tally_sum(&site->s, &x->s) && tally_sum(&site->c, &x->c) &&
+                      tally_sum(&site->worker[x->worker], &x->s) &&
+                      tally_sum(&site->worker[x->worker], &x->c);
+            for (int k = 0; k < CPROF_COLUMN_CASES && ok; k++)
+                ok = tally_sum(&site->cases[k], &x->kase[k]);
+            if (!ok)
                 return overflow(l);
         }
     }
@@ -177,7 +185,8 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
                                      {v[CPROF_R_S_EXT], v[CPROF_R_S_EXT_TIME],
                                       v[CPROF_R_S_EXT_NESTED], v[CPROF_R_S_EXT_REC_TIME]},
                                      {v[CPROF_R_C_EXT], v[CPROF_R_C_EXT_TIME],
-                                      v[CPROF_R_C_EXT_NESTED], v[CPROF_R_C_EXT_REC_TIME]}};
+                                      v[CPROF_R_C_EXT_NESTED], v[CPROF_R_C_EXT_REC_TIME]},
+                                     {{0}}, w};
             *n += nonzero(&c[*n]);
         }
         for (size_t i = 0; i < wk->ncall_rows; i++) {
@@ -196,7 +205,8 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
                 !tally_sum(&rw->cs_callee, &kase[2]) || !tally_sum(&rw->cc_callee, &kase[3]))
                 return overflow(l);
             c[*n] = (struct contrib){r->name, r->file, g, rf->routines[v[CPROF_C_CALLEE]].global,
-                                     s->file, s->line, kase[0], conc};
+                                     s->file, s->line, kase[0], conc,
+                                     {kase[0], kase[1], kase[2], kase[3]}, w};
             *n += nonzero(&c[*n]);
         }
     }
@@ -234,6 +244,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->nprograms = 1;
     p->program = p->programs[0].name;
     p->clock = cprof_xstrdup(rf->clock);
+    p->untimed_files = !strcmp(rf->clock, "none");
+    p->path_self = rf->path_self;
     p->pid = rf->pid;
     p->start_unix_ns = rf->start_unix_ns;
     p->call_cost_ns = rf->call_cost_ns;
@@ -268,13 +280,15 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         ncontrib += wk->nroutine_rows + wk->ncall_rows;
     }
 
+    int rc = cprof_sources_of_file(l, p, rf);
     merge_routines(p, rf);
 
     struct contrib *c = cprof_xcalloc(ncontrib, sizeof *c);
     size_t n = 0;
     if (comp)
         cprof_raw_compensate(p, rf);
-    int rc = merge_rows(l, p, rf, c, &n);
+    if (!rc)
+        rc = merge_rows(l, p, rf, c, &n);
     if (!rc) {
         qsort(c, n, sizeof *c, cmp_contrib);
         rc = fold_arcs(l, p, c, n);
@@ -284,6 +298,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         rc = cprof_resources_of_file(l, p, rf);
     if (!rc)
         rc = cprof_regions_of_file(l, p, rf);
+    if (!rc)
+        rc = cprof_placement_of_file(l, p, rf);
     /* The contexts first: the sizes' rows name them by each worker's paths rows. */
     size_t **ctx = cprof_xcalloc(rf->nworkers + 1, sizeof *ctx);
     if (!rc)
@@ -344,11 +360,14 @@ static int cmp_routine_key(const cprof_prof_routine *a, const cprof_prof_routine
     return d ? d : strcmp(a->file, b->file);
 }
 
-/* An arc of one of the two profiles, with its routines' indexes in the sum. */
+/* An arc of one of the two profiles, with its routines' indexes in the sum, and its
+ * workers' (nw of them). */
 struct arc_ref {
     const cprof_prof_arc *arc;
     size_t caller, callee;
     const cprof_profile *sum;
+    const size_t *wmap;
+    size_t nw;
 };
 
 static int cmp_arc_ref(const void *x, const void *y)
@@ -371,22 +390,38 @@ static int cmp_site(const cprof_prof_site *a, const cprof_prof_site *b)
     return d ? d : CMP(a->line, b->line);
 }
 
-/* out = x + y (an arc of each profile, the same caller and callee; y may be NULL). */
-static bool arc_sum(cprof_prof_arc *out, const cprof_prof_arc *x, const cprof_prof_arc *y)
+/* Site a (of a profile with nw workers, worker w being the sum's wmap[w]) into s. */
+static bool site_sum(cprof_prof_site *s, const cprof_prof_site *a, size_t nw, const size_t *wmap)
 {
-    size_t ny = y ? y->nsites : 0, i = 0, j = 0;
-    out->sites = cprof_xcalloc(x->nsites + ny, sizeof *out->sites);
-    bool ok = tally_sum(&out->s, &x->s) && tally_sum(&out->c, &x->c) &&
-              (!y || (tally_sum(&out->s, &y->s) && tally_sum(&out->c, &y->c)));
-    while (ok && (i < x->nsites || j < ny)) {
-        int d = i == x->nsites ? 1 : j == ny ? -1 : cmp_site(&x->sites[i], &y->sites[j]);
-        const cprof_prof_site *from = d <= 0 ? &x->sites[i++] : &y->sites[j++];
+    bool ok = tally_sum(&s->s, &a->s) && tally_sum(&s->c, &a->c);
+    for (int k = 0; k < CPROF_COLUMN_CASES && ok; k++)
+        ok = tally_sum(&s->cases[k], &a->cases[k]);
+    for (size_t w = 0; w < nw && ok; w++)
+        ok = tally_sum(&s->worker[wmap[w]], &a->worker[w]);
+    return ok;
+}
+
+/* out = x + y (an arc of each profile, the same caller and callee; y may be NULL), in
+ * a sum of nw workers. */
+static bool arc_sum(cprof_prof_arc *out, const struct arc_ref *x, const struct arc_ref *y,
+                    size_t nw)
+{
+    const cprof_prof_arc *xa = x->arc, *ya = y ? y->arc : NULL;
+    size_t ny = y ? ya->nsites : 0, i = 0, j = 0;
+    out->sites = cprof_xcalloc(xa->nsites + ny, sizeof *out->sites);
+    bool ok = tally_sum(&out->s, &xa->s) && tally_sum(&out->c, &xa->c) &&
+              (!y || (tally_sum(&out->s, &ya->s) && tally_sum(&out->c, &ya->c)));
+    while (ok && (i < xa->nsites || j < ny)) {
+        int d = i == xa->nsites ? 1 : j == ny ? -1 : cmp_site(&xa->sites[i], &ya->sites[j]);
+        const cprof_prof_site *from = d <= 0 ? &xa->sites[i] : &ya->sites[j];
         cprof_prof_site *s = &out->sites[out->nsites++];
         s->file = cprof_xstrdup(from->file);
         s->line = from->line;
-        ok = tally_sum(&s->s, &from->s) && tally_sum(&s->c, &from->c);
-        if (ok && d == 0)
-            ok = tally_sum(&s->s, &y->sites[j].s) && tally_sum(&s->c, &y->sites[j++].c);
+        s->worker = cprof_xcalloc(nw, sizeof *s->worker);
+        if (d <= 0)
+            ok = site_sum(s, &xa->sites[i++], x->nw, x->wmap);
+        if (ok && d >= 0)
+            ok = site_sum(s, &ya->sites[j++], y->nw, y->wmap);
     }
     return ok;
 }
@@ -430,7 +465,8 @@ static int sum_arcs(struct loader *l, cprof_profile *out, const cprof_profile *a
             refs[k] = (struct arc_ref){arc,
                                        arc->caller == CPROF_EXTERNAL ? CPROF_EXTERNAL
                                                                      : map[arc->caller],
-                                       map[arc->callee], out};
+                                       map[arc->callee], out, (s ? bmap : amap)->worker,
+                                       p->nworkers};
         }
     }
     /* Each profile has an arc once: equal keys come in pairs, one of a and one of b. */
@@ -442,7 +478,7 @@ static int sum_arcs(struct loader *l, cprof_profile *out, const cprof_profile *a
         cprof_prof_arc *arc = &out->arcs[out->narcs++];
         arc->caller = refs[k].caller;
         arc->callee = refs[k].callee;
-        if (!arc_sum(arc, refs[k].arc, pair ? refs[k + 1].arc : NULL))
+        if (!arc_sum(arc, &refs[k], pair ? &refs[k + 1] : NULL, out->nworkers))
             rc = overflow(l);
         k += pair;
     }
@@ -525,6 +561,9 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
         for (size_t i = 0; i < (s ? b : a)->nunprofiled; i++)
             add_unprofiled(out, (s ? b : a)->unprofiled[i].file, (s ? b : a)->unprofiled[i].reason);
     out->clock = cprof_xstrdup(first->clock);
+    out->untimed_files = a->untimed_files + b->untimed_files;
+    /* A file without contexts takes nothing from their self times. */
+    out->path_self = (a->path_self || !a->npaths) && (b->path_self || !b->npaths);
     out->pid = first->pid;
     out->start_unix_ns = first->start_unix_ns;
     out->call_cost_ns = first->call_cost_ns;
@@ -565,6 +604,10 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
         rc = cprof_paths_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
         rc = cprof_sizes_sum(l, out, a, b, &amap, &bmap);
+    if (!rc)
+        rc = cprof_sources_sum(l, out, a, b);
+    if (!rc)
+        cprof_placement_sum(out, a, b, &amap, &bmap);
     for (int s = 0; s < 2; s++) {
         struct sum_map *m = s ? &bmap : &amap;
         free(m->routine);

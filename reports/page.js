@@ -95,6 +95,50 @@ function draw() {
              "what inlining saves (-fcprof-count-only=NAME counts it at its call sites)"})] : [];
   }
 
+  // ---- source lines: the rows by file and line (S.lines), and links to them ----
+
+  // The source texts embedded with --embed-sources (each file's status either way).
+  const SRC = JSON.parse(document.getElementById("cprof-sources").textContent);
+  const SL = S.lines;
+  const LC = {file: col(SL, "file"), line: col(SL, "line"), kind: col(SL, "kind"), name: col(SL, "name"),
+              nfile: col(SL, "name_file"), routine: col(SL, "routine"), rfile: col(SL, "routine_file"),
+              calls: col(SL, "calls"), s: col(SL, "s_calls"), c: col(SL, "c_calls"), time: col(SL, "time_ns"),
+              self: col(SL, "self_ns"), wall: col(SL, "wall_ns"), pct: col(SL, "pct_time"),
+              timed: col(SL, "timed"), est: col(SL, "estimated"), team: col(SL, "team"),
+              barrier: col(SL, "barrier_wait_ns"), end: col(SL, "end_wait_ns"), imbal: col(SL, "imbalance"),
+              lost: col(SL, "lost_ns")};
+  const lineRows = new Map();  // file -> Map(line -> its rows)
+  for (const row of SL.rows.filter(Boolean)) {
+    const f = raw(row, LC.file), n = Number(raw(row, LC.line));
+    if (!lineRows.has(f)) lineRows.set(f, new Map());
+    const m = lineRows.get(f);
+    if (!m.has(n)) m.set(n, []);
+    m.get(n).push(row);
+  }
+  let showSource = () => {};   // the source view's, once drawn
+  // A link that opens file at line in the source view (the label alone where the
+  // view has no rows of that file).
+  function sourceLink(file, line, label) {
+    if (!lineRows.has(file)) return document.createTextNode(label);
+    const a = el("a", {className: "src", href: "#source", textContent: label,
+                       title: "open " + file + " at line " + line + " in the source view"});
+    a.addEventListener("click", (ev) => { ev.preventDefault(); showSource(file, line, true); });
+    return a;
+  }
+  // A cell's "file:line" (a call site, a construct's place) as such a link.
+  function placeLink(label) {
+    const m = /^\s*(.*):(\d+)$/.exec(label);
+    return m ? sourceLink(m[1], Number(m[2]), label) : document.createTextNode(label);
+  }
+  // The source of a routine (its definition's line), as a small link after its name.
+  function routineSource(name, file) {
+    const d = described.get(key(name, file));
+    if (!d || !d.line || !lineRows.has(d.file)) return null;
+    const a = sourceLink(d.file, d.line, "src");
+    a.title = "open " + d.file + " at line " + d.line + ", where " + name + " is defined";
+    return a;
+  }
+
   // The text report's explanation and notes of table t, under its rendering.
   function notes(t) {
     return t.notes.map((n) => el("p", {className: "note", textContent: n}));
@@ -130,7 +174,9 @@ function draw() {
           // The call graph indents its parents and children: not part of the link.
           const [, indent, label] = /^(\s*)(.*)$/.exec(text(row, i));
           td.append(indent, routineLink(raw(row, name), raw(row, fileCol), label));
-        } else
+        } else if (t.columns[i].head === "where" || t.columns[i].head === "site")
+          td.append(placeLink(text(row, i)));
+        else
           td.textContent = text(row, i);
         return td;
       })));
@@ -183,9 +229,10 @@ function draw() {
   if (P.cut)
     $("summary-body").prepend(el("p", {className: "note", id: "cut", textContent:
       "This page shows the " + P.cut.routines_shown + " heaviest of the profile's " +
-      P.cut.routines + " routines (by worker self time) and their rows in every table; " +
-      "the summary and the per-worker tables are whole.  cprof-report's text, --csv and " +
-      "--json outputs have everything."}));
+      P.cut.routines + " routines (by worker self time), their rows in every table and the " +
+      "heaviest arcs into and out of them; the summary and the per-worker tables are whole, " +
+      "and each table says what it left out.  cprof-report's text, --csv and --json outputs " +
+      "have everything."}));
 
   // ---- flat profile ----
 
@@ -258,6 +305,8 @@ function draw() {
           const td = el("td", {className: c.left ? "l name" : "", "data-col": c.key});
           if (c.key === "name") {
             td.append(routineLink(r.name, r.file, x[0]), ...badges(r));
+            const src = routineSource(r.name, r.file);
+            if (src) td.append(" ", src);
           } else if (c.at === pct) {
             td.append(el("span", {className: "bar", style: "width:" + Math.max(0, Number(x[1])) * 0.6 + "px"}),
                       x[0]);
@@ -297,6 +346,18 @@ function draw() {
     else arcList[arcList.length - 1].sites.push(row);
   }
 
+  // On a cut page, the arcs into (side 0) and out of (1) a routine that it left out.
+  const leftOut = new Map(((P.cut && P.cut.arcs_left_out) || []).map((x) => [key(x[0], x[1]), x]));
+  // Its arcs (list) into or out of routine r, and a note for those left out.
+  function arcsOf(r, side, list, end, efile, what) {
+    const x = leftOut.get(key(r.name, r.file));
+    const n = x ? x[side + 2] : 0;
+    const note = n > 0 ? el("p", {className: "note", textContent: "(" + n + " arcs " +
+      (side ? "out of" : "into") + " it are not on this page, each lighter than the page's: " +
+      "cprof-report --csv arcs gives them all)"}) : null;
+    return [list.length || !note ? arcTable(list, end, efile, what) : null, note];
+  }
+
   // An arc table: the other end's name, then the arc's numbers and site(s).
   function arcTable(list, end, efile, what) {
     if (!list.length) return el("p", {className: "empty", textContent: "(none)"});
@@ -313,7 +374,7 @@ function draw() {
         body.append(el("tr", {"data-name": raw(a.row, end), "data-file": raw(a.row, efile)},
           el("td", {className: "l name"}, first ? routineLink(raw(row, end), raw(row, efile), labelOf(raw(row, end), raw(row, efile))) : ""),
           ...nums.map((i) => el("td", {textContent: text(row, i), "data-col": arcs.columns[i].key || ""})),
-          el("td", {className: "l", textContent: text(row, A.site)})));
+          el("td", {className: "l"}, placeLink(text(row, A.site)))));
       }
     }
     table.append(body);
@@ -402,12 +463,12 @@ function draw() {
         el("tr", {}, el("th", {className: "l", textContent: "concurrently"}), cell(2), cell(3))));
     const workers = workerRow(r);
     fill($("routine-body"),
-      el("h3", {}, r.label, el("span", {className: "where",
-        textContent: d ? d.file + ":" + d.line : ""}), ...badges(r)),
+      el("h3", {}, r.label, el("span", {className: "where"},
+        d ? sourceLink(d.file, d.line, d.file + ":" + d.line) : ""), ...badges(r)),
       figures,
       el("div", {className: "scroll"}, graph(r, into, out)),
-      el("h4", {textContent: "Called by"}), arcTable(into, A.caller, A.cfile, "caller"),
-      el("h4", {textContent: "Calls"}), arcTable(out, A.callee, A.efile, "callee"),
+      el("h4", {textContent: "Called by"}), ...arcsOf(r, 0, into, A.caller, A.cfile, "caller"),
+      el("h4", {textContent: "Calls"}), ...arcsOf(r, 1, out, A.callee, A.efile, "callee"),
       el("h4", {textContent: "Calls it made, by case (summed over workers)"}),
       el("div", {className: "halves"}, cases, matrix),
       workers ? el("h4", {textContent: "Its concurrent entries per worker"}) : null, workers);
@@ -503,7 +564,11 @@ function draw() {
                      el("span", {className: "legend"}, "less", el("i", {style: "background: linear-gradient(90deg, rgba(29,78,216,.08), rgba(29,78,216,.8))"}), "more, within the row")),
                   el("div", {className: "scroll"}, table), explain(we));
     }
-    put(body, el("h3", {textContent: threads.title}), plainTable(threads), explain(threads),
+    // Where each worker ran, and what to act on (docs/placement.md), when the profile says.
+    const placement = ["placement", "placement-flags", "binding", "machine"].filter((n) => S[n])
+      .map((n) => el("div", {className: "placement", id: "section-" + n}, el("h3", {textContent: S[n].title}),
+                     plainTable(S[n]), ...notes(S[n]), explain(S[n])));
+    put(body, el("h3", {textContent: threads.title}), plainTable(threads), explain(threads), ...placement,
                 el("h3", {textContent: S.spread.title}), plainTable(S.spread, {names: true}), explain(S.spread));
   }
   workersView();
@@ -520,7 +585,7 @@ function draw() {
       return;
     }
     const C = {id: col(t, "id"), parent: col(t, "parent"), path: col(t, "path"), site: col(t, "site"),
-               s: col(t, "s_wall_ns"), c: col(t, "c_worker_ns")};
+               s: col(t, "s_calls"), c: col(t, "c_calls"), incl: col(t, "inclusive_worker_ns")};
     const nodes = new Map(), roots = [];
     for (const row of t.rows.filter(Boolean)) {
       const n = {id: raw(row, C.id), row: row, kids: [], depth: 0};
@@ -549,8 +614,10 @@ function draw() {
       const tr = el("tr", {"data-id": n.id, "data-parent": n.parent ? n.parent.id : ""},
         el("td", {className: "tree", style: "padding-left:" + (6 + 16 * n.depth) + "px",
                   title: text(n.row, C.path)}, twist, el("span", {className: "step", textContent: n.step})),
-        ...shown.map((i) => el("td", {className: t.columns[i].left ? "l" : "", "data-col": t.columns[i].key,
-                                      textContent: text(n.row, i)})));
+        ...shown.map((i) => i === C.site
+          ? el("td", {className: "l", "data-col": "site"}, placeLink(text(n.row, i)))
+          : el("td", {className: t.columns[i].left ? "l" : "", "data-col": t.columns[i].key,
+                      textContent: text(n.row, i)})));
       twist.addEventListener("click", () => { open.has(n) ? open.delete(n) : open.add(n); visible(); });
       rows.set(n, {tr: tr, twist: twist});
       tbody.append(tr);
@@ -576,16 +643,13 @@ function draw() {
     put(body, el("div", {className: "controls"}, b1, b2), el("div", {className: "scroll"}, table),
                 ...notes(t), explain(t));
 
-    // The flame graph (an icicle: roots on top).  A box's width is its context's time
-    // (s wall + c worker) or its children's together, whichever is larger: a region's
-    // callees run on several workers at once, so they can outweigh its wall time.
-    const time = (n) => Math.max(0, num(raw(n.row, C.s))) + Math.max(0, num(raw(n.row, C.c)));
+    // The flame graph (an icicle: roots on top).  A box's width is its context's
+    // inclusive worker time, which holds its children's (a context without a time of
+    // its own, a counted routine's, has no width: its time is its caller's).
     const weight = new Map();
     const weigh = (n) => {
-      let k = 0;
-      for (const c of n.kids) k += weigh(c);
-      weight.set(n, Math.max(time(n), k));
-      return weight.get(n);
+      n.kids.forEach(weigh);
+      weight.set(n, Math.max(0, num(raw(n.row, C.incl))));
     };
     roots.forEach(weigh);
     const W = 1200, RH = 20;
@@ -631,9 +695,9 @@ function draw() {
     }
     draw(roots);
     body.append(el("h3", {textContent: "Flame graph"}),
-                el("p", {className: "lead", textContent: "Each box a calling context, as wide as its time " +
-                  "(s wall + c worker) or its callees' together, whichever is larger; what it called " +
-                  "is below it.  Hover a box for its figures."}),
+                el("p", {className: "lead", textContent: "Each box a calling context, as wide as its " +
+                  "inclusive worker time (each stretch of a worker's time in one context); what it " +
+                  "called is below it.  Hover a box for its figures."}),
                 crumbs, holder);
   }
   pathsView();
@@ -664,6 +728,130 @@ function draw() {
       el("summary", {}, t.title, el("span", {className: "about", textContent: ": " + about[name]})),
       plainTable(t, {names: names}), ...notes(t), explain(t)));
   }
+
+  // ---- the source view ----
+
+  // Row row's figures on one line, as the text report formats them, each in a span of
+  // its column; the S/C split and the workers' figures on hover.
+  const SLW = S.line_workers;
+  const WC = {file: col(SLW, "file"), line: col(SLW, "line"), kind: col(SLW, "kind"), name: col(SLW, "name"),
+              nfile: col(SLW, "name_file"), routine: col(SLW, "routine"), worker: col(SLW, "worker"),
+              calls: col(SLW, "calls"), time: col(SLW, "time_ns")};
+  const rowKey = (t, C, row) => [C.file, C.line, C.kind, C.name, C.nfile, C.routine].map((i) => raw(row, i)).join("\u0000");
+  const workersOf = new Map();
+  for (const row of SLW.rows.filter(Boolean)) {
+    const k = rowKey(SLW, WC, row);
+    if (!workersOf.has(k)) workersOf.set(k, []);
+    workersOf.get(k).push(row);
+  }
+  function figure(row) {
+    const kind = raw(row, LC.kind);
+    // A figure not measured is "-" alone, without its unit (docs/report.md).
+    const f = (i, after, cls) => el("span", {"data-col": SL.columns[i].key || SL.columns[i].head,
+                                           className: cls || "",
+                                           textContent: text(row, i) + (text(row, i) === "-" ? "" : after || "")});
+    const ms = (r, i) => text(r, i) + (text(r, i) === "-" ? "" : " ms");
+    const share = () => text(row, LC.pct) === "-" ? [] : ["; ", f(LC.pct, "%")];
+    const timed = raw(row, LC.timed) === "yes", est = raw(row, LC.est) === "yes" ? " (estimated)" : "";
+    const span = el("span", {className: "fig " + kind, "data-kind": kind, "data-name": raw(row, LC.name)});
+    let hover;
+    if (kind === "routine") {
+      span.append(text(row, LC.name) + ": ", f(LC.s, " s", "seq"), " + ", f(LC.c, " c", "conc"), " entries");
+      if (timed) span.append("; incl ", f(LC.time, " ms"), ", self ", f(LC.self, " ms"), est, ...share());
+      hover = text(row, LC.name) + ": " + text(row, LC.s) + " sequential and " + text(row, LC.c) +
+              " concurrent entries" + (timed ? "; worker incl " + ms(row, LC.time) + ", worker self " +
+              ms(row, LC.self) + ", wall incl " + ms(row, LC.wall) + est : ", not timed");
+    } else if (kind === "call") {
+      span.append("\u2192 " + text(row, LC.name) + " ");
+      for (const [cs, k, sc] of CASES)
+        span.append(" " + cs + " ", f(col(SL, k + "_calls"), "", sc === "s" ? "seq" : "conc"));
+      if (timed) span.append("; ", f(LC.time, " ms"), est, ...share());
+      hover = "calls of " + text(row, LC.name) + " from " + text(row, LC.routine) + ": " +
+              CASES.map(([cs, k]) => cs + " " + text(row, col(SL, k + "_calls")) +
+                        (timed ? " (" + ms(row, col(SL, k + "_ns")) + ")" : "")).join(", ") +
+              "; sequential (S-S) " + text(row, LC.s) + ", concurrent " + text(row, LC.c) +
+              (timed ? "" : "; not timed");
+    } else {
+      span.append(text(row, LC.name) + ": ", f(LC.calls, " executions"));
+      if (text(row, LC.team)) span.append(", team ", f(LC.team));
+      span.append("; busy ", f(LC.time, " ms"), ", barrier ", f(LC.barrier, " ms"), ", end wait ",
+                  f(LC.end, " ms"));
+      if (text(row, LC.imbal)) span.append(", imbalance ", f(LC.imbal), ", lost ", f(LC.lost, " ms"));
+      hover = text(row, LC.name) + " in " + text(row, LC.routine) + ": " + text(row, LC.calls) +
+              " executions, busy " + ms(row, LC.time);
+    }
+    const per = workersOf.get(rowKey(SL, LC, row)) || [];
+    span.title = hover + (per.length ? "\n" + per.map((w) => "worker " + text(w, WC.worker) + ": " +
+      text(w, WC.calls) + (kind === "routine" ? " entries, " : kind === "call" ? " calls, " : " executions, ") +
+      ms(w, WC.time)).join("\n") : "");
+    return span;
+  }
+  function sourceView() {
+    const body = $("source-body");
+    const files = [...lineRows.keys()];
+    if (!files.length) {
+      body.append(el("p", {className: "empty", textContent: "No routine, call site or construct of " +
+        "this profile is at a line of a source file."}));
+      return;
+    }
+    const info = new Map(SRC.files.map((f) => [f.file, f]));
+    const weight = (rows) => Math.max(0, ...rows.map((row) => Math.max(0, num(raw(row, LC.time)))));
+    const pickFile = el("select", {id: "source-pick"});
+    for (const f of files) pickFile.append(el("option", {value: f, textContent: f}));
+    const holder = el("div");
+    function draw(file) {
+      const rows = lineRows.get(file), x = info.get(file);
+      const most = Math.max(1, ...[...rows.values()].map(weight));
+      const says = !SRC.embedded ? "This page holds no source text (cprof-report --html --embed-sources " +
+                                   "puts the sources found unchanged in it): the figures by line."
+        : !x ? "" : x.status === "unchanged" ? "As compiled: found at " + x.found + ", its hash the one recorded."
+        : x.status === "unchecked" ? "Found at " + x.found + "; the profile has no hash of it: it may have changed."
+        : x.status === "changed" ? "Changed since it was compiled (found at " + x.found + "): its text is not " +
+                                   "shown, only the figures by line."
+        : x.status === "missing" ? "Not found when this page was made: the figures by line."
+        : "Not a file: the figures by line.";
+      const text = x && x.text;
+      const table = el("table", {className: "source-table"});
+      const tbody = el("tbody");
+      const lines = text ? text.map((t, i) => i + 1) : [...rows.keys()].sort((a, b) => a - b);
+      for (const n of lines) {
+        const here = rows.get(n) || [];
+        const w = weight(here) / most;
+        tbody.append(el("tr", {"data-line": n, className: here.length ? "has" : ""},
+          el("td", {className: "ln", textContent: String(n)}),
+          el("td", {className: "code", textContent: text ? (text[n - 1] === undefined ? "" : text[n - 1]) : "",
+                    style: here.length ? "background: rgba(245, 158, 11, " + (0.05 + 0.55 * w).toFixed(3) + ");" : ""}),
+          el("td", {className: "figs"}, ...here.map(figure))));
+      }
+      table.append(tbody);
+      const where = x && x.path ? x.path : "";
+      fill(holder, el("p", {className: "lead"}, el("b", {textContent: file}),
+                      where ? el("span", {className: "where", textContent: where}) : null),
+           says ? el("p", {className: "note", id: "source-status", textContent: says}) : null,
+           x && x.conflict ? el("p", {className: "note", textContent: "Note: " + x.conflict}) : null,
+           el("div", {className: "scroll"}, table));
+    }
+    showSource = (file, line, scroll) => {
+      pickFile.value = file;
+      draw(file);
+      const tr = holder.querySelector("tr[data-line=\"" + line + "\"]");
+      if (tr) {
+        tr.classList.add("hit");
+        if (scroll) tr.scrollIntoView({block: "center"});
+      }
+      if (scroll && !tr) $("source").scrollIntoView();
+    };
+    pickFile.addEventListener("change", () => draw(pickFile.value));
+    // First, the file of the heaviest line.
+    let first = files[0], best = -1;
+    for (const [f, m] of lineRows)
+      for (const rows of m.values())
+        if (weight(rows) > best) { best = weight(rows); first = f; }
+    put(body, el("div", {className: "controls"}, el("label", {}, "File ", pickFile)), holder,
+        ...notes(SL), explain(SL));
+    showSource(first, 0, false);
+  }
+  sourceView();
 
   // First, the routine at the top of the call graph (its entry [1]: largest self +
   // children), whose callees are the program's main parts.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "view.h"
 
 struct index {
     size_t *slot;           /* context + 1; 0 empty */
@@ -68,7 +69,7 @@ static size_t context(cprof_profile *p, struct index *ix, size_t *cap, size_t pa
     size_t i = p->npaths++;
     p->paths[i] = (cprof_prof_path){
         parent, routine, file ? cprof_xstrdup(file) : NULL, line, i, {{0}},
-        cprof_xcalloc(p->nworkers ? p->nworkers : 1, sizeof(cprof_tally)),
+        cprof_xcalloc(p->nworkers ? p->nworkers : 1, sizeof(cprof_tally)), 0, 0,
         p->nresources ? cprof_xcalloc(2 * p->nresources, sizeof(int64_t)) : NULL};
     ix->slot[h] = i + 1;
     return i;
@@ -123,6 +124,8 @@ int cprof_paths_of_file(struct loader *l, cprof_profile *p, const struct raw_fil
                 if (!tally_add(&x->cases[k], &t) || !tally_add(&x->worker[w], &t))
                     rc = overflow(l);
             }
+            if (!add(&x->self, v[CPROF_P_SELF_TIME]))
+                rc = overflow(l);
             /* The file's resources are the profile's, in its order (resources.c). */
             for (size_t r = 0; r < 2 * p->nresources && !rc; r++)
                 if (!add(&x->samples[r], v[SAMPLES_COL(0) + r]))
@@ -163,6 +166,8 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
             for (int k = 0; k < CPROF_COLUMN_CASES && !rc; k++)
                 if (!tally_add(&x->cases[k], &y->cases[k]))
                     rc = overflow(l);
+            if (!add(&x->self, y->self))
+                rc = overflow(l);
             for (size_t w = 0; w < q->nworkers && !rc; w++)
                 if (!tally_add(&x->worker[map->worker[w]], &y->worker[w]))
                     rc = overflow(l);
@@ -173,6 +178,16 @@ int cprof_paths_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
     }
     free(ix.slot);
     return rc;
+}
+
+void cprof_paths_inclusive(cprof_prof_path *paths, size_t npaths)
+{
+    for (size_t i = 0; i < npaths; i++)
+        paths[i].inclusive = paths[i].self;
+    for (size_t i = npaths; i-- > 0;)
+        if (paths[i].parent != CPROF_NO_PATH)
+            paths[paths[i].parent].inclusive = cprof_add(paths[paths[i].parent].inclusive,
+                                                         paths[i].inclusive);
 }
 
 void cprof_paths_free(cprof_profile *p)
@@ -212,6 +227,8 @@ static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, const int6
 {
     for (int k = 0; k < 4; k++)
         tally_add(&x->cases[k], &y->cases[k]);
+    x->self = cprof_add(x->self, y->self);
+    x->inclusive = cprof_add(x->inclusive, y->inclusive);
     for (size_t w = 0; w < p->nworkers; w++)
         tally_add(&x->worker[w], &y->worker[w]);
     for (size_t r = 0; r < 2 * p->nresources; r++)
@@ -224,12 +241,18 @@ struct derived {
     size_t cap;
 };
 
-/* Context i of p and its subtree, as a child of parent in d (its site kept). */
+/* Context i of p and its subtree, as a child of parent in d (its site kept).  A
+ * recursive call's context folds into its routine's context above it there too. */
 static void copy_down(struct derived *d, const cprof_profile *p, const size_t *first,
                       const size_t *next, size_t i, size_t parent)
 {
     const cprof_prof_path *y = &p->paths[i];
     size_t c = context(&d->out, &d->ix, &d->cap, parent, y->routine, y->site_file, y->site_line);
+    for (size_t a = parent; y->folds_into != i && a != CPROF_NO_PATH; a = d->out.paths[a].parent)
+        if (d->out.paths[a].routine == y->routine) {
+            d->out.paths[c].folds_into = a;
+            break;
+        }
     add_figures(&d->out.paths[c], y, y->samples, p);
     for (size_t k = first[i]; k != SIZE_MAX; k = next[k])
         copy_down(d, p, first, next, k, c);

@@ -1,38 +1,23 @@
 /* pathview.c: the calling contexts as a report: --paths (Hall and Goldberg's downward
- * call path profile, every context of every worker with its S/C split), --folded
- * (folded stacks for flame graphs) and --hatchet (Hatchet's literal tree).
+ * call path profile, every context of every worker with its S/C split of calls),
+ * --folded (folded stacks for flame graphs) and --hatchet (Hatchet's literal tree).
  * docs/report.md, "Call paths".
  *
- * A context's time is its outer time (cprof_outer: recursion-nested activations counted
- * once), sequential entries wall time, concurrent ones worker time, as in the arcs.
+ * Every time is worker time: a context's self time (the time the workers' calls were
+ * made in it, as the runtime measured it) and its inclusive time (its subtree's self
+ * times), so each stretch of a worker's time counts once, in one context, and a child
+ * never exceeds its parent.
  */
 #define _GNU_SOURCE
 #include "report.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-
-static int64_t seq_time(const cprof_prof_path *x)
-{
-    return cprof_outer(&x->cases[0]);
-}
-
-static int64_t conc_time(const cprof_prof_path *x)
-{
-    int64_t t = 0;
-    for (int k = 1; k < 4; k++)
-        t = cprof_add(t, cprof_outer(&x->cases[k]));
-    return t;
-}
-
-static int64_t path_time(const cprof_prof_path *x)
-{
-    return cprof_add(seq_time(x), conc_time(x));
-}
 
 /* A context's children, heaviest first, as lists of indexes. */
 struct tree {
@@ -47,7 +32,7 @@ static int cmp_heavier(const void *x, const void *y)
 {
     const cprof_prof_path *a = &sort_p->paths[*(const size_t *)x];
     const cprof_prof_path *b = &sort_p->paths[*(const size_t *)y];
-    int64_t ta = path_time(a), tb = path_time(b);
+    int64_t ta = a->inclusive, tb = b->inclusive;
     return ta != tb ? (ta < tb) - (ta > tb) : (*(const size_t *)x > *(const size_t *)y) -
                                               (*(const size_t *)x < *(const size_t *)y);
 }
@@ -150,14 +135,18 @@ static const char paths_explain[] =
     "task its creator's, then <task>.  (region of NAME) starts the paths of a team's\n"
     "other threads in a profile whose program was linked without cprof-cc.  Calls\n"
     "of the same routine from two places are two contexts, so a routine's cost is told\n"
-    "apart by where it was called from, as no arc can.  s calls / s wall: sequential\n"
-    "entries (S-S) and their wall time; c calls / c worker: concurrent ones (S-C, C-S,\n"
-    "C-C) and their worker time; each counts a recursion once (outer time).  %time is\n"
-    "s wall + c worker over elapsed x workers.  workers: how many ran the context.  A\n"
-    "recursive call's context is shown once; what its activations call is under the\n"
-    "context of the routine further up (=> NAME).  A counted routine has calls, no\n"
-    "time, and what it calls is under its caller's context.  Runs with\n"
-    "CPROF_MODE=count have no contexts; <other> holds the calls past CPROF_PATHS_MAX.\n";
+    "apart by where it was called from, as no arc can.  Times are worker time, in ms:\n"
+    "self is the time the workers' calls were made in the context (its activations,\n"
+    "less what they called; a region's or task's body counts for the routine that\n"
+    "runs it, as its self time does), incl its own and its subtree's: each stretch of a\n"
+    "worker's time in one context, a child never more than its parent.  %time is incl\n"
+    "over elapsed x workers.  s calls: sequential entries (S-S); c calls: concurrent\n"
+    "ones (S-C, C-S, C-C).  workers: how many ran the context.  A recursive call's\n"
+    "context is shown once, its time in the context of the routine further up (=>\n"
+    "NAME), which also has what its activations call.  A counted routine has calls and\n"
+    "no time of its own (-: not measured), and what it calls is under its caller's\n"
+    "context.  Runs with CPROF_MODE=count have no contexts; <other> holds the calls\n"
+    "past CPROF_PATHS_MAX.\n";
 
 struct paths_out {
     const cprof_view *v;
@@ -173,7 +162,8 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
 {
     const cprof_profile *p = o->v->p;
     const cprof_prof_path *x = &p->paths[i];
-    double pct = o->whole > 0 ? 100.0 * (double)path_time(x) / (double)o->whole : 0;
+    bool timed = cprof_view_path_timed(o->v, i);
+    double pct = o->whole > 0 ? 100.0 * (double)x->inclusive / (double)o->whole : 0;
     if (o->v->o->has_threshold && pct < o->v->o->threshold) {
         o->hidden++;
         return;
@@ -188,11 +178,11 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
                       ? cprof_xasprintf("%s  => %s", name, step_name(o->v, x->folds_into))
                       : NULL;
     cprof_table_row(o->table);
-    cprof_cell_pct(o->table, pct);
+    cprof_cell_pct(o->table, timed ? pct : NAN);
+    cprof_cell_time(o->table, cprof_if_measured(timed, x->self));
+    cprof_cell_time(o->table, cprof_if_measured(timed, x->inclusive));
     cprof_cell_int(o->table, sn);
-    cprof_cell_time(o->table, seq_time(x));
     cprof_cell_int(o->table, cn);
-    cprof_cell_time(o->table, conc_time(x));
     cprof_cell_int(o->table, workers);
     cprof_rescols_cells(o->rc, o->table, i);
     /* The tree itself, for a program that reads the rows (the HTML page's tree). */
@@ -225,9 +215,9 @@ static const char up_explain[] =
 cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, const char *name)
 {
     static const cprof_column cols[] = {
-        {"%time", "pct_time", false}, {"s calls", "s_calls", false},
-        {"s wall", "s_wall_ns", false}, {"c calls", "c_calls", false},
-        {"c worker", "c_worker_ns", false}, {"workers", "workers", false},
+        {"%time", "pct_time", false}, {"self", "self_worker_ns", false},
+        {"incl", "inclusive_worker_ns", false}, {"s calls", "s_calls", false},
+        {"c calls", "c_calls", false}, {"workers", "workers", false},
         {NULL, "id", false}, {NULL, "parent", false},
         {"site", "site", true}, {"path", "path", true},
     };
@@ -249,9 +239,8 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
     o.whole = v->p->elapsed_ns * (int64_t)(v->p->nworkers ? v->p->nworkers : 1);
     for (size_t r = 0; r < tr.nroots; r++)
         path_rows(&o, tr.roots[r], NULL);
-    if (!v->p->npaths)
-        cprof_table_note(t, "(no calling contexts: CPROF_MODE=count, CPROF_PATHS=0, or"
-                            " a profile of an older cprof)");
+    if (cprof_paths_untimed(v))
+        cprof_table_note(t, "(%s)", cprof_paths_untimed(v));
     if (o.hidden)
         cprof_table_note(t, "(%zu contexts below %.2f%% hidden, with what is under them)",
                          o.hidden, v->o->threshold);
@@ -262,16 +251,32 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
 
 /* ---- --folded: "a;b;c self_ns" per context, for flamegraph.pl, inferno, speedscope ---- */
 
+const char *cprof_paths_untimed(const cprof_view *v)
+{
+    return !v->p->npaths ? "no calling contexts (CPROF_MODE=count, CPROF_PATHS=0 or an older cprof)"
+         : !v->timed ? "the calling contexts have no times (a CPROF_MODE=count run)"
+         : !v->p->path_self ? "the calling contexts have no times (their self times are not in"
+                              " this profile, written by an older cprof)"
+         : NULL;
+}
+
+bool cprof_paths_counted(const cprof_view *v)
+{
+    for (size_t i = 0; i < v->p->npaths; i++)
+        if (CPROF_IS_ROUTINE(v->p->paths[i].routine) && v->p->routines[v->p->paths[i].routine].counted)
+            return true;
+    return false;
+}
+
+/* A context's line has its self time; one with none (a counted routine's, whose time
+ * is its caller's, a recursive call's, in the context it folds into) has no line. */
 static void folded(FILE *f, const cprof_view *v, const struct tree *t, size_t i,
                    const char *prefix)
 {
     const cprof_prof_path *x = &v->p->paths[i];
     char *stack = path_name(v, i, prefix, ";");
-    int64_t self = path_time(x);
-    for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
-        self -= path_time(&v->p->paths[c]);
-    if (self > 0)
-        fprintf(f, "%s %lld\n", stack, (long long)self);
+    if (x->self > 0 && cprof_view_path_timed(v, i))
+        fprintf(f, "%s %lld\n", stack, (long long)x->self);
     for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
         folded(f, v, t, c, stack);
     free(stack);
@@ -298,31 +303,58 @@ char *cprof_report_folded(const cprof_view *v)
 
 /* ---- --hatchet: GraphFrame.from_literal's list of trees ---- */
 
+/* A node's frame: the routine's name, its file and line, whether it is counted at its
+ * call sites; a region's or task's body its construct's file and line (none if cprof-cc
+ * did not compile it).  A root that a call site made on a thread of a team (no region
+ * hooks) names the routine that opened the region. */
+static json_t *hatchet_frame(const cprof_view *v, size_t i)
+{
+    const cprof_profile *p = v->p;
+    const cprof_prof_path *x = &p->paths[i];
+    if (!CPROF_IS_ROUTINE(x->routine)) {
+        bool body = x->routine != CPROF_OTHER_ROUTINE;
+        json_t *f = json_pack("{s:s, s:s}", "name", cprof_path_special_name(x->routine), "type",
+                              x->routine == CPROF_TASK_ROUTINE ? "task" : body ? "region" : "other");
+        if (f && body && x->site_file &&
+            json_object_update_new(f, json_pack("{s:s, s:I}", "file", x->site_file,
+                                                "line", (json_int_t)x->site_line))) {
+            json_decref(f);
+            return NULL;
+        }
+        return f;
+    }
+    const cprof_prof_routine *r = &p->routines[x->routine];
+    json_t *f = json_pack("{s:s, s:s, s:s, s:I, s:b}", "name", r->name, "type", "function",
+                          "file", r->file, "line", (json_int_t)r->line, "counted", r->counted);
+    if (f && x->parent == CPROF_NO_PATH && x->site_file) {
+        char *root = root_name(v, i, " > ");
+        json_object_set_new(f, "root", json_string(root));
+        free(root);
+    }
+    return f;
+}
+
+/* Its metrics: self and inclusive worker time (null where not measured), calls. */
 static json_t *hatchet_node(const cprof_view *v, const struct tree *t, size_t i)
 {
     const cprof_prof_path *x = &v->p->paths[i];
+    bool timed = cprof_view_path_timed(v, i);
     json_t *children = json_array();
-    int64_t self = path_time(x), calls = 0;
+    int64_t calls = 0;
     for (int k = 0; k < 4; k++)
         calls = cprof_add(calls, x->cases[k].n);
     for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c]) {
-        self -= path_time(&v->p->paths[c]);
         json_t *child = hatchet_node(v, t, c);
         if (!child || json_array_append_new(children, child)) {
             json_decref(children);
             return NULL;
         }
     }
-    char *name = x->parent == CPROF_NO_PATH ? root_name(v, i, " > ") : cprof_xstrdup(step_name(v, i));
-    json_t *o = json_pack("{s:{s:s, s:s}, s:{s:I, s:I, s:I, s:I, s:I}, s:o}",
-                          "frame", "name", name, "type", "function",
-                          "metrics", "time", (json_int_t)(self > 0 ? self : 0),
-                          "time (inc)", (json_int_t)path_time(x),
-                          "calls", (json_int_t)calls, "s_calls", (json_int_t)x->cases[0].n,
-                          "c_calls", (json_int_t)(calls - x->cases[0].n),
-                          "children", children);
-    free(name);
-    return o;
+    return json_pack("{s:o, s:{s:o, s:o, s:I, s:I, s:I}, s:o}", "frame", hatchet_frame(v, i),
+                     "metrics", "time", timed ? json_integer(x->self) : json_null(),
+                     "time (inc)", timed ? json_integer(x->inclusive) : json_null(),
+                     "calls", (json_int_t)calls, "s_calls", (json_int_t)x->cases[0].n,
+                     "c_calls", (json_int_t)(calls - x->cases[0].n), "children", children);
 }
 
 char *cprof_report_hatchet(const cprof_view *v)

@@ -151,6 +151,7 @@ int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, si
     }
     p->nskipped = skipped;
     p->nhosts = count_hosts(p);
+    cprof_paths_inclusive(p->paths, p->npaths);
     return 0;
 }
 
@@ -162,8 +163,10 @@ void cprof_profile_free(cprof_profile *p)
         free(p->routines[i].worker);
     }
     for (size_t i = 0; i < p->narcs; i++) {
-        for (size_t j = 0; j < p->arcs[i].nsites; j++)
+        for (size_t j = 0; j < p->arcs[i].nsites; j++) {
             free(p->arcs[i].sites[j].file);
+            free(p->arcs[i].sites[j].worker);
+        }
         free(p->arcs[i].sites);
     }
     free(p->routines);
@@ -172,6 +175,8 @@ void cprof_profile_free(cprof_profile *p)
     cprof_resources_free(p);
     cprof_regions_free(p);
     cprof_sizes_free(p);
+    cprof_placement_free(p);
+    cprof_sources_free(p);
     free(p->workers);
     for (size_t i = 0; i < p->nprograms; i++)
         free(p->programs[i].name);

@@ -73,6 +73,8 @@ typedef struct {
     char *file;
     int64_t line;
     cprof_tally s, c;  /* as in cprof_prof_arc, restricted to this site */
+    cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: s is cases[0], c the others summed */
+    cprof_tally *worker;    /* [nworkers]: all cases on each worker */
 } cprof_prof_site;
 
 #define CPROF_EXTERNAL SIZE_MAX  /* the caller of entries from code cprof did not compile */
@@ -110,6 +112,12 @@ typedef struct {
                                an ancestor of the same routine (recursion folded) */
     cprof_tally cases[4];   /* S-S, S-C, C-S, C-C: calls, time, nested calls, rec_t */
     cprof_tally *worker;    /* [nworkers]: all cases on each worker */
+    /* Worker time (docs/report.md, "Call paths"): self, the time the workers' calls were
+     * made in this context (its activations', its recursion's folded into it, less
+     * what nested there), and inclusive, its subtree's self times added up: each
+     * stretch of a worker's time in one context.  Not measured (0) where the profile
+     * has no path_self. */
+    int64_t self, inclusive;
     /* [2 * nresources]: the samples of each resource taken while this context's
      * activation was on top of its thread's stack, entered sequentially ([2r]) or
      * concurrently ([2r + 1]); NULL with no resource. */
@@ -182,6 +190,79 @@ typedef struct {
     char *file, *reason;
 } cprof_prof_unprofiled;
 
+/* Where the workers ran (docs/placement.md).  A set of PUs, by OS index, ascending. */
+typedef struct {
+    int64_t *pu;
+    size_t n;
+} cprof_pu_set;
+
+/* A package, NUMA node or cache of a machine, as hwloc saw it. */
+typedef struct {
+    int kind;               /* CPROF_TOPO_PACKAGE, _NODE or _CACHE (format/topology.h) */
+    int64_t os;             /* a package's or a node's OS index */
+    int64_t level;          /* a cache's level (1...) */
+    int type;               /* a cache's: CPROF_CACHE_UNIFIED, _DATA, _INSTRUCTION */
+    int64_t size, line;     /* a cache's bytes and line size; a node's memory */
+    cprof_pu_set pus;       /* the PUs it covers (share) */
+} cprof_prof_topo_obj;
+
+/* The machine of a host: its PUs, each [pu, core, package, node] (core a logical
+ * index, the others OS indexes, -1 for none) in hwloc's order, and its objects;
+ * error (topology unknown) says why not. */
+typedef struct {
+    char *host;
+    char *error;
+    char *hwloc, *cpu_model;
+    int64_t (*pus)[4];
+    size_t npus;
+    cprof_prof_topo_obj *objs;
+    size_t nobjs;
+} cprof_prof_machine;
+
+/* One process's binding settings (a run, or a rank of a job): the variables set (env
+ * names and values), libgomp's binding and places, the affinity mask at its start;
+ * when it started and how long its placement was observed. */
+typedef struct {
+    int64_t rank, pid;
+    size_t machine;             /* index into machines */
+    int64_t start_unix_ns, span_ns;
+    char **env_names, **env_values;
+    size_t nenv;
+    char *proc_bind;
+    cprof_pu_set *places;
+    size_t nplaces;
+    bool has_affinity;
+    cprof_pu_set affinity;
+} cprof_prof_process;
+
+/* A worker's placement: its process, its affinity mask as it was made; its first and
+ * last observation (ns since its process's start), how many, its moves between PUs, its
+ * placed time and each PU's share of it ([pu, ns], in order of first visit); and its
+ * bins of bin_ns of the run, [bin, pu, ns] (the PU it was on longest in the bin). */
+typedef struct {
+    bool known;
+    size_t process;
+    bool has_affinity;
+    cprof_pu_set affinity;
+    int64_t first_ns, last_ns, observations, moves, placed_ns;
+    double bin_ns;
+    int64_t (*pus)[2];
+    size_t npus;
+    int64_t (*bins)[3];
+    size_t nbins;
+} cprof_prof_placement;
+/* A source file the routines and sites name (docs/source.md): by the name the report
+ * gives it (their `file`: gcc's name, or the end of its path that tells two files of
+ * that name apart), where it was and what it held when its units were compiled (the
+ * profile's "sources"), as far as the files say. */
+typedef struct {
+    char *name;
+    char *path;             /* absolute; NULL if no file says */
+    char *hash;             /* format/hash.h's text; NULL if unknown */
+    int64_t bytes;          /* -1 if unknown */
+    char *conflict;         /* NULL, or why the units or files disagree about it */
+} cprof_prof_source;
+
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
     char *name;
@@ -210,6 +291,10 @@ typedef struct {
     int64_t size;                    /* the job's size (-1: unknown) */
     size_t nhosts;                   /* the ranks' different hosts */
     char *clock;                     /* from the first file */
+    size_t untimed_files;            /* of them, those with no clock (CPROF_MODE=count) */
+    /* Every file with calling contexts has their self times (an older writer's have
+     * not: then no path output has worker times). */
+    bool path_self;
     int64_t pid, start_unix_ns;      /* from the first file */
     double call_cost_ns;             /* from the first file: one profiled call's cost */
     double count_cost_ns;            /* from the first file: one call-site count's (0: none) */
@@ -251,6 +336,16 @@ typedef struct {
      * once, by file then reason. */
     cprof_prof_unprofiled *unprofiled;
     size_t nunprofiled;
+    /* Placement (docs/placement.md): the machines (one per host), the processes (a job's
+     * ranks; of repeated runs the first file's), and each worker's ([nworkers], NULL if
+     * no file has any). */
+    cprof_prof_machine *machines;
+    size_t nmachines;
+    cprof_prof_process *processes;
+    size_t nprocesses;
+    cprof_prof_placement *placement;
+    cprof_prof_source *sources;      /* by name: every file a routine or site names */
+    size_t nsources;
 } cprof_profile;
 
 /* Name under which an external caller is reported. */
@@ -278,6 +373,8 @@ int cprof_paths_derive(const cprof_profile *p, const char *name, bool up,
                        cprof_prof_path **paths, size_t *npaths);
 /* Frees p->paths (and only them). */
 void cprof_paths_free(cprof_profile *p);
+/* Each context's inclusive time, from the self times (paths before their children). */
+void cprof_paths_inclusive(cprof_prof_path *paths, size_t npaths);
 
 /* Read, validate and sum the profile files into *p, one file at a time.  Counts are the
  * same with compensation or without.  Profiles of different programs are refused

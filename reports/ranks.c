@@ -100,11 +100,12 @@ cprof_table *cprof_section_ranks(const cprof_view *v)
         cprof_cell_time(t, r->elapsed_ns);
         cprof_cell_int(t, f[k].s_calls);
         cprof_cell_int(t, f[k].c_calls);
-        cprof_cell_time(t, f[k].self);
-        cprof_cell_pct(t, capacity > 0 ? 100.0 * (double)f[k].self / capacity : 0.0);
-        cprof_cell_pct(t, sum ? 100.0 * ((double)f[k].self * (double)p->nranks - (double)sum) /
-                                    (double)sum
-                              : 0.0);
+        cprof_cell_time(t, cprof_if_measured(v->timed, f[k].self));
+        cprof_cell_pct(t, !v->timed ? NAN : capacity > 0 ? 100.0 * (double)f[k].self / capacity : 0.0);
+        cprof_cell_pct(t, !v->timed ? NAN
+                          : sum ? 100.0 * ((double)f[k].self * (double)p->nranks - (double)sum) /
+                                      (double)sum
+                                : 0.0);
     }
     free(f);
     return t;
@@ -128,14 +129,17 @@ static int by_cost(const void *x, const void *y)
 }
 
 static void spread_cells(cprof_table *t, const cprof_profile *p, const cprof_rank_spread *s,
-                         bool imbalance)
+                         bool measured, bool imbalance)
 {
-    cprof_cell_time(t, s->min);
-    cprof_cell_time(t, (int64_t)llround(s->mean));
-    cprof_cell_time(t, s->max);
-    cprof_cell_int(t, p->ranks[s->slowest].rank);
+    cprof_cell_time(t, cprof_if_measured(measured, s->min));
+    cprof_cell_time(t, cprof_if_measured(measured, (int64_t)llround(s->mean)));
+    cprof_cell_time(t, cprof_if_measured(measured, s->max));
+    if (measured)
+        cprof_cell_int(t, p->ranks[s->slowest].rank);
+    else
+        cprof_cell_empty(t);
     if (imbalance)
-        cprof_cell_real(t, cprof_rank_imbalance(s));
+        cprof_cell_real(t, measured ? cprof_rank_imbalance(s) : NAN);
 }
 
 cprof_table *cprof_section_rank_imbalance(const cprof_view *v)
@@ -157,15 +161,16 @@ cprof_table *cprof_section_rank_imbalance(const cprof_view *v)
         cprof_table_row(t);
         cprof_cell_int(t, (int64_t)rows[k].b.ran);
         const cprof_rank_balance *b = &rows[k].b;
-        spread_cells(t, p, &b->inclusive, true);
-        if (b->threads > 0) {
+        bool m = v->r[rows[k].routine].timed;
+        spread_cells(t, p, &b->inclusive, m, true);
+        if (m && b->threads > 0) {
             cprof_cell_real(t, b->threads);
             cprof_cell_int(t, p->ranks[b->threads_rank].rank);
         } else {
             cprof_cell_empty(t);
             cprof_cell_empty(t);
         }
-        spread_cells(t, p, &b->self, false);
+        spread_cells(t, p, &b->self, m, false);
         cprof_cell_str2(t, v->r[rows[k].routine].label, r->name);
         cprof_cell_str(t, r->file);
     }

@@ -33,6 +33,7 @@ struct raw_routine {
     int64_t line;
     json_t *counted;    /* true, or absent: null */
     json_t *inlinable;  /* true, or absent: null */
+    int64_t unit;   /* its unit in the file's "sources", -1 if none (docs/source.md) */
     size_t global;  /* index in the merged profile */
 };
 
@@ -41,10 +42,24 @@ struct raw_site {
     const char *file;
     int64_t line, d;  /* d is checked but plays no part in the report */
     const char *construct;  /* "parallel", "task": an OpenMP construct's; else NULL */
+    int64_t unit;           /* as a routine's */
+};
+
+/* What a unit's entry of the "sources" section says of one file it names. */
+struct raw_source {
+    const char *name, *path, *hash;     /* path, hash: NULL if absent */
+    int64_t bytes;
+};
+
+struct raw_unit {
+    const char *file;
+    struct raw_source *files;
+    size_t nfiles;
 };
 
 struct raw_worker {
     int64_t tid, omp_thread, pu, core;
+    json_t *placement;  /* its "placement" (placement.c), or NULL */
     /* Per resource: the worker's total (-1: no counter), and its samples outside any
      * profiled activation, entered sequentially and concurrently. */
     int64_t res_total[CPROF_RESOURCES_MAX], res_outside[CPROF_RESOURCES_MAX][2];
@@ -68,6 +83,10 @@ struct raw_file {
     const char *job;               /* the job's id ("": none, or unknown) */
     int64_t pid, start_unix_ns, elapsed_ns, pus, cores, packages;
     double call_cost_ns, count_cost_ns;
+    /* Its "placement" and its machine's "topology" (docs/placement.md), NULL if none. */
+    json_t *placement, *topology;
+    /* Its paths rows have the contexts' self times (an older writer's have not). */
+    bool path_self;
     /* Its "trace" section (docs/tracing.md), if any: the events recorded and dropped. */
     bool traced;
     int64_t trace_events, trace_dropped;
@@ -79,6 +98,11 @@ struct raw_file {
     size_t nresources;
     struct raw_unprofiled *unprofiled;
     size_t nunprofiled;
+    /* Its "sources" section (docs/source.md): each unit's files; has_sources false
+     * without one. */
+    bool has_sources;
+    struct raw_unit *units;
+    size_t nunits;
 };
 
 struct loader {
@@ -113,6 +137,24 @@ struct row_tables {
 
 void cprof_rows_take(const char *text, size_t len, struct row_tables *rt);
 void cprof_rows_free(struct row_tables *rt);
+
+/* One key of an object: a string (out is const char **), an integer not below min
+ * (out is int64_t *), a real not below min (out is double *), or an array or object
+ * (out is json_t **).  Its type is or'ed with OPTIONAL when it may be absent (out is
+ * then left as it is): additions to version 1 that older writers do not make. */
+enum { OPTIONAL = 0x100, BOOLEAN = 0x200 };  /* BOOLEAN: with JSON_TRUE, false too */
+
+struct field {
+    const char *key;
+    int type;
+    void *out;
+    int64_t min;
+};
+
+/* Fills f[0..n-1] from obj, which must have exactly these keys (and the file's declared
+ * sections); where names obj in messages.  0, or -1 with the problem said. */
+int cprof_get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                     const char *where);
 
 /* "PATH: message" into l->err; returns -1. */
 __attribute__((format(printf, 2, 3)))
@@ -184,6 +226,23 @@ int cprof_resources_sum(struct loader *l, cprof_profile *out, const cprof_profil
                         const cprof_profile *b, const struct sum_map *amap,
                         const struct sum_map *bmap);
 void cprof_resources_free(cprof_profile *p);
+
+/* placement.c: the machine, the binding settings and the workers' placement of file rf
+ * into p (its workers made already), of a and b into out (its workers made already, as
+ * the maps say: a job's ranks each keep theirs, repeated runs the first file's); frees
+ * p's. */
+int cprof_placement_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf);
+void cprof_placement_sum(cprof_profile *out, const cprof_profile *a, const cprof_profile *b,
+                         const struct sum_map *amap, const struct sum_map *bmap);
+void cprof_placement_free(cprof_profile *p);
+/* sources.c: the source files of file rf into p, before its routines are merged: a
+ * routine's or site's file that names two files of different units (two util.c
+ * compiled in two directories) becomes the shortest end of their paths that tells
+ * them apart (docs/source.md), in rf; of a and b into out; frees p's. */
+int cprof_sources_of_file(struct loader *l, cprof_profile *p, struct raw_file *rf);
+int cprof_sources_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                      const cprof_profile *b);
+void cprof_sources_free(cprof_profile *p);
 
 /* sizes.c: the input sizes of file rf into p (its routines and contexts merged
  * already, ctx as cprof_paths_of_file made it), of a and b into out, as the maps say

@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* What is read from a file that is not a regular one (a pipe, a device), at most: one
+ * that does not end (/dev/zero, a stream) must not take all memory. */
+#define STREAM_MAX ((size_t)1 << 30)
 
 static char *read_whole(struct loader *l, size_t *len)
 {
@@ -16,16 +21,26 @@ static char *read_whole(struct loader *l, size_t *len)
         cprof_fail(l, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    struct stat st;
+    int stream = fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode);
     size_t cap = 1 << 16, n = 0, got;
     char *buf = cprof_xcalloc(cap, 1);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    const char *cut = NULL;
+    while (!cut && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        /* No JSON text holds a NUL byte: a device of them is no profile. */
+        if (stream && memchr(buf + n, 0, got))
+            cut = "a NUL byte";
         n += got;
-        if (n == cap)
+        if (stream && n > STREAM_MAX)
+            cut = "more than 1 GiB";
+        else if (n == cap)
             buf = cprof_xrealloc(buf, cap *= 2);
     }
-    int rd_errno = ferror(f) ? errno : 0;
+    int rd_errno = !cut && ferror(f) ? errno : 0;
     fclose(f);
-    if (rd_errno)
+    if (cut)
+        cprof_fail(l, "not a profile: a pipe or a device that gave %s (read no further)", cut);
+    else if (rd_errno)
         cprof_fail(l, "cannot read: %s", strerror(rd_errno));
     else if (n == 0)
         cprof_fail(l, "empty file");
@@ -36,19 +51,6 @@ static char *read_whole(struct loader *l, size_t *len)
     free(buf);
     return NULL;
 }
-
-/* One key of an object: a string (out is const char **), an integer not below min
- * (out is int64_t *), a real not below min (out is double *), or an array or object
- * (out is json_t **).  Its type is or'ed with OPTIONAL when it may be absent (out is
- * then left as it is): additions to version 1 that older writers do not make. */
-enum { OPTIONAL = 0x100, BOOLEAN = 0x200 };  /* BOOLEAN: with JSON_TRUE, false too */
-
-struct field {
-    const char *key;
-    int type;
-    void *out;
-    int64_t min;
-};
 
 static const char *const type_name[] = {
     [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
@@ -69,18 +71,9 @@ static bool declared(const struct loader *l, const char *key)
     return false;
 }
 
-/* Fill f[0..n-1] from obj, which must have exactly these keys (and declared sections).
- * where_fmt names obj in messages. */
-__attribute__((format(printf, 5, 6)))
-static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
-                      const char *where_fmt, ...)
+int cprof_get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                     const char *where)
 {
-    char where[128];
-    va_list ap;
-    va_start(ap, where_fmt);
-    vsnprintf(where, sizeof where, where_fmt, ap);
-    va_end(ap);
-
     if (!json_is_object(obj))
         return cprof_fail(l, "invalid profile: %s is not an object", where);
     size_t present = 0;
@@ -136,6 +129,19 @@ static int get_fields(struct loader *l, json_t *obj, const struct field *f, size
     return 0;
 }
 
+/* The same, where_fmt naming obj. */
+__attribute__((format(printf, 5, 6)))
+static int get_fields(struct loader *l, json_t *obj, const struct field *f, size_t n,
+                      const char *where_fmt, ...)
+{
+    char where[128];
+    va_list ap;
+    va_start(ap, where_fmt);
+    vsnprintf(where, sizeof where, where_fmt, ap);
+    va_end(ap);
+    return cprof_get_fields(l, obj, f, n, where);
+}
+
 /* A column that holds an index into one of the file's tables. */
 struct index_col {
     size_t limit;
@@ -162,7 +168,8 @@ static int get_rows(struct loader *l, json_t *arr, const struct raw_table *flat,
     *rows = cprof_xcalloc(*nrows, sizeof **rows);
     for (size_t i = 0; i < *nrows; i++) {
         json_t *row = flat ? NULL : json_array_get(arr, i);
-        const int64_t *fv = flat ? flat->v + flat->start[i] : NULL;
+        /* A table of empty rows has no values at all (v null). */
+        const int64_t *fv = flat && flat->v ? flat->v + flat->start[i] : NULL;
         size_t n = flat ? flat->start[i + 1] - flat->start[i] : json_array_size(row);
         if ((!flat && !json_is_array(row)) || (n != lay->nfile && n != lay->nold))
             return cprof_fail(l, "invalid profile: workers[%zu].%s[%zu] is not an array of %zu"
@@ -250,6 +257,7 @@ struct layouts {
     struct layout t[NTABLES];
     int *map[NTABLES];
     bool regions_declared;
+    bool path_self;         /* the paths rows have self_time (and self_direct) */
 };
 
 /* Version 1: the schema's order.  Version 2: the order the file's "columns" names,
@@ -279,7 +287,8 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
         {cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS_REQUIRED, CPROF_ROUTINE_NCOLUMNS_OLD,
          CPROF_ROUTINE_NCOLUMNS},
         {cprof_call_columns, CPROF_CALL_NCOLUMNS, CPROF_CALL_NCOLUMNS_OLD, CPROF_CALL_NCOLUMNS},
-        {cprof_path_columns, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS, CPROF_PATH_NCOLUMNS},
+        {cprof_path_columns, CPROF_PATH_NCOLUMNS_REQUIRED, CPROF_PATH_NCOLUMNS_REQUIRED,
+         CPROF_PATH_NCOLUMNS},
         {cprof_region_columns, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS, CPROF_REGION_NCOLUMNS},
     };
     for (int t = 0; t < NTABLES; t++) {
@@ -319,6 +328,10 @@ static int get_layouts(struct loader *l, const struct raw_file *rf, json_t *colu
             if (!seen[k])
                 rc = cprof_fail(l, "invalid profile: \"columns\".%s has no \"%s\"", cprof_row_tables[t],
                                 schema[t].cols[k].name);
+        if (t == T_PATHS && seen[CPROF_P_SELF_TIME] != seen[CPROF_P_SELF_DIRECT] && !rc)
+            rc = cprof_fail(l, "invalid profile: \"columns\".paths has one of \"self_time\" and"
+                            " \"self_direct\" without the other");
+        ls->path_self |= t == T_PATHS && seen[CPROF_P_SELF_TIME];
         free(seen);
         for (size_t r = 0; t == T_PATHS && r < rf->nresources && !rc; r++) {
             bool found[2] = {false, false};
@@ -400,6 +413,41 @@ static int get_unprofiled(struct loader *l, struct raw_file *rf, json_t *arr)
     return 0;
 }
 
+/* The "sources" section (docs/source.md): per unit, its files. */
+static int get_sources(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->has_sources = true;
+    rf->nunits = json_array_size(arr);
+    rf->units = cprof_xcalloc(rf->nunits, sizeof *rf->units);
+    for (size_t i = 0; i < rf->nunits; i++) {
+        struct raw_unit *u = &rf->units[i];
+        json_t *files;
+        const struct field f[] = {
+            {"unit", JSON_STRING, &u->file, 0},
+            {"files", JSON_ARRAY, &files, 0},
+        };
+        if (get_fields(l, json_array_get(arr, i), f, NELEM(f), "sources[%zu]", i))
+            return -1;
+        u->nfiles = json_array_size(files);
+        u->files = cprof_xcalloc(u->nfiles, sizeof *u->files);
+        for (size_t k = 0; k < u->nfiles; k++) {
+            struct raw_source *x = &u->files[k];
+            const struct field g[] = {
+                {"name", JSON_STRING, &x->name, 0},
+                {"path", JSON_STRING | OPTIONAL, &x->path, 0},
+                {"bytes", JSON_INTEGER, &x->bytes, -1},
+                {"hash", JSON_STRING | OPTIONAL, &x->hash, 0},
+            };
+            if (get_fields(l, json_array_get(files, k), g, NELEM(g), "sources[%zu].files[%zu]", i, k))
+                return -1;
+            if ((x->bytes < 0) != !x->hash)
+                return cprof_fail(l, "invalid profile: sources[%zu].files[%zu] has %s", i, k,
+                                  x->hash ? "a hash but no size" : "a size but no hash");
+        }
+    }
+    return 0;
+}
+
 /* A worker's "resources": per resource, [total or null, samples outside any profiled
  * activation entered sequentially, concurrently]. */
 static int get_worker_resources(struct loader *l, const struct raw_file *rf,
@@ -448,6 +496,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
             {"paths", JSON_ARRAY | OPTIONAL, &paths, 0},
             {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
             {CPROF_SECTION_REGIONS, JSON_ARRAY | OPTIONAL, &regions, 0},
+            {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &tmp.placement, 0},
         };
         rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
         if (rc)
@@ -510,6 +559,9 @@ void cprof_raw_free(struct raw_file *rf)
     free(rf->sites);
     free(rf->routines);
     free(rf->unprofiled);
+    for (size_t i = 0; i < rf->nunits; i++)
+        free(rf->units[i].files);
+    free(rf->units);
     json_decref(rf->root);
 }
 
@@ -531,9 +583,10 @@ static int check_format(struct loader *l, json_t *root)
 }
 
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
- * This reader knows "job" (read with the header), "resources", "regions", "trace",
- * "input_sizes" (sizes.c) and "unprofiled"; another optional one is skipped (get_fields
- * lets its key by), another required one refuses the file. */
+ * This reader knows every one format/schema.h lists (cprof_sections: "job" read with
+ * the header, "input_sizes" by sizes.c, "topology" and "placement" by placement.c,
+ * "sources" by sources.c, "unprofiled" here...); another optional one is skipped
+ * (get_fields lets its key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -543,12 +596,10 @@ static int check_sections(struct loader *l, json_t *sections)
         if (!json_is_object(s) || !json_is_string(name) || !json_is_boolean(required) ||
             json_object_size(s) != 2)
             return cprof_fail(l, "invalid profile: sections[%zu] is not {\"name\", \"required\"}", i);
-        if (json_is_true(required) && strcmp(json_string_value(name), CPROF_SECTION_JOB) &&
-            strcmp(json_string_value(name), CPROF_SECTION_RESOURCES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_REGIONS) &&
-            strcmp(json_string_value(name), CPROF_SECTION_TRACE) &&
-            strcmp(json_string_value(name), CPROF_SECTION_SIZES) &&
-            strcmp(json_string_value(name), CPROF_SECTION_UNPROFILED))
+        size_t k = 0;
+        while (k < NELEM(cprof_sections) && strcmp(json_string_value(name), cprof_sections[k]))
+            k++;
+        if (json_is_true(required) && k == NELEM(cprof_sections))
             return cprof_fail(l, "needs section \"%s\", which this cprof-report cannot read (a"
                               " newer cprof wrote it)", json_string_value(name));
     }
@@ -566,6 +617,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
     json_t *unprofiled = NULL;
+    json_t *sources = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -594,11 +646,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
         {CPROF_SECTION_UNPROFILED, JSON_ARRAY | OPTIONAL, &unprofiled, 0},
+        {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &rf->placement, 0},
+        {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
     };
     const struct field mach[] = {
-        {"pus", JSON_INTEGER, &rf->pus, 0},
-        {"cores", JSON_INTEGER, &rf->cores, 0},
-        {"packages", JSON_INTEGER, &rf->packages, 0},
+        {"pus", JSON_INTEGER, &rf->pus, -1},      /* -1: unknown */
+        {"cores", JSON_INTEGER, &rf->cores, -1},
+        {"packages", JSON_INTEGER, &rf->packages, -1},
+        {CPROF_SECTION_TOPOLOGY, JSON_OBJECT | OPTIONAL, &rf->topology, 0},
     };
     /* The sections first: their keys pass get_fields (version 2 only). */
     if (json_integer_value(json_object_get(rf->root, "version")) >= 2) {
@@ -619,6 +674,10 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
                           " \"rank\" and \"size\"", (long long)rf->version, v2 ? "needs" : "has no");
     if (!v2 && json_object_get(rf->root, CPROF_SECTION_JOB))
         return cprof_fail(l, "invalid profile: version 1 has no \"%s\"", CPROF_SECTION_JOB);
+    if (sources && !declared(l, CPROF_SECTION_SOURCES))
+        return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_SOURCES);
+    if (sources && get_sources(l, rf, sources))
+        return -1;
     if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
         return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",
                           (long long)rf->rank, (long long)rf->size);
@@ -639,9 +698,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &r->line, 0},
             {"counted", JSON_TRUE | OPTIONAL, &r->counted, 0},
             {"inlinable", JSON_TRUE | OPTIONAL, &r->inlinable, 0},
+            {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &r->unit, 0},
         };
+        r->unit = -1;
         if (get_fields(l, json_array_get(routines, i), f, NELEM(f), "routines[%zu]", i))
             return -1;
+        if (r->unit >= (int64_t)rf->nunits)
+            return cprof_fail(l, "invalid profile: routines[%zu]: unit %lld out of range (%zu in"
+                              " \"%s\")", i, (long long)r->unit, rf->nunits, CPROF_SECTION_SOURCES);
     }
 
     rf->nsites = json_array_size(sites);
@@ -654,9 +718,14 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &s->line, 0},
             {"d", JSON_INTEGER, &s->d, 0},
             {"construct", JSON_STRING | OPTIONAL, &s->construct, 0},
+            {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &s->unit, 0},
         };
+        s->unit = -1;
         if (get_fields(l, json_array_get(sites, i), f, NELEM(f), "sites[%zu]", i))
             return -1;
+        if (s->unit >= (int64_t)rf->nunits)
+            return cprof_fail(l, "invalid profile: sites[%zu]: unit %lld out of range (%zu in"
+                              " \"%s\")", i, (long long)s->unit, rf->nunits, CPROF_SECTION_SOURCES);
         if ((uint64_t)s->caller >= rf->nroutines)
             return cprof_fail(l, "invalid profile: sites[%zu]: caller index %lld out of range"
                         " (%zu routines)", i, (long long)s->caller, rf->nroutines);
@@ -672,6 +741,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     int rc = get_resources(l, rf, resources);
     if (!rc)
         rc = get_layouts(l, rf, columns, &ls);
+    rf->path_self = ls.path_self;
     if (!rc)
         rc = get_workers(l, rf, workers, &ls, rt);
     for (int t = 0; t < NTABLES; t++)

@@ -5,6 +5,7 @@
 #include "alloc.h"
 #include "../format/schema.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +235,25 @@ static const cprof_column region_cols[] = {
     {"lost", "lost_ns", false},
 };
 
+void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i)
+{
+    const cprof_gview *g = &v->g[i];
+    if (v->p->regions[i].kind == CPROF_REGION_TASK) {
+        cprof_cell_empty(t);
+        cprof_cell_empty(t);
+        cprof_cell_empty(t);
+        return;
+    }
+    char *team = g->sum.team_min == g->sum.team_max
+                     ? cprof_xasprintf("%lld", (long long)g->sum.team_max)
+                     : cprof_xasprintf("%lld-%lld", (long long)g->sum.team_min,
+                                       (long long)g->sum.team_max);
+    cprof_cell_str(t, team);
+    free(team);
+    cprof_cell_int(t, g->sum.team_min);
+    cprof_cell_int(t, g->sum.team_max);
+}
+
 /* With --routine, only the constructs of the routines it names are shown. */
 static bool shown(const cprof_view *v, size_t i)
 {
@@ -281,31 +301,21 @@ cprof_table *cprof_section_regions(const cprof_view *v)
         cprof_cell_str(t, r->routine == CPROF_OTHER_ROUTINE ? "" : v->r[r->routine].label);
         cprof_cell_int(t, g->depth);
         cprof_cell_int(t, g->executions);
-        char *team = g->sum.team_min == g->sum.team_max
-                         ? cprof_xasprintf("%lld", (long long)g->sum.team_max)
-                         : cprof_xasprintf("%lld-%lld", (long long)g->sum.team_min,
-                                           (long long)g->sum.team_max);
-        cprof_cell_str(t, task ? "" : team);
-        free(team);
+        cprof_cells_team(t, v, i);
+        /* A count-only run times no body. */
+        bool m = v->timed;
+        cprof_cell_time(t, cprof_if_measured(m, g->sum.busy_t));
+        cprof_cell_time(t, cprof_if_measured(m, g->busy_min));
+        cprof_cell_time(t, cprof_if_measured(m, g->busy_max));
+        cprof_cell_time(t, cprof_if_measured(m, g->workers ? g->sum.busy_t / g->workers : 0));
+        cprof_cell_time(t, cprof_if_measured(m, g->sum.barrier_wait));
+        cprof_cell_time(t, cprof_if_measured(m, g->sum.end_wait));
         if (task) {
             cprof_cell_empty(t);
             cprof_cell_empty(t);
         } else {
-            cprof_cell_int(t, g->sum.team_min);
-            cprof_cell_int(t, g->sum.team_max);
-        }
-        cprof_cell_time(t, g->sum.busy_t);
-        cprof_cell_time(t, g->busy_min);
-        cprof_cell_time(t, g->busy_max);
-        cprof_cell_time(t, g->workers ? g->sum.busy_t / g->workers : 0);
-        cprof_cell_time(t, g->sum.barrier_wait);
-        cprof_cell_time(t, g->sum.end_wait);
-        if (task) {
-            cprof_cell_empty(t);
-            cprof_cell_empty(t);
-        } else {
-            cprof_cell_real(t, g->imbalance);
-            cprof_cell_time(t, g->lost);
+            cprof_cell_real(t, m ? g->imbalance : NAN);
+            cprof_cell_time(t, cprof_if_measured(m, g->lost));
         }
     }
     return t;
@@ -349,10 +359,10 @@ cprof_table *cprof_section_region_workers(const cprof_view *v)
                 cprof_cell_int(t, p->workers[w].rank);
             cprof_cell_int(t, p->workers[w].id);
             cprof_cell_int(t, x->executions);
-            cprof_cell_time(t, x->busy_t);
+            cprof_cell_time(t, cprof_if_measured(v->timed, x->busy_t));
             cprof_cell_int(t, x->barriers);
-            cprof_cell_time(t, x->barrier_wait);
-            cprof_cell_time(t, x->end_wait);
+            cprof_cell_time(t, cprof_if_measured(v->timed, x->barrier_wait));
+            cprof_cell_time(t, cprof_if_measured(v->timed, x->end_wait));
             first = false;
         }
     }

@@ -33,6 +33,57 @@ cprof_table *cprof_section_spread(const cprof_view *v);     /* threads.c: per re
  * its figures over the workers, then each on each worker. */
 cprof_table *cprof_section_regions(const cprof_view *v);          /* regview.c */
 cprof_table *cprof_section_region_workers(const cprof_view *v);   /* regview.c */
+/* Placement (placeview.c, docs/placement.md), NULL without it (but with csv): each
+ * worker's PUs, the flags a user can act on, each process's binding settings, each
+ * host's machine. */
+cprof_table *cprof_section_placement(const cprof_view *v);
+cprof_table *cprof_section_placement_flags(const cprof_view *v);
+cprof_table *cprof_section_binding(const cprof_view *v);
+cprof_table *cprof_section_machine(const cprof_view *v);
+/* Worker w's main PU (where it was placed longest), that PU's core (hwloc's logical
+ * index), package and NUMA node (-1: unknown), and its moves; false if the profile has
+ * no placement for it. */
+typedef struct {
+    int64_t pu, core, package, node, moves;
+} cprof_where;
+bool cprof_worker_where(const cprof_profile *p, size_t w, cprof_where *out);
+/* --json's "placement" (docs/report-json.md): NULL without placement. */
+struct json_t *cprof_placement_json(const cprof_profile *p);
+/* A place (PU, core, package, NUMA node) or count that a profile gives as -1 where it is
+ * not known, as --json gives it: null there (json.c). */
+struct json_t *cprof_json_known(int64_t v);
+/* Construct i's team sizes, as three cells (regview.c): their range (text only), the
+ * smallest and the largest (CSV only); empty for a task. */
+void cprof_cells_team(cprof_table *t, const cprof_view *v, size_t i);
+/* The profile by source line (lines.c, docs/source.md): per routine, OpenMP construct
+ * and callee of a call site, at its file and line, its figures; and per worker.  Only
+ * the files k of p->sources with shown[k] (all if shown is NULL), and the rows about
+ * routines i with in[i] (all if in is NULL): a call's caller and callee both. */
+cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown, const bool *in);
+cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown, const bool *in);
+
+/* --source (source.c, docs/source.md): where the sources are looked for now (each
+ * --source-map OLD=NEW substitution of the path they were compiled at, that path, then
+ * under each --source-dir), and the files shown (--source=FILE: those named; all if
+ * none). */
+typedef struct {
+    const char **dirs;
+    size_t ndirs;
+    const char **maps;      /* "OLD=NEW" */
+    size_t nmaps;
+    const char **only;
+    size_t nonly;
+} cprof_source_opts;
+/* 0 if every --source=FILE names a file of p; else -1 and why in err. */
+int cprof_source_check(const cprof_profile *p, const cprof_source_opts *o, char *err,
+                       size_t errlen);
+/* The annotated sources (csv < 0, json false), one of lines and line-workers as CSV
+ * (csv 0, 1), or the document of the files found and both tables' rows (json).
+ * malloc'd, NULL if out of memory. */
+char *cprof_report_source(const cprof_view *v, const cprof_source_opts *o, int csv, bool json);
+/* The files shown, each with where it was found now and whether it changed, and with
+ * text its lines where it did not (the page's embedded sources). */
+struct json_t *cprof_source_files(const cprof_view *v, const cprof_source_opts *o, bool text);
 /* Two more that only the HTML page shows: per routine the calls it made in each case,
  * summed over workers; per routine and worker its concurrent entries. */
 cprof_table *cprof_section_by_case(const cprof_view *v);           /* cases.c */
@@ -55,9 +106,10 @@ char *cprof_tables_text(cprof_table **t, size_t n, int csv, bool brief);
 
 /* --diff (diff.c): what changed per routine from before to after (files paths), as
  * text (both sections), one section as CSV (csv >= 0), or JSON; sorted by the change
- * of before->o->sort.  malloc'd, NULL if out of memory. */
+ * of before->o->sort.  malloc'd, NULL if out of memory.  *warning: a line to say
+ * (malloc'd) when the profiles look like two programs', else null. */
 char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
-                        const char *const paths[2], int csv, bool json);
+                        const char *const paths[2], int csv, bool json, char **warning);
 /* The index of the --diff section named name (summary, routines) for csv, or -1. */
 int cprof_diff_section(const char *name);
 
@@ -68,6 +120,11 @@ typedef enum { CPROF_PATHS_ALL, CPROF_PATHS_DOWN, CPROF_PATHS_UP } cprof_paths_m
 /* v's contexts: all of them, or (DOWN, UP) those cprof_paths_derive made for name. */
 cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, const char *name);
 char *cprof_report_folded(const cprof_view *v);
+/* Why v's calling contexts have no times (no contexts at all, a CPROF_MODE=count run, an
+ * older writer's file), in words, or NULL if they have; whether some context is a
+ * counted routine's. */
+const char *cprof_paths_untimed(const cprof_view *v);
+bool cprof_paths_counted(const cprof_view *v);
 /* The whole path of context i, its steps joined by sep; malloc'd. */
 char *cprof_path_label(const cprof_view *v, size_t i, const char *sep);
 /* A cell with the site context i was called from (file:line), empty at a root. */
@@ -94,6 +151,9 @@ int64_t cprof_resource_total(const cprof_profile *p, size_t w, size_t r);
 /* A cell with an amount of x: a time (ms in the text form) if its unit is ns, else a
  * count. */
 void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t amount);
+/* A cell with the unit those amounts are printed in: ms in the text form of a time (ns
+ * in CSV), else x's. */
+void cprof_cell_resource_unit(cprof_table *t, const cprof_prof_resource *x);
 /* CPU time over a time, in % (a routine's cpu/wall, a worker's utilisation); NAN without
  * a CPU time (negative: no counter) or a time; and as a cell, empty then. */
 double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns);
@@ -155,8 +215,8 @@ struct json_t *cprof_sizes_json(const cprof_profile *p);
 char *cprof_report_dot(const cprof_view *v);
 
 /* --html (html.c): one self-contained page (docs/html.md) carrying the --json document
- * of p and the text report's sections, both forms of every cell; malloc'd, NULL if out
- * of memory. */
-char *cprof_report_html(const cprof_profile *p);
+ * of p and the text report's sections, both forms of every cell, and with embed
+ * (--embed-sources) the sources found unchanged; malloc'd, NULL if out of memory. */
+char *cprof_report_html(const cprof_profile *p, const cprof_source_opts *embed);
 
 #endif

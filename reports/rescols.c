@@ -68,6 +68,14 @@ void cprof_cell_resource(cprof_table *t, const cprof_prof_resource *x, int64_t a
         cprof_cell_int(t, amount);
 }
 
+void cprof_cell_resource_unit(cprof_table *t, const cprof_prof_resource *x)
+{
+    if (!strcmp(x->unit, "ns"))
+        cprof_cell_str2(t, "ms", "ns");     /* as cprof_cell_time prints it */
+    else
+        cprof_cell_str(t, x->unit);
+}
+
 double cprof_cpu_share(int64_t cpu_ns, int64_t time_ns)
 {
     return cpu_ns >= 0 && time_ns > 0 ? 100.0 * (double)cpu_ns / (double)time_ns : NAN;
@@ -226,7 +234,7 @@ cprof_table *cprof_rescols_table(const cprof_rescols *c, const char *title, cons
     size_t n = ncols + (c ? c->ncols : 0);
     cprof_column *all = cprof_xcalloc(n + 1, sizeof *all);
     memcpy(all, cols, at * sizeof *all);
-    if (c)
+    if (c && c->ncols)      /* a counted resource alone has no columns (cols null) */
         memcpy(all + at, c->cols, c->ncols * sizeof *all);
     memcpy(all + n - (ncols - at), cols + at, (ncols - at) * sizeof *all);
     char *text = c && c->explain && explain ? cprof_xasprintf("%s%s", explain, c->explain) : NULL;
@@ -254,9 +262,16 @@ void cprof_rescols_cells(const cprof_rescols *c, cprof_table *t, size_t i)
                 cprof_cell_cpu_share(t, total, p->elapsed_ns);
             continue;
         }
+        /* Samples go to the context the top frame's calls are made in: a counted
+         * routine, which has no frame, and a recursive call's context, folded, have none
+         * of their own (their callers have them). */
+        const cprof_prof_path *y = c->of == CPROF_RESCOLS_ROUTINES ? NULL : &p->paths[i];
+        bool own = y ? y->folds_into == i && (!CPROF_IS_ROUTINE(y->routine) ||
+                                              !p->routines[y->routine].counted)
+                     : !p->routines[i].counted;
         int64_t amount = cprof_resource_amount(x, c->incl[k][i]);
-        cprof_cell_resource(t, x, amount);
+        cprof_cell_resource(t, x, own ? amount : CPROF_UNMEASURED);
         if (cpu && c->of == CPROF_RESCOLS_ROUTINES)
-            cprof_cell_cpu_share(t, amount, c->v->r[i].inclusive);
+            cprof_cell_cpu_share(t, own && c->v->r[i].timed ? amount : -1, c->v->r[i].inclusive);
     }
 }

@@ -34,9 +34,9 @@ static int64_t in_contexts(const cprof_profile *p, const int64_t *path_incl)
 
 static const char workers_explain[] =
     "Each resource's exact total on each worker, read from the worker's own counter\n"
-    "(Linux perf_event) when the profile was written: nothing is estimated here.  Times\n"
-    "(unit ns) in ms.  outside: samples taken while no profiled routine was open on the\n"
-    "worker (a team thread waiting at a barrier or between tasks, code cprof did not\n"
+    "(Linux perf_event) when the profile was written: nothing is estimated here, in the\n"
+    "unit shown (a time in ms; in CSV, ns).  outside: samples taken while no profiled\n"
+    "routine was open on the worker (a team thread waiting at a barrier or between tasks, code cprof did not\n"
     "compile).  %elapsed: for cpu, the worker's CPU time over the run's elapsed time,\n"
     "its utilisation.\n";
 
@@ -83,7 +83,7 @@ static cprof_table *section_workers(const cprof_view *v)
             const int64_t *out = &p->res_outside[(w * p->nresources + r) * 2];
             cprof_table_row(t);
             cprof_cell_str(t, x->name);
-            cprof_cell_str(t, x->unit);
+            cprof_cell_resource_unit(t, x);
             cprof_cell_int(t, (int64_t)w);
             cprof_cell_int(t, p->workers[w].tid);
             if (total < 0)
@@ -107,8 +107,8 @@ static const char routines_explain[] =
     "For each sampled resource, the routines it was charged to.  A sample is taken\n"
     "every period units of the resource on a worker and charged to the activation open\n"
     "on top of that worker's stack: s / c samples, entered sequentially or concurrently.\n"
-    "self = its samples x period; incl = with the routines it called (each recursion\n"
-    "once); %total: incl over all the resource's samples.  Sampled figures have a\n"
+    "self = its samples x period (a time in ms; in CSV, ns); incl = with the routines\n"
+    "it called (each recursion once); %total: incl over all the resource's samples.  Sampled figures have a\n"
     "relative standard error of about 1/sqrt(samples): 100 samples, 10%; 10,000, 1%.\n"
     "cpu/wall: for cpu, incl over the routine's worker time (the flat profile's incl):\n"
     "below 100% it waited (I/O, sleep, a lock, the CPU given to another thread).  Above\n"

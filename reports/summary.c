@@ -127,9 +127,9 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     if (p->nskipped)
         int_row(t, "  left out (bad)", "files_skipped", (int64_t)p->nskipped);
     int_row(t, "workers", "workers", (int64_t)p->nworkers);
-    int_row(t, "packages", "packages", p->packages);
-    int_row(t, "cores", "cores", p->cores);
-    int_row(t, "processing units", "pus", p->pus);
+    int_row(t, "packages", "packages", cprof_if_known(p->packages));
+    int_row(t, "cores", "cores", cprof_if_known(p->cores));
+    int_row(t, "processing units", "pus", cprof_if_known(p->pus));
     row(t, "clock", "clock");
     cprof_cell_str(t, p->clock);
     row(t, "elapsed (ms)", "elapsed_ns");
@@ -151,6 +151,10 @@ cprof_table *cprof_section_summary(const cprof_view *v)
                             "handler that interrupted the recording of one) left out\n"
                             "(docs/tracing.md).");
     }
+    /* A resource not measured, or not sampled as asked (docs/resources.md). */
+    for (size_t r = 0; r < p->nresources; r++)
+        if (p->resources[r].reason)
+            cprof_table_note(t, "Resource %s: %s.", p->resources[r].name, p->resources[r].reason);
     /* Routines counted at their call sites (docs/performance.md): their own time
      * stays in their callers'; what timing them would have cost is avoided. */
     int64_t counted = 0, counted_calls = 0;

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +190,18 @@ static char *fixed3(int64_t x)
     return cprof_xasprintf("%" PRId64 ".%03" PRId64, x / 1000, x % 1000);
 }
 
+/* A figure that was not measured (docs/report.md, "Times not measured"). */
+static bool unmeasured(const struct cell *c)
+{
+    return ((c->kind == INT || c->kind == TIME || c->kind == PER_CALL || c->kind == DIFF_TIME) &&
+            c->a == CPROF_UNMEASURED) ||
+           ((c->kind == PCT || c->kind == REAL) && isnan(c->d));
+}
+
 static char *format(const struct cell *c, bool csv)
 {
+    if (unmeasured(c))
+        return cprof_xstrdup(csv ? "" : "-");
     switch (c->kind) {
     case STR:
         return cprof_xstrdup(csv && c->csv ? c->csv : c->text);
@@ -399,4 +410,34 @@ json_t *cprof_table_json(const cprof_table *t)
         notes = append(notes, json_string(t->notes[i]));
     return json_pack("{s:s, s:s?, s:o, s:o, s:o}", "title", t->title, "explain", t->explain,
                      "columns", cols, "rows", rows, "notes", notes);
+}
+
+json_t *cprof_table_objects(const cprof_table *t)
+{
+    json_t *rows = json_array();
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t i = t->row_start[r];
+        if (t->cells[i].kind == RULE)
+            continue;
+        json_t *row = json_object();
+        for (size_t k = 0; k < row_cells(t, r); k++) {
+            const struct cell *c = &t->cells[i + k];
+            if (!t->cols[k].key)
+                continue;
+            char *s = format(c, true);
+            json_t *v = c->kind == EMPTY || (c->kind == PER_CALL && !c->b) || unmeasured(c)
+                            ? json_null()
+                      : c->kind == STR ? json_string(s)
+                      : c->kind == PCT || c->kind == REAL ? json_real(strtod(s, NULL))
+                                                          : json_integer(strtoll(s, NULL, 10));
+            free(s);
+            if (json_object_set_new(row, t->cols[k].key, v)) {
+                json_decref(row);
+                row = NULL;
+                break;
+            }
+        }
+        rows = append(rows, row);
+    }
+    return rows;
 }

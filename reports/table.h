@@ -33,6 +33,22 @@ void cprof_table_rule(cprof_table *t);  /* a line of dashes in the text form onl
 void cprof_cell_empty(cprof_table *t);
 void cprof_cell_str(cprof_table *t, const char *s);
 void cprof_cell_str2(cprof_table *t, const char *text, const char *csv);  /* differ by form */
+/* A time that was not measured (a counted routine's, a count-only run's, the wall time
+ * of a routine entered only concurrently), given where a time (or a resource's count)
+ * is: text "-", CSV an empty field, never a 0 (docs/report.md).  A share not measured
+ * is NAN. */
+#define CPROF_UNMEASURED INT64_MIN
+/* t where it was measured, else CPROF_UNMEASURED. */
+static inline int64_t cprof_if_measured(bool measured, int64_t t)
+{
+    return measured ? t : CPROF_UNMEASURED;
+}
+/* A place the profile gives as -1 where it is not known (a PU, a core, a NUMA node, the
+ * machine's counts): v, or CPROF_UNMEASURED. */
+static inline int64_t cprof_if_known(int64_t v)
+{
+    return cprof_if_measured(v >= 0, v);
+}
 void cprof_cell_int(cprof_table *t, int64_t v);
 void cprof_cell_time(cprof_table *t, int64_t ns);        /* text: ms, 3 decimals */
 void cprof_cell_per_call(cprof_table *t, int64_t ns, int64_t n);  /* text: us, 3 decimals */
@@ -52,5 +68,9 @@ void cprof_table_print_csv(FILE *f, const cprof_table *t);
  * an array of cells [text, csv] (null where the column has no such form), a rule row
  * null.  A jansson value, or NULL if out of memory. */
 struct json_t *cprof_table_json(const cprof_table *t);
+/* For tools: the rows (rules left out) as objects keyed by the CSV headers, each value
+ * the CSV's, typed: a string, an integer (counts, ns), a real (percentages, ratios), or
+ * null for an empty cell.  A jansson value, or NULL if out of memory. */
+struct json_t *cprof_table_objects(const cprof_table *t);
 
 #endif

@@ -10,16 +10,17 @@
 typedef cprof_table *section_fn(const cprof_view *v);
 
 /* Report order.  The sections of ranks are an MPI job's only, those of regions a
- * program's that ran any (NULL otherwise). */
+ * program's that ran any, those of placement a profile's that has it (NULL otherwise). */
 static section_fn *const sections[] = {
     cprof_section_summary, cprof_section_ranks,  cprof_section_flat,
     cprof_section_rank_imbalance, cprof_section_cases, cprof_section_arcs,
-    cprof_section_callgraph, cprof_section_threads, cprof_section_regions,
-    cprof_section_region_workers, cprof_section_spread,
+    cprof_section_callgraph, cprof_section_threads, cprof_section_placement,
+    cprof_section_placement_flags, cprof_section_binding, cprof_section_machine,
+    cprof_section_regions, cprof_section_region_workers, cprof_section_spread,
 };
 static const char *const csv_names[] = {
     "summary", "ranks", "flat", "rank_imbalance", "cases", "arcs", "callgraph", "threads",
-    "regions", "region-workers", "spread",
+    "placement", "placement-flags", "binding", "machine", "regions", "region-workers", "spread",
 };
 #define NSECTIONS (sizeof sections / sizeof *sections)
 

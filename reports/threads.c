@@ -5,14 +5,18 @@
 #include "report.h"
 #include "alloc.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char workers_explain[] =
     "worker      cprof's worker number (0 is the initial thread)\n"
     "tid         the Linux thread id\n"
     "omp         the OpenMP thread number when it first ran profiled code\n"
-    "pu, core    the processing unit it ran on then, and the index of its core\n"
+    "pu, core    the processing unit it ran on longest, and its core (hwloc's logical\n"
+    "            index); in a profile without placement, the PU it first ran profiled\n"
+    "            code on\n"
     "c entries   entries of routines on this worker inside active parallel regions\n"
     "c time      time in those concurrent activations, worker time of this one worker\n"
     "            (their self times added up, so nested activations count once), in\n"
@@ -26,6 +30,11 @@ static const char workers_explain[] =
     "workers include the threads of inner teams, which live for one region each: vs\n"
     "mean then compares threads of unequal lives, and the table below, per routine,\n"
     "is the one to read for the balance of a team.\n";
+
+/* With placement (docs/placement.md). */
+static const char placement_explain[] =
+    "node        the NUMA node of its PU; moves: how often it was seen on another PU than\n"
+    "            before (the placement section has its PUs, and flags)\n";
 
 /* With parallel regions in the profile (a runtime that follows them). */
 static const char regions_explain[] =
@@ -52,6 +61,8 @@ static const cprof_column worker_cols[] = {
     {"omp", "omp_thread", false},
     {"pu", "pu", false},
     {"core", "core", false},
+    {"node", "node", false},
+    {"moves", "moves", false},
     {"c entries", "c_entries", false},
     {"c time", "c_ns", false},
     {"%elapsed", "pct_elapsed", false},
@@ -90,17 +101,32 @@ static double deviation(int64_t x, int64_t sum, size_t n)
 cprof_table *cprof_section_threads(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
-    bool job = p->nranks > 0, regions = p->nregions > 0;
-    char *explain = cprof_xasprintf("%s%s", workers_explain, regions ? regions_explain : "");
-    size_t ncols = sizeof worker_cols / sizeof *worker_cols - !job - 2 * !regions;
+    bool job = p->nranks > 0, regions = p->nregions > 0, placed = p->nprocesses > 0;
+    char *explain = cprof_xasprintf("%s%s%s", workers_explain, placed ? placement_explain : "",
+                                    regions ? regions_explain : "");
+    /* The columns this profile has: the rank in a job, node and moves with placement,
+     * the regions' with regions. */
+    cprof_column cols[sizeof worker_cols / sizeof *worker_cols];
+    size_t ncols = 0;
+    for (size_t i = 0; i < sizeof worker_cols / sizeof *worker_cols; i++) {
+        const char *k = worker_cols[i].key;
+        if ((job || strcmp(k, "rank")) && (placed || (strcmp(k, "node") && strcmp(k, "moves"))) &&
+            (regions || (strcmp(k, "region_busy_ns") && strcmp(k, "pct_region_busy"))))
+            cols[ncols++] = worker_cols[i];
+    }
     /* --resources: each worker's totals, last. */
     cprof_rescols *rc = cprof_rescols_new(v, CPROF_RESCOLS_WORKERS);
-    cprof_table *t = cprof_rescols_table(rc, "Per-thread concurrency", explain, worker_cols + !job,
-                                         ncols, ncols);
+    cprof_table *t = cprof_rescols_table(rc, "Per-thread concurrency", explain, cols, ncols,
+                                         ncols);
     free(explain);
     cprof_tally *c = cprof_xcalloc(p->nworkers, sizeof *c);
     int64_t sum = 0;
     size_t busy = 0;  /* workers with concurrent entries: the mean is over them */
+    /* A counted routine's time is its callers' self time: measured in all routines', not
+     * in its own (--routine). */
+    bool measured = v->timed;
+    for (size_t i = 0; v->o->routine && i < p->nroutines; i++)
+        measured &= !v->r[i].match || v->r[i].timed;
     for (size_t w = 0; w < p->nworkers; w++) {
         for (size_t i = 0; i < p->nroutines; i++)
             if (v->r[i].match) {
@@ -120,19 +146,29 @@ cprof_table *cprof_section_threads(const cprof_view *v)
         cprof_cell_int(t, x->id);
         cprof_cell_int(t, x->tid);
         cprof_cell_int(t, x->omp_thread);
-        cprof_cell_int(t, x->pu);
-        cprof_cell_int(t, x->core);
+        cprof_cell_int(t, cprof_if_known(x->pu));
+        cprof_cell_int(t, cprof_if_known(x->core));
+        cprof_where at;
+        if (placed && cprof_worker_where(p, w, &at)) {
+            cprof_cell_int(t, cprof_if_known(at.node));
+            cprof_cell_int(t, at.moves);
+        } else if (placed) {
+            cprof_cell_int(t, CPROF_UNMEASURED);
+            cprof_cell_int(t, CPROF_UNMEASURED);
+        }
         cprof_cell_int(t, c[w].n);
-        cprof_cell_time(t, c[w].t);
-        cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)c[w].t / (double)p->elapsed_ns : 0.0);
+        cprof_cell_time(t, cprof_if_measured(measured, c[w].t));
+        cprof_cell_pct(t, !measured ? NAN : p->elapsed_ns ? 100.0 * (double)c[w].t / (double)p->elapsed_ns
+                                                         : 0.0);
         if (c[w].n)
-            cprof_cell_pct(t, deviation(c[w].t, sum, busy));
+            cprof_cell_pct(t, measured ? deviation(c[w].t, sum, busy) : NAN);
         else
             cprof_cell_empty(t);
         if (regions) {
             int64_t b = cprof_view_region_busy(v, w);
-            cprof_cell_time(t, b);
-            cprof_cell_pct(t, p->elapsed_ns ? 100.0 * (double)b / (double)p->elapsed_ns : 0.0);
+            cprof_cell_time(t, cprof_if_measured(v->timed, b));
+            cprof_cell_pct(t, !v->timed ? NAN : p->elapsed_ns ? 100.0 * (double)b / (double)p->elapsed_ns
+                                                             : 0.0);
         }
         cprof_rescols_cells(rc, t, w);
     }
@@ -171,7 +207,7 @@ cprof_table *cprof_section_worker_entries(const cprof_view *v)
             cprof_cell_str(t, r->file);
             cprof_cell_int(t, (int64_t)w);
             cprof_cell_int(t, r->worker[w].c_caller.n);
-            cprof_cell_time(t, r->worker[w].c_caller.t);
+            cprof_cell_time(t, cprof_if_measured(v->r[i].timed, r->worker[w].c_caller.t));
             first = false;
         }
     }
@@ -224,10 +260,11 @@ cprof_table *cprof_section_spread(const cprof_view *v)
             if (job)
                 cprof_cell_int(t, p->workers[w].rank);
             cprof_cell_int(t, p->workers[w].id);
+            bool m = v->r[i].c_callees_timed;
             cprof_cell_int(t, x.n);
-            cprof_cell_time(t, x.t);
-            cprof_cell_pct(t, sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);
-            cprof_cell_pct(t, deviation(x.t, sum.t, busy));
+            cprof_cell_time(t, cprof_if_measured(m, x.t));
+            cprof_cell_pct(t, !m ? NAN : sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);
+            cprof_cell_pct(t, m ? deviation(x.t, sum.t, busy) : NAN);
             first = false;
         }
     }

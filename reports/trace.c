@@ -198,6 +198,11 @@ static int read_heads(struct trace *t)
     if (off != (uint64_t)size)
         return fail(t, "%s has %llu bytes more than its workers' events", t->file,
                     (unsigned long long)((uint64_t)size - off));
+    /* Whole, but another process's under the name (a forked child's, an older run's). */
+    json_t *bytes = json_object_get(json_object_get(t->rf.root, CPROF_SECTION_TRACE), "bytes");
+    if (json_is_integer(bytes) && json_integer_value(bytes) != (json_int_t)size)
+        return fail(t, "%s is not the trace of this profile (%lld bytes, the profile's has %lld)",
+                    t->file, (long long)size, (long long)json_integer_value(bytes));
     return 0;
 }
 
@@ -383,20 +388,24 @@ static void free_names(char **s, size_t n)
 }
 
 /* Worker w's activations as complete events, each written at its exit, formatted by
- * hand (tens of millions of them: printf took most of the time). */
+ * hand (tens of millions of them: printf took most of the time).  Its track is its OS
+ * thread id (a viewer may take thread 0 for the process), sorted by worker.  An event
+ * carries no args: speedscope appends them to its frame's name, which would split a
+ * routine by call site; the case and the site are its categories. */
 static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, struct open *o,
                           char **routine, char **site, int64_t pid, FILE *out)
 {
+    long long tid = (long long)t->rf.workers[w].tid;
     char ids[64];
-    snprintf(ids, sizeof ids, ",\"pid\":%lld,\"tid\":%zu,\"ts\":", (long long)pid, w);
+    snprintf(ids, sizeof ids, ",\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)pid, tid);
     char label[128];
     worker_label(t, w, label, sizeof label);
-    fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%zu,\"args\":{\"name\":",
-            (long long)pid, w);
+    fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
+            (long long)pid, tid);
     put_string(out, label);
     fprintf(out, "}}");
-    fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%zu,"
-                 "\"args\":{\"sort_index\":%zu}}", (long long)pid, w, w);
+    fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%lld,"
+                 "\"args\":{\"sort_index\":%zu}}", (long long)pid, tid, w);
     cursor_open(c, t, w);
     o->n = 0;
     struct event e;
@@ -409,8 +418,9 @@ static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, str
         const struct event *in = &o->e[--o->n];
         uint64_t t0 = ns_of(t, in->t), t1 = ns_of(t, e.t);
         int body = in->kind == CPROF_TRACE_BODY;
-        /* An activation: its routine, its case, its call site.  A body: "parallel" or
-         * "task" and its construct's place, its case. */
+        /* An activation: its routine; its categories its case and its call site.  A
+         * body: "parallel" or "task" and its construct's place; its categories its kind
+         * and its case. */
         const char *name = body ? "" : routine[in->routine];
         const char *where = in->no_site ? (body ? "\"(unnamed)\"" : "\"<external>\"")
                                         : site[in->site];
@@ -422,26 +432,21 @@ static void chrome_worker(const struct trace *t, size_t w, struct cursor *c, str
         if (body) {
             p = text(p, in->task ? "\"task " : "\"parallel ");
             p = text(p, where + 1);     /* past its opening quote */
-            p = text(p, in->task ? ",\"cat\":\"task\"" : ",\"cat\":\"parallel region\"");
+            p = text(p, in->task ? ",\"cat\":\"task," : ",\"cat\":\"parallel region,");
+            p = text(p, case_name[in->kase]);
+            p = text(p, "\"");
         } else {
             p = text(p, name);
             p = text(p, ",\"cat\":\"");
             p = text(p, case_name[in->kase]);
-            p = text(p, "\"");
+            p = text(p, ",");
+            p = text(p, where + 1);     /* its site, past its opening quote */
         }
         p = text(p, ids);
         p = us(p, t0);
         p = text(p, ",\"dur\":");
         p = us(p, t1 - t0);
-        if (body) {
-            p = text(p, ",\"args\":{\"case\":\"");
-            p = text(p, case_name[in->kase]);
-            p = text(p, "\"}}");
-        } else {
-            p = text(p, ",\"args\":{\"site\":");
-            p = text(p, where);
-            p = text(p, "}}");
-        }
+        p = text(p, "}");
         fwrite(line, 1, (size_t)(p - line), out);
         if (line != small)
             free(line);
@@ -497,8 +502,8 @@ static void chrome_busy(const struct trace *t, int64_t pid, FILE *out)
         if (busy == shown)
             continue;
         shown = busy;
-        fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"workers busy\",\"pid\":%lld,\"tid\":0,\"ts\":",
-                (long long)pid);
+        fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"workers busy\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
+                (long long)pid, (long long)pid);
         put_us(out, now);
         fprintf(out, ",\"args\":{\"busy\":%ld}}", busy);
     }
@@ -520,8 +525,16 @@ int cprof_report_trace(const char *path, FILE *out, char *err, size_t errlen)
     fputs(",\"dropped\":[", out);
     for (size_t w = 0; w < t.nw; w++)
         fprintf(out, "%s%llu", w ? "," : "", (unsigned long long)t.w[w].dropped);
+    /* The routines counted at their call sites have no activation, so no event: said,
+     * with their time, which is their callers'. */
+    fputs("],\"counted\":[", out);
+    for (size_t i = 0, n = 0; i < t.rf.nroutines; i++)
+        if (json_is_true(t.rf.routines[i].counted)) {
+            fputs(n++ ? "," : "", out);
+            put_string(out, t.rf.routines[i].name);
+        }
     fprintf(out, "]},\n\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,"
-                 "\"tid\":0,\"args\":{\"name\":", (long long)pid);
+                 "\"tid\":%lld,\"args\":{\"name\":", (long long)pid, (long long)pid);
     char *name = cprof_xasprintf("%s (pid %lld)", t.rf.program, (long long)pid);
     put_string(out, name);
     free(name);

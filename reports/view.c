@@ -6,10 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool clamped;
+
 int64_t cprof_add(int64_t a, int64_t b)
 {
     int64_t s;
-    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+    if (!__builtin_add_overflow(a, b, &s))
+        return s;
+    clamped = true;
+    return INT64_MAX;
+}
+
+bool cprof_sums_clamped(void)
+{
+    return clamped;
 }
 
 int64_t cprof_outer(const cprof_tally *x)
@@ -19,7 +29,8 @@ int64_t cprof_outer(const cprof_tally *x)
 
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
 {
-    *v = (cprof_view){p, o, cprof_xcalloc(p->nroutines, sizeof *v->r), 0, NULL, NULL, 0};
+    *v = (cprof_view){p, o, p->untimed_files < p->nfiles, cprof_xcalloc(p->nroutines, sizeof *v->r),
+                      0, NULL, NULL, 0};
     bool any = false;
     for (size_t i = 0; i < p->nroutines; i++) {
         const cprof_prof_routine *r = &p->routines[i];
@@ -42,6 +53,8 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         rv->wall_self = r->s_self_t;
         rv->wall = r->s_caller.t;
         rv->ran = rv->s_calls || rv->c_calls;
+        rv->timed = v->timed && !r->counted;
+        rv->wall_timed = rv->timed && (rv->s_calls || !rv->c_calls);
         rv->match = !o->routine || !strcmp(o->routine, r->name);
         any |= rv->match;
         v->total_self = cprof_add(v->total_self, rv->self);
@@ -50,6 +63,12 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         const cprof_prof_arc *a = &p->arcs[i];
         if (a->caller == a->callee)
             v->r[a->callee].self_calls = cprof_add(a->s.n, a->c.n);
+        if (a->caller != CPROF_EXTERNAL && a->caller != a->callee)
+            v->r[a->caller].calls_others = true;
+        if (a->caller != CPROF_EXTERNAL && v->r[a->callee].timed) {
+            v->r[a->caller].s_callees_timed |= a->s.n > 0;
+            v->r[a->caller].c_callees_timed |= a->c.n > 0;
+        }
     }
     cprof_view_regions(v);
     /* Only a --routine that names nothing is an error: an empty profile is a report. */
@@ -145,6 +164,18 @@ void cprof_view_free(cprof_view *v)
 bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a)
 {
     return v->r[a->callee].match || (a->caller != CPROF_EXTERNAL && v->r[a->caller].match);
+}
+
+bool cprof_view_arc_timed(const cprof_view *v, const cprof_prof_arc *a)
+{
+    return v->r[a->callee].timed;
+}
+
+bool cprof_view_path_timed(const cprof_view *v, size_t i)
+{
+    const cprof_prof_path *x = &v->p->paths[i];
+    return v->timed && v->p->path_self && x->folds_into == i &&
+           (!CPROF_IS_ROUTINE(x->routine) || !v->p->routines[x->routine].counted);
 }
 
 cprof_spread cprof_view_spread(const cprof_view *v, size_t i, size_t off)

@@ -36,6 +36,14 @@ typedef struct {
     int64_t team;         /* worker: the part of inclusive that is team time */
     int64_t team_self;    /* worker: the part of self that is team time */
     int64_t self_calls;   /* calls of the routine by itself (its self-arc) */
+    /* Whether its times were measured (docs/report.md, "Times not measured"): its own
+     * (not in a count-only profile, nor of a routine counted at its call sites), and its
+     * wall times (not of a routine entered only concurrently, which has none). */
+    bool timed, wall_timed;
+    /* Whether its sequential (S-S) and its concurrent calls reached a timed routine
+     * (calls of routines counted at their call sites add no callee time), and whether
+     * it called other routines at all. */
+    bool s_callees_timed, c_callees_timed, calls_others;
     bool ran;             /* entered at least once */
     bool match;           /* named by --routine (every routine if there is none) */
 } cprof_rview;
@@ -58,6 +66,7 @@ typedef struct {
 typedef struct {
     const cprof_profile *p;
     const cprof_opts *o;
+    bool timed;           /* some file read a clock (not all ran with CPROF_MODE=count) */
     cprof_rview *r;       /* [p->nroutines] */
     int64_t total_self;   /* sum of every routine's self: all time spent in routines */
     cprof_gview *g;       /* [p->nregions] */
@@ -110,8 +119,11 @@ int64_t cprof_view_region_busy(const cprof_view *v, size_t w);
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);
 void cprof_view_free(cprof_view *v);
 
-/* a + b, saturating: sums of valid counts can still exceed 64 bits. */
+/* a + b, saturating: sums of valid counts can still exceed 64 bits (a routine's
+ * sequential and concurrent calls, every routine's calls), and the report then says so
+ * (cprof_sums_clamped). */
 int64_t cprof_add(int64_t a, int64_t b);
+bool cprof_sums_clamped(void);
 
 /* A callee time counted once per stretch of its thread's time: t less the activations
  * nested in one of the same routine on the same thread (never below 0). */
@@ -136,5 +148,11 @@ double cprof_spread_imbalance(const cprof_spread *s);
 /* Whether the routine or the caller/callee of an arc is named by --routine (an
  * external caller never is). */
 bool cprof_view_arc_match(const cprof_view *v, const cprof_prof_arc *a);
+/* Whether the times of an arc (its callee's activations) were measured. */
+bool cprof_view_arc_timed(const cprof_view *v, const cprof_prof_arc *a);
+/* Whether context i's times were measured (docs/report.md, "Call paths"): not those of a
+ * counted routine (its time is its caller's context's), nor of a recursive call's (in
+ * the context it folds into), nor in a profile without the contexts' self times. */
+bool cprof_view_path_timed(const cprof_view *v, size_t i);
 
 #endif

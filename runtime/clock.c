@@ -34,8 +34,8 @@ uint64_t cprof_monotonic_ns(void)
 static int tsc_is_invariant(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    const char *want = getenv("CPROF_CLOCK");
-    if (want && strcmp(want, "monotonic") == 0)
+    if (cprof_setting_word("CPROF_CLOCK", (const char *const[]){ "monotonic", 0 }, 1,
+                           "the time-stamp counter where it is invariant") == 0)
         return 0;
     /* read(2), not stdio, whose buffer would come from the program's malloc. */
     int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
@@ -64,8 +64,8 @@ static int tsc_is_invariant(void)
 void cprof_clock_start(void)
 {
     struct timespec ts;
-    const char *mode = getenv("CPROF_MODE");
-    if (mode && strcmp(mode, "count") == 0)
+    if (cprof_setting_word("CPROF_MODE", (const char *const[]){ "count", 0 }, 1,
+                           "calls are counted and timed") == 0)
         cprof_clock = CPROF_CLOCK_NONE;
     else
         cprof_clock = tsc_is_invariant() ? CPROF_CLOCK_TSC : CPROF_CLOCK_MONOTONIC;

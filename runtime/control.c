@@ -21,19 +21,20 @@ static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 struct figures {
     uint64_t *v[5];                 /* count, time, nested, rec_time, rec_nested */
     uint64_t *samples;              /* a context's (resources.c), else null */
+    uint64_t *self;                 /* a context's self_time and self_direct, else null */
     struct cprof_call_base **base;
 };
 
 static struct figures of_record(struct cprof_call_rec *c)
 {
     return (struct figures){ { (uint64_t *)c->count, c->time, c->nested, c->rec_time, c->rec_nested },
-                             0, &c->base };
+                             0, 0, &c->base };
 }
 
 static struct figures of_node(struct cprof_node *n)
 {
     return (struct figures){ { (uint64_t *)n->count, n->time, n->nested, n->rec_time, n->rec_nested },
-                             n->samples, &n->base };
+                             n->samples, &n->self_time, &n->base };
 }
 
 static struct cprof_call_base *base_of(struct cprof_worker *w, struct figures f)
@@ -116,6 +117,10 @@ static void take_all(struct cprof_worker *w, struct figures f)
             b->v[i][k] = load(&f.v[i][k]);
     for (int k = 0; k < CPROF_NCASES; k++)
         b->stop_count[k] = b->v[0][k];
+    if (f.self) {
+        b->self_time = load(&f.self[0]);
+        b->self_direct = load(&f.self[1]);
+    }
     if (f.samples)
         for (size_t i = 0; i < cprof_node_extra / sizeof *f.samples; i++)
             b->samples[i] = load(&f.samples[i]);
@@ -198,14 +203,16 @@ void cprof_reset(void)
         }
         pthread_mutex_unlock(&w->lock);
     }
+    if (cprof_sizes_reset)     /* linked only with -fcprof-input-size */
+        cprof_sizes_reset();
     cprof_clock_reset();
     pthread_mutex_unlock(&control_lock);
 }
 
 void cprof_control_start(void)
 {
-    const char *start = getenv("CPROF_START");
-    if (start && !strcmp(start, "off"))
+    if (cprof_setting_word("CPROF_START", (const char *const[]){ "on", "off", 0 }, 0,
+                           "the program starts counting") == 1)
         cprof_stop();
 }
 
@@ -216,6 +223,10 @@ static void add_now(struct figures f, struct figures out)
     for (int i = 0; i < 5; i++)
         for (int k = 0; k < CPROF_NCASES; k++)
             out.v[i][k] += f.v[i][k] - (b ? b->v[i][k] : 0);
+    if (f.self && out.self) {        /* a context's into a context's copy */
+        out.self[0] += f.self[0] - (b ? b->self_time : 0);
+        out.self[1] += f.self[1] - (b ? b->self_direct : 0);
+    }
     /* Written while stopped: what the sites counted since the stop is not the run's. */
     if (b && cprof_stopped)
         for (int k = 0; k < CPROF_NCASES; k++)
@@ -253,6 +264,7 @@ const struct cprof_node *cprof_node_now(const struct cprof_node *n, struct cprof
     struct figures o = of_node(scratch);
     for (int i = 0; i < 5; i++)
         memset(o.v[i], 0, CPROF_NCASES * sizeof *o.v[i]);
+    o.self[0] = o.self[1] = 0;
     add_now(of_node((struct cprof_node *)n), o);
     return scratch;
 }

@@ -56,8 +56,8 @@ static __inline__ void cprof_region_end(void) {}
 
 /* The layout of the descriptors below, which the code cprof-cc generates fills in by
  * name: an object compiled against another layout fails to link (the entry points
- * carry the version, cprof_register_unit_v5). */
-#define CPROF_API_VERSION 5
+ * carry the version, cprof_register_unit_v7). */
+#define CPROF_API_VERSION 7
 
 /* One per instrumented function definition; static in its translation unit. */
 struct cprof_routine {
@@ -102,6 +102,16 @@ struct cprof_site {
 enum { CPROF_CONSTRUCT_PARALLEL = 1, CPROF_CONSTRUCT_TASK, CPROF_CONSTRUCT_FOR,
        CPROF_CONSTRUCT_SECTIONS, CPROF_CONSTRUCT_SINGLE, CPROF_CONSTRUCT_BARRIER };
 
+/* A file a unit's routines and sites name (their `file`), seen when the unit was
+ * compiled: where it was (an absolute path), its size and its hash (format/hash.h's
+ * text); bytes -1 and hash null if it could not be read then. */
+struct cprof_source {
+    const char *name;      /* as the routines and sites spell it */
+    const char *path;
+    long long bytes;
+    const char *hash;
+};
+
 /* One per translation unit, registered by a constructor before main and unregistered
  * by a destructor after the program's own (priority 101: after every destructor of its
  * object without a priority or with a larger one), or when its object is unloaded. */
@@ -111,6 +121,10 @@ struct cprof_unit {
     struct cprof_routine *routines;
     struct cprof_site *sites;
     struct cprof_unit *next;
+    /* v6: the files its routines and sites name, as the unit was compiled (the
+     * profile's "sources": docs/source.md). */
+    int nsources;
+    const struct cprof_source *sources;
 };
 
 /* The call-site half of the handshake: set just before an instrumented call (after
@@ -142,17 +156,18 @@ void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures and of the protocol: an object
- * compiled by a cprof-cc with another layout (v4: no constructs), or that does not
- * unregister its units (v3), fails to link instead of being misread.  The profile is written at exit when
- * the last registered unit unregisters. */
-void cprof_register_unit_v5(struct cprof_unit *unit);
-void cprof_unregister_unit_v5(struct cprof_unit *unit);
+ * compiled by a cprof-cc with another protocol (v6: units compiled without profiling
+ * not registered), another layout (v5: no sources, v4: no constructs), or that does
+ * not unregister its units (v3), fails to link instead of being misread.  The profile
+ * is written at exit when the last registered unit unregisters. */
+void cprof_register_unit_v7(struct cprof_unit *unit);
+void cprof_unregister_unit_v7(struct cprof_unit *unit);
 /* A unit cprof-cc compiled without profiling (docs/cprof-cc.md, "When a unit cannot be
  * profiled"): the constructor and destructor it adds to gcc's own object register it
  * as a unit of no routines, its file and the reason copied, so that the profile lists
  * it and is written as for any other unit. */
-void cprof_register_unprofiled_v5(const char *file, const char *reason);
-void cprof_unregister_unprofiled_v5(void);
+void cprof_register_unprofiled_v7(const char *file, const char *reason);
+void cprof_unregister_unprofiled_v7(void);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the
@@ -214,6 +229,10 @@ void cprof_region_opened(struct cprof_frame *frame);
 /* The cleanup of the variable that a #pragma cprof region's line declares: the region's
  * end, however its statement is left. */
 void cprof_region_cleanup(int *unused);
+/* Before a call that ends the process from outside (MPI_Abort: the launcher kills the
+ * ranks), once its own activation is open: the run's profile, as at exit (every open
+ * activation closed now), written once. */
+void cprof_write_final(void);
 void *cprof_setjmp_mark(void *env);
 void *cprof_longjmp_unwind(void *env);
 

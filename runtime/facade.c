@@ -19,6 +19,7 @@
  * cprof_enter; everything else branches off it.  docs/performance.md counts its
  * instructions.
  */
+#include <limits.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,13 +65,19 @@ static inline void close_frame(struct cprof_worker *w, struct cprof_frame *f, ui
     uint64_t dt = now - f->t0;
     uint64_t nested = w->calls - f->calls0;
     struct cprof_side *s = f->side;
+    struct cprof_node *ctx = f->ctx;
     f->slot[0] += dt;
     f->slot[CPROF_NCASES] += nested;
     /* Self time per thread: what this activation did not spend in activations nested
      * in it on this thread.  A callee running on another worker (a parallel region's
-     * team) has no frame below it there: it is not subtracted, it overlaps. */
-    s->self_time += dt - f->children;
+     * team) has no frame below it there: it is not subtracted, it overlaps.  The same
+     * to the context its calls are made in: every stretch of the thread's time there
+     * once. */
+    uint64_t self = dt - f->children;
+    s->self_time += self;
     s->direct += f->direct;
+    ctx->self_time += self;
+    ctx->self_direct += f->direct;
     if (__builtin_expect(f->outermost, 1)) {
         s->time += dt;
         s->nested += nested;
@@ -116,6 +123,7 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_re
 
 /* CPROF_PATHS=0: no calling contexts (chosen at start-up with the facade). */
 int cprof_paths_on = 1;
+int cprof_paths_max = 100000;
 
 static __attribute__((noinline)) struct cprof_frame *
 open_frame_unwinding(struct cprof_worker *w, struct cprof_routine *r, struct cprof_call_rec *c,
@@ -604,11 +612,14 @@ void cprof_facade_select(void)
         [CPROF_CLOCK_MONOTONIC] = { { enter_monotonic_flat_traced, leave_monotonic_traced },
                                     { enter_monotonic_traced, leave_monotonic_traced } },
     };
-    const char *paths = getenv("CPROF_PATHS");
-    cprof_paths_on = !(paths && !strcmp(paths, "0"));
+    static const char *const off_on[] = { "0", "1", 0 };
+    cprof_paths_on = cprof_setting_word("CPROF_PATHS", off_on, 1, "calling contexts are kept");
+    unsigned long long max = (unsigned long long)cprof_paths_max;
+    if (cprof_paths_on && cprof_setting_number("CPROF_PATHS_MAX", 1, INT_MAX - 1, &max,
+                                               "100000 contexts per worker") == 0)
+        cprof_paths_max = (int)max;
     trace_on = cprof_trace_start();
-    const char *debug = getenv("CPROF_DEBUG");
-    if (debug && *debug && strcmp(debug, "0"))
+    if (cprof_setting_word("CPROF_DEBUG", off_on, 0, "the invariants are not checked"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else
         cprof_facade = (trace_on ? traced : by_clock)[cprof_clock][cprof_paths_on];
@@ -666,13 +677,16 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, struct cprof_no
     struct cprof_frame *f = w->top;
     if (f == w->stack_end)
         return 0;
-    if (n)
-        n->count[kase]++;
+    /* Past the node limit n is its parent's <other>: counted in the record, as a call
+     * is (open_context), and the calls made in the body hang from that <other>. */
+    struct cprof_node *own = n && n->key ? n : 0;
+    if (own)
+        own->count[kase]++;
     else
         c->key.count[kase]++;
     w->top = f + 1;
     cprof_signal_fence();
-    f->slot = n ? &n->time[kase] : &c->key.time[kase];
+    f->slot = own ? &own->time[kase] : &c->key.time[kase];
     f->ctx = n ? n->canon : w->root;
     cprof_pending.context = f->ctx;
     f->side = &c->own.side[kase & 1];    /* in an active team: concurrent, as its calls */
@@ -712,12 +726,29 @@ body_close(struct cprof_worker *w, struct cprof_frame *f, int trace)
     unwind_to(w, f + 1, now, trace);
     /* Read before the slot is given back (a signal handler may reuse it). */
     struct cprof_body_nest in = { now - f->t0, f->children, f->direct };
+    struct cprof_node *ctx = f->ctx;
     /* What nested in the body nested in the frame below, as without the body's frame. */
     uint64_t children = f[-1].children;
     uint32_t direct = f[-1].direct;
     close_frame(w, f, now, trace);
     f[-1].children = children + in.time;
     f[-1].direct = direct + (uint32_t)in.direct;
+    /* The body's own self time is no context's of its own, as it is no routine's: the
+     * frame below's has it (it did not count the body as a child), and on a team's
+     * other member the context whose routine has the construct, as its team self time
+     * (docs/semantics.md, "Team time").  A task run outside any frame keeps it: no
+     * routine has it. */
+    uint64_t self = in.elapsed - in.time;
+    int below = f - 1 > w->stack;
+    if (ctx->key && (below || (ctx->parent && ((const struct cprof_construct_rec *)ctx->key)->kind
+                                                  == CPROF_REGION_PARALLEL))) {
+        ctx->self_time -= self;
+        ctx->self_direct -= in.direct;
+        if (!below) {
+            ctx->parent->self_time += self;
+            ctx->parent->self_direct += in.direct;
+        }
+    }
     return in;
 }
 

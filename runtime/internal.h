@@ -38,6 +38,18 @@ uint64_t cprof_elapsed_ns(void);       /* since start, or the last reset */
 void cprof_clock_reset(void);           /* elapsed and the start time from now */
 const char *cprof_clock_name(void);
 
+/* ---- settings.c: CPROF_ variables that take a word or a number ---- */
+
+/* The index of the word (a null-terminated list) that variable name is set to; unset or
+ * empty: fallback; any other value: fallback, after one line on stderr that lists the
+ * words and says what is done instead (meaning). */
+int cprof_setting_word(const char *name, const char *const *words, int fallback,
+                       const char *meaning);
+/* Variable name as a whole number in [min, max] into *out: 0 (*out kept if unset or
+ * empty), or -1 after one line on stderr ending with meaning (*out kept). */
+int cprof_setting_number(const char *name, unsigned long long min, unsigned long long max,
+                         unsigned long long *out, const char *meaning);
+
 /* ---- memory.c: the runtime's memory, never the program's malloc ---- */
 
 /* Zeroed, 64-byte aligned; freed with the size it was asked with. */
@@ -46,17 +58,13 @@ void cprof_free(void *p, size_t size);
 void *cprof_realloc(void *p, size_t old, size_t size);
 __attribute__((noreturn)) void cprof_out_of_memory(void);
 
-/* ---- topology.c: the machine, as the profile describes it ---- */
+/* ---- topology.c: the machine, as the profile describes it (docs/placement.md) ---- */
 
-struct cprof_topology {
-    int pus, cores, packages;       /* -1 if unknown */
-    int ncpus;
-    struct { long package, core; } *cpu_core;      /* [ncpus], -1 if unknown */
-    long (*core_list)[2];           /* (package, core id) of each core, sorted */
-};
-void cprof_topology_load(struct cprof_topology *t);
-int cprof_topology_core_of(const struct cprof_topology *t, int pu);     /* -1 if unknown */
-void cprof_topology_free(struct cprof_topology *t);
+struct cprof_json;
+/* The "machine" section, its topology from cprof-topology (run once, at the first
+ * profile written), or why there is none. */
+void cprof_topology_write(struct cprof_json *j);
+int cprof_topology_core_of(int pu);     /* the logical index of its core; -1 if unknown */
 
 /* ---- json.c: the profile's JSON, written as it is made ---- */
 
@@ -139,6 +147,11 @@ struct cprof_node {
     struct cprof_node *same_key;    /* the next context of the same call record */
     struct cprof_node *made_next;   /* every node of the worker, newest first */
     struct cprof_call_base *base;   /* control.c, as a call record's */
+    /* The time this context was the one the top frame's calls are made in (the frames
+     * whose ctx it is: its own activations' or, folded, its recursive ones'; a region's
+     * or task's body's), less what nested in them, and the calls made directly there:
+     * each stretch of a thread's time in one context (docs/semantics.md). */
+    uint64_t self_time, self_direct;
     int id;                         /* in order of making, 0 the root */
     /* Samples of each resource (resources.c), entered sequentially and concurrently:
      * [2 * resource + side], cprof_node_extra bytes.  A copy of a node has none. */
@@ -242,7 +255,7 @@ struct cprof_worker {
                                        its sequential depths are shared) */
     pid_t tid;
     int omp_thread;
-    int pu;
+    struct cprof_place *place;      /* placement.c: where it ran */
     /* Taken by the owner only on slow paths (growing tables) and by the profile writer. */
     pthread_mutex_t lock;
     struct cprof_routine_rec **routines;    /* by routine id */
@@ -279,6 +292,11 @@ struct cprof_worker {
     struct cprof_execution *running;
     uint64_t task_ticks;
     struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
+    /* omp.c: its task state off the thread's stack, the newest task block on it, and
+     * the if(0) tasks' heads waiting for libgomp to run their bodies. */
+    struct cprof_lifo *lifo;
+    struct cprof_task_call *blocks;
+    struct cprof_inline_task *inline_tasks;
     struct cprof_worker *next;
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
@@ -324,6 +342,7 @@ void *cprof_worker_alloc(struct cprof_worker *w, size_t size);
  * plus the calls counted while stopped; and the counts at the last stop. */
 struct cprof_call_base {
     uint64_t v[5][CPROF_NCASES];
+    uint64_t self_time, self_direct;    /* a context's */
     unsigned long long stop_count[CPROF_NCASES];
     uint64_t samples[];             /* a context's, cprof_node_extra bytes */
 };
@@ -350,7 +369,8 @@ struct cprof_resource {
     int monitored;              /* sampled by the monitor thread (csw, migrations) */
     int available;              /* else reason says why not */
     int opened;                 /* by some worker */
-    char reason[160];           /* why not available, or not sampled as asked */
+    char reason[400];           /* why not available, or not sampled as asked; what
+                                   happened to its sampling signal */
 };
 /* Start-up, before the first worker: reads CPROF_RESOURCES, installs the handler. */
 void cprof_resources_start(void);
@@ -362,10 +382,25 @@ extern size_t cprof_node_extra;
 void cprof_resources_open(struct cprof_worker *w);
 /* Worker w's total of resource r so far; *ok 0 if it has no counter. */
 uint64_t cprof_resource_read(const struct cprof_worker *w, int r, int *ok);
+/* The program is about to set the action of sig (its call named): if cprof samples
+ * with it, the sampling moves to another signal first.  Whether cprof samples with it. */
+void cprof_resources_signal_taken(int sig, const char *call);
+int cprof_resources_signal_owned(int sig);
+/* As the profile is written: whether the sampling signal still has cprof's handler. */
+void cprof_resources_signals_check(void);
 /* Every worker's counters on or off (cprof_start, cprof_stop). */
 void cprof_resources_enable(int on);
 /* The calling thread's counters off (1) while it writes the profile, on again (0). */
 void cprof_resources_writing(int writing);
+
+/* ---- signals.c: the program's sigaction, signal... (ld --wrap), kept off cprof's ---- */
+
+struct sigaction;
+/* sigaction itself, for cprof's own actions. */
+int cprof_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* The highest realtime signal whose action is the default and that the program never
+ * set, other than avoid; 0 if none. */
+int cprof_signal_free(int avoid);
 
 /* ---- trace.c: CPROF_TRACE, a time-stamped trace per worker (docs/tracing.md) ---- */
 
@@ -385,14 +420,31 @@ struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame 
 /* A new worker's trace (tracing on), and an unlisted worker's, at its release. */
 void cprof_trace_new(struct cprof_worker *w);
 void cprof_trace_free(struct cprof_worker *w);
-/* Writes the trace file for the profile written to `profile` (a regular file or not),
- * its path into path, with the profile's ns per tick: 0, or -1 after one line on
- * stderr.  *bytes: its size. */
-int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
-                      double npt, uint64_t *bytes);
-/* The profile's "trace" section (the file at path), and a worker's. */
-void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes);
+/* Writes the trace file at path (profile.c names it), with the profile's ns per tick: 0,
+ * or -1 after one line on stderr.  *bytes: its size. */
+int cprof_trace_write(const char *path, double npt, uint64_t *bytes);
+/* The profile's "trace" section (the file at path, named by its base name if beside
+ * the profile), and a worker's. */
+void cprof_trace_describe(struct cprof_json *j, const char *path, int beside, uint64_t bytes);
 void cprof_trace_worker(struct cprof_json *j, const struct cprof_worker *w);
+
+/* ---- placement.c: where each worker ran (docs/placement.md) ---- */
+
+/* Start-up, after the clock: the launch's binding settings and affinity mask. */
+void cprof_placement_start(void);
+/* On a listed worker's own thread, as it is made: its first observation. */
+void cprof_placement_new(struct cprof_worker *w);
+/* On w's own thread: the PU it runs on now; idle: it waits for work from here (a team
+ * member after its region), and the time until its next observation is no one's. */
+void cprof_placement_observe(struct cprof_worker *w, int idle);
+/* The same from a signal handler on w's thread (a CPU sample). */
+void cprof_placement_sample(struct cprof_worker *w);
+/* The PU w was placed on longest. */
+int cprof_placement_main_pu(const struct cprof_worker *w);
+/* The header's "placement" (the writing thread observed first), and worker w's (w->lock
+ * held), with the profile's ns per tick. */
+void cprof_placement_write(struct cprof_json *j, double npt);
+void cprof_placement_write_worker(struct cprof_json *j, const struct cprof_worker *w, double npt);
 
 /* ---- units.c: the global tables of routines and call sites ---- */
 
@@ -404,6 +456,11 @@ void cprof_tables(struct cprof_routine ***routines, int *nroutines,
                   struct cprof_site ***sites, int *nsites);
 void cprof_tables_lock(void);
 void cprof_tables_unlock(void);
+/* The units registered, each once, with copies of the files they name (only file,
+ * nsources and sources are set), and the index there of the unit of routine (site 0) or
+ * site id (-1: none known): the profile's "sources".  Under cprof_tables_lock(). */
+int cprof_sources(const struct cprof_unit **units);
+int cprof_unit_of(int site, int id);
 /* Site id's descriptor (or its copy), taking the tables' lock. */
 const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */
@@ -427,9 +484,11 @@ void cprof_facade_stop(int stopped);
 extern int cprof_stopped;
 
 /* A parallel region's or a task's body on this worker (omp.c): a frame that times it in
- * context n (null: no context, counted in the record), case kase, so that the calls
- * made in the body hang from n.  It is not an activation: what nests in it counts for
- * the frame below, as if it were not there, and its time is the body's.  Null if the
+ * context n (null: no context; an <other> node: past the node limit; either way
+ * counted in the record), case kase, so that the calls made in the body hang from n
+ * (the root without a context).  It is not an activation: for the routines, what nests
+ * in it counts for the frame below, as if it were not there, and its time is the
+ * body's; for the contexts, its self time is n's, not that of the frame below's.  Null if the
  * worker's stack is full.  Closed by cprof_body_close, with frames a longjmp left above
  * it, which returns the body frame's time and what nested directly in it. */
 struct cprof_frame *cprof_body_open(struct cprof_worker *w, struct cprof_construct_rec *c,
@@ -441,6 +500,7 @@ struct cprof_body_nest {
 };
 struct cprof_body_nest cprof_body_close(struct cprof_worker *w, struct cprof_frame *f);
 extern int cprof_paths_on;
+extern int cprof_paths_max;         /* contexts per worker (CPROF_PATHS_MAX) */
 /* Of the d innermost nesting levels, how many are active (more than one thread). */
 int cprof_active_levels_within(int d);
 
@@ -465,6 +525,8 @@ void cprof_runtime_start(void);
 void cprof_last_unit_gone(void);
 /* stack.c: lets the initial thread's stack grow past the soft limit it started with. */
 void cprof_stack_start(void);
+/* stack.c: on another thread's first profiled call: where its stack runs out, one line. */
+void cprof_stack_thread(void);
 
 /* ---- sizes.c: input-sensitive profiles (-fcprof-input-size, docs/input-size.md) ----
  * Weak: only a program with a unit compiled with -fcprof-input-size (whose memory
@@ -478,6 +540,8 @@ int cprof_sizes_kept(void) __attribute__((weak));
 void cprof_sizes_write_header(struct cprof_json *j) __attribute__((weak));
 void cprof_sizes_write_worker(struct cprof_json *j, struct cprof_worker *w, double npt)
     __attribute__((weak));
+/* cprof_reset(): the tuples and the header's counts from now on. */
+void cprof_sizes_reset(void) __attribute__((weak));
 /* libcalls.c: a library call's read (write 0) or write of size bytes at a. */
 void cprof_sizes_access(const void *a, size_t size, int write);
 

@@ -24,6 +24,9 @@
  */
 #include <omp.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
@@ -49,8 +52,12 @@ struct member {
     uint64_t busy, end, tasks;
 };
 
-/* One execution of a parallel region, on the opener's stack. */
+/* One execution of a parallel region, on the opener's stack: what the members run
+ * instead of the program's fn and data.  libgomp reads the first word of
+ * GOMP_parallel_reductions' data (the reductions' array), so that word is the
+ * program's. */
 struct team {
+    void *front;
     void (*fn)(void *);
     void *data;
     const struct cprof_site *construct;
@@ -170,15 +177,18 @@ struct body {
                                        nested directly in it */
 };
 
-/* Opens the body of construct s (kind) met at context ctx of worker owner (this one or
- * another), case kase. */
-static int body_begin(struct body *b, const struct cprof_site *s, int kind,
-                      const struct cprof_node *ctx, const struct cprof_worker *owner, int kase,
-                      const void *sp)
+/* This thread's worker, made if need be; null if it may not count. */
+static struct cprof_worker *self(void)
 {
-    struct cprof_worker *w = cprof_self;
-    if (!w && !(w = cprof_self_slow()))
-        return 0;
+    return cprof_self ? cprof_self : cprof_self_slow();
+}
+
+/* Opens the body of construct s (kind) on worker w, met at context ctx of worker owner
+ * (w or another), case kase. */
+static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_worker *w, const struct cprof_site *s,
+                       int kind, const struct cprof_node *ctx, const struct cprof_worker *owner,
+                       int kase, const void *sp)
+{
     struct cprof_construct_rec *c = rec_of(w, s, kind);
     b->w = w;
     b->frame = 0;
@@ -186,11 +196,8 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
         c->key.count[kase]++;
     } else {
         struct cprof_node *n = 0;
-        if (cprof_paths_on) {
+        if (cprof_paths_on)
             n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
-            if (!n->key)
-                n = 0;      /* <other> */
-        }
         b->frame = cprof_body_open(w, c, n, kase, sp);
         if (!b->frame)
             c->key.count[kase]++;
@@ -200,11 +207,11 @@ static int body_begin(struct body *b, const struct cprof_site *s, int kind,
     b->t0 = cprof_ticks();
     b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
     w->running = &b->e;
-    return 1;
+    cprof_placement_observe(w, 0);
 }
 
 /* Closes it: returns the busy time (the body's, less its barriers' waits). */
-static uint64_t body_end(struct body *b, uint64_t now)
+static __attribute__((noinline)) uint64_t body_end(struct body *b, uint64_t now)
 {
     struct cprof_worker *w = b->w;
     w->running = b->e.outer;
@@ -311,15 +318,17 @@ static void run_member(void *arg)
 {
     struct team *t = arg;
     struct body b;
+    struct cprof_worker *w;
+    if (!counting() || !(w = self())) {
+        t->fn(t->data);
+        return;
+    }
     /* The body runs concurrently if the region or a construct of the opener's around it
      * is active: only known in the team. */
     int d = t->construct ? t->construct->d : 0;
     int kase = t->side + (cprof_active_levels_within(d + 1) > 0);
-    if (!counting() || !body_begin(&b, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener,
-                                   kase, __builtin_dwarf_cfa())) {
-        t->fn(t->data);
-        return;
-    }
+    body_begin(&b, w, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener, kase,
+               __builtin_dwarf_cfa());
     struct cprof_construct_rec *c = b.e.rec;
     count_team(c);
     struct team_path path;
@@ -331,6 +340,7 @@ static void run_member(void *arg)
     cprof_pending.construct = 0;
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&b, now);
+    cprof_placement_observe(b.w, b.w != t->opener);     /* a member then waits for work */
     if (path.n)
         team_path_end(&path, &b);
     int me = omp_get_thread_num();
@@ -349,10 +359,10 @@ static int team_begin(struct team *t, void (*fn)(void *), void *data, struct mem
 {
     const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_PARALLEL);
     struct cprof_worker *w;
-    if (!counting() || !(w = cprof_self ? cprof_self : cprof_self_slow()))
+    if (!counting() || !(w = self()))
         return 0;
     memset(m, 0, (size_t)cap * sizeof *m);
-    *t = (struct team){ fn, data, s, context_here(w), w, case_here(s) & CPROF_CS, cap, m };
+    *t = (struct team){ 0, fn, data, s, context_here(w), w, case_here(s) & CPROF_CS, cap, m };
     return 1;
 }
 
@@ -407,6 +417,7 @@ unsigned __wrap_GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
     struct team t;
     if (!team_begin(&t, fn, data, m, cap))
         return __real_GOMP_parallel_reductions(fn, data, num_threads, flags);
+    t.front = *(void **)data;
     unsigned r = __real_GOMP_parallel_reductions(run_member, &t, num_threads, flags);
     team_end(&t);
     return r;
@@ -510,6 +521,7 @@ static void wait_end(struct wait *x)
     c->sum.barrier_wait += dt;
     count_team(c);
     e->last_sync = now;
+    cprof_placement_observe(w, 0);
 }
 
 #define BARRIER(type, name) \
@@ -541,102 +553,353 @@ BARRIER(sections_end)
 
 /* ---- tasks ---- */
 
-/* Put before the program's data in the task's argument block, which libgomp copies
- * (or the program's copy function fills, then taskloop writes each task's bounds at
- * its start: they are moved to the program's data before its body runs). */
+/* A worker's task state, off its thread's stack: a task's block (head and the
+ * program's data) while libgomp takes it, and a task body's record while it runs.  The
+ * tasks a thread runs nest, so a LIFO serves, in chunks that are kept once made; on
+ * the thread's stack they would make each nested task cost more stack than gcc's
+ * build (bench/task_stack.sh). */
+struct cprof_lifo {
+    struct cprof_lifo *prev, *next;
+    char *top, *end;
+};
+
+#define LIFO_CHUNK (64u << 10)
+
+static __attribute__((noinline)) struct cprof_lifo *lifo_chunk(struct cprof_lifo *after,
+                                                             size_t need)
+{
+    size_t size = sizeof(struct cprof_lifo) + need > LIFO_CHUNK ? sizeof(struct cprof_lifo) + need
+                                                                 : LIFO_CHUNK;
+    struct cprof_lifo *c = cprof_alloc(size);
+    c->top = (char *)(c + 1);
+    c->end = (char *)c + size;
+    c->prev = after;
+    if (after) {
+        c->next = after->next;
+        after->next = c;
+        if (c->next)
+            c->next->prev = c;
+    }
+    return c;
+}
+
+/* The chunk after c (or the first) with room for size bytes aligned to align, made if
+ * none is, and the worker's current one from now on. */
+static __attribute__((noinline)) void *lifo_push_slow(struct cprof_worker *w, size_t size,
+                                                      size_t align)
+{
+    struct cprof_lifo *c = w->lifo, *next = c ? c->next : 0;
+    size_t need = size + align + sizeof(char *);
+    if (!next || next->end - next->top < (ptrdiff_t)need)
+        next = lifo_chunk(c, need);
+    w->lifo = next;
+    uintptr_t at = ((uintptr_t)next->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
+    char *p = (char *)at;
+    ((char **)p)[-1] = next->top;
+    next->top = p + size;
+    return p;
+}
+
+/* size bytes aligned to align (a power of two), until lifo_pop(w, them); each keeps
+ * the top it was pushed at just below it. */
+static inline void *lifo_push(struct cprof_worker *w, size_t size, size_t align)
+{
+    struct cprof_lifo *c = w->lifo;
+    if (__builtin_expect(!c, 0))
+        return lifo_push_slow(w, size, align);
+    uintptr_t at = ((uintptr_t)c->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
+    char *p = (char *)at;
+    if (__builtin_expect(p > c->end || size > (size_t)(c->end - p), 0))
+        return lifo_push_slow(w, size, align);
+    ((char **)p)[-1] = c->top;
+    c->top = p + size;
+    return p;
+}
+
+static void lifo_pop(struct cprof_worker *w, void *p)
+{
+    struct cprof_lifo *c = w->lifo;
+    c->top = ((char **)p)[-1];
+    if (c->top == (char *)(c + 1) && c->prev)
+        w->lifo = c->prev;
+}
+
+/* What libgomp itself reads and writes at the start of a task's data block (its
+ * struct gomp_data_head): taskloop writes each task's bounds to the first two words
+ * and reads the reduction's array from the third (GOMP_TASK_FLAG_REDUCTION), GOMP_task
+ * writes a detached task's event to the first (GOMP_TASK_FLAG_DETACH).  libgomp's
+ * gomp-constants.h, gcc 12 to 15. */
+#define FLAG_DEPEND (1u << 3)
+#define FLAG_REDUCTION (1u << 12)
+#define FLAG_DETACH (1u << 13)
+enum { FRONT_WORDS = 3 };
+
+/* Put before the program's data in the block libgomp is given, which it copies (or
+ * the program's copy function fills).  Its front stands for the program's block's
+ * first words there: what libgomp reads there is the program's, and what it writes
+ * there reaches the program's data before its body runs. */
 struct task_head {
-    long bounds[2];
+    long front[FRONT_WORDS];
     void (*fn)(void *);
     void (*cpyfn)(void *, void *);
-    const void *orig;                   /* the program's data, for its cpyfn */
+    void *orig;                         /* the program's data, for its cpyfn */
     const struct cprof_site *construct;
     const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
     const struct cprof_worker *creator;
-    int kase;                           /* of the body: as a call at the construct, not a
+    int off;                            /* where the program's data starts */
+    unsigned char kase;                 /* of the body: as a call at the construct, not a
                                            parallel construct of the creator's */
-    int taskloop;
-    long off;                           /* where the program's data starts */
+    unsigned char back;                 /* bytes of the front the body's data takes */
+    unsigned char detached;             /* libgomp writes its event to the front */
+    unsigned char held;                 /* the block is in use: its body runs on it, or
+                                           its wrapper waits for libgomp to return */
 };
+
+/* After the program's data, the rest of a block on the LIFO: libgomp is not told of
+ * it.  Most wrappers hand the block to libgomp in a tail call, so that no frame of
+ * theirs stays under the task's body: nothing pops it then, and the next task made on
+ * the worker pops the blocks that are no longer held (reap).  A block is no longer
+ * needed once libgomp returned, and it returns before it runs another task but where
+ * the task has depend clauses (it may first run the tasks it depends on): those, and
+ * detached ones, whose event is written back after, keep the wrapper's frame
+ * (task_followed). */
+struct cprof_task_call {
+    struct task_head *h;
+    struct cprof_task_call *below;      /* the worker's block made before, not yet popped */
+    long size, align;                   /* the block's, as libgomp is told */
+    bool if_clause;                     /* task_followed's call */
+    unsigned flags;
+    int priority;
+    void **depend;
+    void *detach;
+};
+
+/* Pops the blocks on top of w's LIFO no longer held. */
+static void reap(struct cprof_worker *w)
+{
+    struct cprof_task_call *c;
+    while ((c = w->blocks) && !c->h->held && (char *)(c + 1) == w->lifo->top) {
+        w->blocks = c->below;
+        lifo_pop(w, c->h);
+    }
+}
+
+/* The body of task h begins on this thread: its record, on the worker's LIFO; null if
+ * the task is not followed (the program stopped profiling, or the thread may not
+ * count).  Apart from its callers, as task_close is: their frames, under the program's,
+ * keep the least stack. */
+static __attribute__((noinline)) struct body *task_open(struct task_head *h, const void *sp)
+{
+    struct cprof_worker *w;
+    h->held++;
+    if (!counting() || !(w = self()))
+        return 0;
+    struct body *b = lifo_push(w, sizeof *b, _Alignof(struct body));
+    body_begin(b, w, h->construct, CPROF_REGION_TASK, h->ctx, h->creator, h->kase, sp);
+    return b;
+}
+
+/* It ended; pop: its record is on the LIFO, under the blocks of the tasks it made. */
+static __attribute__((noinline)) void task_close(struct body *b, int pop)
+{
+    uint64_t now = cprof_ticks();
+    body_end(b, now);
+    /* The worker's task time counts each task once: this one's less the tasks it ran
+     * inside (a taskwait, a barrier in it), which counted themselves. */
+    struct cprof_worker *w = b->w;
+    uint64_t inside = w->task_ticks - b->tasks0;
+    b->e.rec->sum.tasks_inside += inside;
+    __atomic_store_n(&w->task_ticks, w->task_ticks + (now - b->t0 - inside), __ATOMIC_RELAXED);
+    if (pop) {
+        reap(w);
+        lifo_pop(w, b);
+    }
+}
 
 static void run_task(void *arg)
 {
     struct task_head *h = arg;
     void *data = (char *)arg + h->off;
-    if (h->taskloop)
-        memcpy(data, h->bounds, sizeof h->bounds);
-    struct body b;
-    if (!counting() || !body_begin(&b, h->construct, CPROF_REGION_TASK, h->ctx, h->creator,
-                                   h->kase, __builtin_dwarf_cfa())) {
-        h->fn(data);
-        return;
-    }
+    memcpy(data, h->front, h->back);
+    struct body *b = task_open(h, __builtin_dwarf_cfa());
     h->fn(data);
-    uint64_t now = cprof_ticks();
-    body_end(&b, now);
-    /* The worker's task time counts each task once: this one's less the tasks it ran
-     * inside (a taskwait, a barrier in it), which counted themselves. */
-    uint64_t inside = b.w->task_ticks - b.tasks0;
-    b.e.rec->sum.tasks_inside += inside;
-    __atomic_store_n(&b.w->task_ticks, b.w->task_ticks + (now - b.t0 - inside), __ATOMIC_RELAXED);
+    h->held--;
+    if (b)
+        task_close(b, 1);
 }
 
+/* libgomp's writes to the source block's front are the program's block's under gcc,
+ * and its copy function reads them there. */
 static void copy_task(void *to, void *from)
 {
     const struct task_head *h = from;
     memcpy(to, h, sizeof *h);
-    h->cpyfn((char *)to + h->off, (void *)h->orig);
+    if (h->detached)
+        memcpy(h->orig, h->front, sizeof(void *));
+    h->cpyfn((char *)to + h->off, h->orig);
 }
 
-/* Beyond this, the program's data is not copied onto the stack: the task is unnamed
- * and has no context. */
-#define TASK_DATA_MAX (64 << 10)
-
-/* The head for a task of the program's (fn, data): its block at buf, aligned to
- * *align, *size bytes.  0 if the task is not followed. */
-static int task_begin(struct task_head *h, void (*fn)(void *), void *data,
-                      void (*cpyfn)(void *, void *), long arg_size, long *align, int taskloop)
+/* The block of a task of the program's (fn, data, ...), its head first, its call after
+ * the program's data, on this thread's worker's LIFO (the caller knows it has one). */
+static __attribute__((noinline)) struct cprof_task_call *block_new(void (*fn)(void *), void *data,
+    void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, int taskloop)
 {
+    struct cprof_worker *w = cprof_self;
     const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
-    struct cprof_worker *w;
-    if (arg_size > TASK_DATA_MAX || !counting() || !(w = cprof_self ? cprof_self : cprof_self_slow()))
-        return 0;
-    if (*align < (long)_Alignof(struct task_head))
-        *align = (long)_Alignof(struct task_head);
-    long off = ((long)sizeof *h + *align - 1) / *align * *align;
+    reap(w);
+    long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
+                                                               : (long)_Alignof(struct task_head);
+    long off = ((long)sizeof(struct task_head) + align - 1) & -align;    /* a power of two */
+    long at = (off + arg_size + (long)_Alignof(struct cprof_task_call) - 1)
+              & -(long)_Alignof(struct cprof_task_call);
+    struct task_head *h = lifo_push(w, (size_t)at + sizeof(struct cprof_task_call), (size_t)align);
+    struct cprof_task_call *c = (struct cprof_task_call *)((char *)h + at);
     rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
     *h = (struct task_head){ .fn = fn, .cpyfn = cpyfn, .orig = data, .construct = s,
-                             .ctx = context_here(w), .creator = w, .kase = case_here(s),
-                             .taskloop = taskloop,
-                             .off = off };
-    return 1;
-}
-
-static void *task_block(char *buf, long align, const struct task_head *h, const void *data,
-                        long arg_size)
-{
-    char *p = (char *)(((uintptr_t)buf + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
-    memcpy(p, h, sizeof *h);
-    if (!h->cpyfn && arg_size)
-        memcpy(p + h->off, data, (size_t)arg_size);
-    return p;
+                             .ctx = context_here(w), .creator = w,
+                             .kase = (unsigned char)case_here(s), .off = (int)off };
+    c->h = h;
+    c->below = w->blocks;
+    c->size = off + arg_size;
+    c->align = align;
+    c->flags = flags;
+    w->blocks = c;
+    /* What libgomp reads of the front is the program's; what it writes there, the
+     * body's data takes: all of it for a byte copy of the program's block, else only
+     * taskloop's bounds (a copy function made the rest from the program's block, a
+     * detached task's event included, copy_task). */
+    h->detached = !taskloop && (flags & FLAG_DETACH) && data;
+    if (!cpyfn && arg_size >= (long)sizeof h->front) {
+        h->back = sizeof h->front;
+        memcpy(h->front, data, sizeof h->front);
+    } else if (!cpyfn) {
+        h->back = (unsigned char)arg_size;
+        memcpy(h->front, data, h->back);
+    } else if (taskloop) {
+        h->back = 2 * sizeof(long);
+        if (flags & FLAG_REDUCTION)
+            h->front[2] = ((const long *)data)[2];
+    }
+    if (!cpyfn && arg_size)
+        memcpy((char *)h + off, data, (size_t)arg_size);
+    return c;
 }
 
 void __real_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                       long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                       void *detach);
+
+/* ---- if(0) tasks: no block of ours ----
+ * An undeferred task's body runs before GOMP_task returns, on this thread, with the
+ * program's data: when libgomp is sure to run it (if(0), no copy function, no
+ * cancellation that would skip it), its head waits on the worker's LIFO and the
+ * wrapper hands over to libgomp in a tail call, so that a recursion of if(0) tasks
+ * costs the stack gcc's build does but for run_task_inline's frame. */
+struct cprof_inline_task {
+    struct task_head h;
+    struct body b;
+    int followed;
+    struct cprof_inline_task *outer;
+};
+
+static __attribute__((noinline)) struct cprof_inline_task *inline_open(void *data, const void *sp)
+{
+    struct cprof_worker *w = cprof_self;
+    struct cprof_inline_task *p = w ? w->inline_tasks : 0;
+    if (!p || p->h.orig != data) {
+        fputs("cprof: internal error: an if(0) task's body ran without its head\n", stderr);
+        abort();
+    }
+    w->inline_tasks = p->outer;
+    p->followed = counting();
+    if (p->followed)
+        body_begin(&p->b, w, p->h.construct, CPROF_REGION_TASK, p->h.ctx, w, p->h.kase, sp);
+    return p;
+}
+
+static __attribute__((noinline)) void inline_close(struct cprof_inline_task *p)
+{
+    struct cprof_worker *w = (struct cprof_worker *)p->h.creator;
+    if (p->followed)
+        task_close(&p->b, 0);
+    reap(w);
+    lifo_pop(w, p);
+}
+
+static void run_task_inline(void *data)
+{
+    struct cprof_inline_task *p = inline_open(data, __builtin_dwarf_cfa());
+    p->h.fn(p->h.orig);     /* data: one register less kept across the call */
+    inline_close(p);
+}
+
+/* libgomp skips a task construct met after a cancellation, without running it. */
+static int cancellation(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = omp_get_cancellation();
+    return known;
+}
+
+static __attribute__((noinline)) struct cprof_task_call *task_begin(void (*fn)(void *), void *data,
+    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
+    void **depend, int priority, void *detach)
+{
+    struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 0);
+    c->h->held = 1;
+    c->if_clause = if_clause;
+    c->depend = depend;
+    c->priority = priority;
+    c->detach = detach;
+    return c;
+}
+
+/* A task whose block is held across GOMP_task: its arguments, so that the wrapper
+ * still hands over in a tail call, and a frame that keeps only the call. */
+static __attribute__((noinline)) void task_followed(void (*fn)(void *), void *data,
+    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
+    void **depend, int priority, void *detach)
+{
+    struct cprof_task_call *c = task_begin(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
+                                           depend, priority, detach);
+    __real_GOMP_task(run_task, c->h, c->h->cpyfn ? copy_task : 0, c->size, c->align, c->if_clause,
+                     c->flags, c->depend, c->priority, c->detach);
+    /* What libgomp wrote to the front is in the program's block too, as under gcc (a
+     * detached task's event). */
+    if (c->h->detached)
+        memcpy(c->h->orig, c->h->front, sizeof(void *));
+    c->h->held = 0;
+    reap((struct cprof_worker *)c->h->creator);
+}
+
 void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                       long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                       void *detach)
 {
-    struct task_head h;
-    long align = arg_align;
-    if (!task_begin(&h, fn, data, cpyfn, arg_size, &align, 0))
+    struct cprof_worker *w;
+    if (!counting() || !(w = self())) {
+        take_construct(CPROF_CONSTRUCT_TASK);
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
-    char buf[h.off + arg_size + align];
-    void *p = task_block(buf, align, &h, data, arg_size);
-    __real_GOMP_task(run_task, p, cpyfn ? copy_task : 0, h.off + arg_size, align, if_clause, flags,
-                     depend, priority, detach);
+    }
+    if (flags & (FLAG_DEPEND | FLAG_DETACH))
+        return task_followed(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                             priority, detach);
+    if (if_clause || cpyfn || cancellation()) {
+        struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 0);
+        return __real_GOMP_task(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align,
+                                if_clause, flags, depend, priority, detach);
+    }
+    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
+    struct cprof_inline_task *p = lifo_push(w, sizeof *p, _Alignof(struct cprof_inline_task));
+    rec_of(w, s, CPROF_REGION_TASK)->sum.opened++;
+    p->h = (struct task_head){ .fn = fn, .orig = data, .construct = s, .ctx = context_here(w),
+                               .creator = w, .kase = (unsigned char)case_here(s) };
+    p->outer = w->inline_tasks;
+    w->inline_tasks = p;
+    return __real_GOMP_task(run_task_inline, data, 0, arg_size, arg_align, 0, flags, depend,
+                            priority, detach);
 }
 
 #define TASKLOOP(name, type) \
@@ -647,16 +910,15 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                             long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, \
                             int priority, type start, type end, type step) \
     { \
-        _Static_assert(sizeof(type) == sizeof(long), "taskloop bounds fit the head"); \
-        struct task_head h; \
-        long align = arg_align; \
-        if (!task_begin(&h, fn, data, cpyfn, arg_size, &align, 1)) \
+        _Static_assert(sizeof(type) == sizeof(long), "taskloop bounds are the front's words"); \
+        if (!counting() || !self()) { \
+            take_construct(CPROF_CONSTRUCT_TASK); \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
                                       priority, start, end, step); \
-        char buf[h.off + arg_size + align]; \
-        void *p = task_block(buf, align, &h, data, arg_size); \
-        __real_GOMP_##name(run_task, p, cpyfn ? copy_task : 0, h.off + arg_size, align, flags, \
-                           num_tasks, priority, start, end, step); \
+        } \
+        struct cprof_task_call *c = block_new(fn, data, cpyfn, arg_size, arg_align, flags, 1); \
+        return __real_GOMP_##name(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align, \
+                                  flags, num_tasks, priority, start, end, step); \
     }
 TASKLOOP(taskloop, long)
 TASKLOOP(taskloop_ull, unsigned long long)

@@ -2,9 +2,11 @@
  *
  * The file is written as it is made (json.c: no document in memory), to a temporary
  * file beside the target, and renamed: a profile is complete or absent.  A target
- * that is not a regular file (/dev/null, a FIFO) is written directly.  A forked child that did not exec shares the parent's
- * counters up to the fork; it writes a profile only when CPROF_OUT holds %p, so it
- * never overwrites the parent's.
+ * that is not a regular file (/dev/null, a FIFO) is written directly.  A forked child
+ * that did not exec shares the parent's counters up to the fork; it writes a profile
+ * only when CPROF_OUT holds %p, so it never overwrites the parent's (it says so).  No
+ * file another process wrote during this run (a child, a program this one ran, a run
+ * beside it) is replaced: this process's goes to NAME.PID, in one line.
  *
  * The profile of the run is written once, as late as the program runs code cprof
  * compiled: at exit when the last unit unregisters, or by an at_quick_exit handler;
@@ -26,6 +28,7 @@
 _Static_assert(CPROF_NCASES == CPROF_COLUMN_CASES, "the four cases, as the calls rows hold them");
 
 static pid_t start_pid;
+static void find_targets(void);
 static struct cprof_costs facade_cost_ns;
 static int exiting, written;
 /* The run's last write, the only one that writes the trace (CPROF_TRACE): the trace is
@@ -33,7 +36,7 @@ static int exiting, written;
 static int final;
 
 /* The profile of the whole run, once, with the activations still open closed now. */
-static void write_final(void)
+void cprof_write_final(void)
 {
     if (__atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST))
         return;
@@ -51,22 +54,24 @@ static void at_exit(void)
 {
     __atomic_store_n(&exiting, 1, __ATOMIC_SEQ_CST);
     if (!cprof_units_loaded())
-        write_final();
+        cprof_write_final();
 }
 
 void cprof_last_unit_gone(void)
 {
     if (__atomic_load_n(&exiting, __ATOMIC_SEQ_CST))
-        write_final();
+        cprof_write_final();
 }
 
 void cprof_runtime_start(void)
 {
     cprof_clock_start();
+    cprof_placement_start();
     cprof_resources_start();    /* before the first context: contexts hold its samples */
     cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
+    find_targets();
     /* Worker 0 is the initial thread whenever it is the one that starts the runtime,
      * even if another thread runs profiled code first. */
     if (gettid() == start_pid && !cprof_workers())
@@ -74,7 +79,7 @@ void cprof_runtime_start(void)
     atexit(at_exit);
     /* quick_exit() runs no destructor; handlers run in reverse order of registration,
      * so the program's own, registered later, run before this one. */
-    at_quick_exit(write_final);
+    at_quick_exit(cprof_write_final);
     cprof_control_start();      /* after the cost was measured on the running facade */
 }
 
@@ -135,14 +140,13 @@ static void read_place(struct place *pl)
         pl->job[0] = 0;
 }
 
-/* CPROF_OUT, or cprof.out (cprof.RANK.out in a job, so that ranks sharing a directory
- * never overwrite each other); %p becomes the pid, %r the MPI rank (-1 outside a job),
- * %h the host name, %% a percent sign.  Returns whether the name holds the pid. */
-static int output_path(char *out, size_t size, const struct place *pl)
+/* A file name from the pattern variable var holds (CPROF_OUT, CPROF_TRACE_OUT): %p
+ * becomes the pid, %r the MPI rank (-1 outside a job), %h the host name, %% a percent
+ * sign; any other % is kept as it is, said once (*said).  Returns whether the name holds
+ * the pid, -1 if it is too long. */
+static int expand(const char *var, const char *pattern, char *out, size_t size,
+                  const struct place *pl, int *said)
 {
-    const char *pattern = getenv("CPROF_OUT");
-    if (!pattern || !*pattern)
-        pattern = pl->rank >= 0 ? "cprof.%r.out" : "cprof.out";
     int has_pid = 0;
     size_t n = 0;
     for (const char *p = pattern; *p; p++) {
@@ -162,6 +166,11 @@ static int output_path(char *out, size_t size, const struct place *pl)
             strcpy(buf, "%");
             p++;
         } else {
+            if (p[0] == '%' && !*said) {
+                *said = 1;
+                fprintf(stderr, "cprof: %s=%s: %%%c is not understood (%%p, %%r, %%h, %%%%): "
+                                "kept as it is\n", var, pattern, p[1] ? p[1] : ' ');
+            }
             buf[0] = *p;
             buf[1] = 0;
         }
@@ -172,6 +181,92 @@ static int output_path(char *out, size_t size, const struct place *pl)
         n += len;
     }
     return has_pid;
+}
+
+/* CPROF_OUT, or cprof.out (cprof.RANK.out in a job, so that ranks sharing a directory
+ * never overwrite each other). */
+static int output_path(char *out, size_t size, const struct place *pl)
+{
+    static int said;
+    const char *pattern = getenv("CPROF_OUT");
+    if (!pattern || !*pattern)
+        pattern = pl->rank >= 0 ? "cprof.%r.out" : "cprof.out";
+    return expand("CPROF_OUT", pattern, out, size, pl, &said);
+}
+
+/* The profile's and the trace's files (which: 0, 1) as the run found them at its start,
+ * and as this process last wrote them: a file under the name that is neither was
+ * written during the run by another process.  A forked child keeps its parent's view. */
+enum { PROFILE, TRACE };
+static struct target {
+    char path[PATH_MAX];
+    int existed;                    /* at the start */
+    dev_t dev, wrote_dev;
+    ino_t ino, wrote_ino;
+    pid_t wrote_pid;                /* 0: never written */
+} targets[2];
+
+static void found(struct target *t, const char *path)
+{
+    struct stat st;
+    snprintf(t->path, sizeof t->path, "%s", path);
+    t->existed = stat(path, &st) == 0;
+    if (t->existed)
+        t->dev = st.st_dev, t->ino = st.st_ino;
+}
+
+static void remember(int which, const char *path)
+{
+    struct stat st;
+    struct target *t = &targets[which];
+    if (stat(path, &st) == 0)
+        t->wrote_pid = getpid(), t->wrote_dev = st.st_dev, t->wrote_ino = st.st_ino;
+}
+
+/* path (room for size), unless the regular file there was written during this run by
+ * another process (a forked child, a program this one ran, a run beside it): then
+ * path.PID, said in one line.  The file the run found is the last run's, replaced as
+ * it always is; a name the start did not give (%p in a child) is this process's. */
+static void claim(int which, char *path, size_t size, const char *what)
+{
+    struct stat st;
+    const struct target *t = &targets[which];
+    if (strcmp(path, t->path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (t->existed && st.st_dev == t->dev && st.st_ino == t->ino) ||
+        (t->wrote_pid == getpid() && st.st_dev == t->wrote_dev && st.st_ino == t->wrote_ino))
+        return;
+    size_t n = strlen(path);
+    snprintf(path + n, size - n, ".%ld", (long)getpid());
+    fprintf(stderr, "cprof: %.*s was written by another process during this run (a child, a "
+                    "program it ran, a run beside it): this %s goes to %s\n",
+            (int)n, path, what, path);
+}
+
+/* The trace's name: CPROF_TRACE_OUT, expanded as CPROF_OUT is (*beside 0), else the
+ * profile's with .trace; -1 if too long. */
+static int trace_path(const char *profile, const struct place *pl, char *out, size_t size,
+                      int *beside)
+{
+    static int said;
+    const char *pattern = getenv("CPROF_TRACE_OUT");
+    *beside = !pattern || !*pattern;
+    if (*beside)
+        return snprintf(out, size, "%s.trace", profile) < (int)size ? 0 : -1;
+    return expand("CPROF_TRACE_OUT", pattern, out, size, pl, &said) < 0 ? -1 : 0;
+}
+
+/* At the start: the files the profile and the trace will go to, as they are now. */
+static void find_targets(void)
+{
+    char path[PATH_MAX], trace[PATH_MAX];
+    struct place pl;
+    int beside;
+    read_place(&pl);
+    if (output_path(path, sizeof path, &pl) < 0)
+        return;
+    found(&targets[PROFILE], path);
+    if (cprof_tracing() && trace_path(path, &pl, trace, sizeof trace, &beside) == 0)
+        found(&targets[TRACE], trace);
 }
 
 static uint64_t ns(uint64_t ticks, double ns_per_tick)
@@ -263,6 +358,8 @@ static void write_paths(struct cprof_json *j, struct cprof_worker *w, double npt
             v[CPROF_P_OF(CPROF_C_REC_TIME(k))] = n->rec_time[k];
             v[CPROF_P_OF(CPROF_C_REC_NESTED(k))] = n->rec_nested[k];
         }
+        v[CPROF_P_SELF_TIME] = n->self_time;
+        v[CPROF_P_SELF_DIRECT] = n->self_direct;
         cprof_json_begin(j, '[');
         write_values(j, v, cprof_path_columns, CPROF_PATH_NCOLUMNS, npt);
         for (int i = 0; i < nres; i++)
@@ -366,12 +463,12 @@ static void write_worker_regions(struct cprof_json *j, struct cprof_worker *w, d
  * convert ticks to ns with. */
 struct trace_file {
     const char *path;
+    int beside;                     /* named by its base name, beside the profile */
     uint64_t bytes;
     double npt;
 };
 
-static void write_worker(struct cprof_json *j, struct cprof_worker *w,
-                         const struct cprof_topology *topo, double npt,
+static void write_worker(struct cprof_json *j, struct cprof_worker *w, double npt,
                          const struct trace_file *tf)
 {
     pthread_mutex_lock(&w->lock);
@@ -379,8 +476,10 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
     cprof_json_field_int(j, "id", w->id);
     cprof_json_field_int(j, "tid", w->tid);
     cprof_json_field_int(j, "omp_thread", w->omp_thread);
-    cprof_json_field_int(j, "pu", w->pu);
-    cprof_json_field_int(j, "core", cprof_topology_core_of(topo, w->pu));
+    int pu = cprof_placement_main_pu(w);
+    cprof_json_field_int(j, "pu", pu);
+    cprof_json_field_int(j, "core", cprof_topology_core_of(pu));
+    cprof_placement_write_worker(j, w, npt);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     size_t entries_size = (w->routines_cap ? (size_t)w->routines_cap : 1) * sizeof(uint64_t[2]);
@@ -451,14 +550,13 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w,
 }
 
 /* The newest-first worker list, oldest first: the file lists workers by id. */
-static void write_workers(struct cprof_json *j, struct cprof_worker *w,
-                          const struct cprof_topology *topo, double npt,
+static void write_workers(struct cprof_json *j, struct cprof_worker *w, double npt,
                           const struct trace_file *tf)
 {
     if (!w)
         return;
-    write_workers(j, w->next, topo, npt, tf);
-    write_worker(j, w, topo, npt, tf);
+    write_workers(j, w->next, npt, tf);
+    write_worker(j, w, npt, tf);
 }
 
 static void write_place(struct cprof_json *j, const struct place *pl)
@@ -523,6 +621,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf,
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
     write_section(j, CPROF_SECTION_JOB);
+    write_section(j, CPROF_SECTION_TOPOLOGY);
+    write_section(j, CPROF_SECTION_PLACEMENT);
     if (any_regions())
         write_section(j, CPROF_SECTION_REGIONS);
     if (nres)
@@ -531,8 +631,44 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf,
         write_section(j, CPROF_SECTION_TRACE);
     if (sizes_kept())
         write_section(j, CPROF_SECTION_SIZES);
+    const struct cprof_unit *units;
+    cprof_tables_lock();
+    if (cprof_sources(&units))
+        write_section(j, CPROF_SECTION_SOURCES);
+    cprof_tables_unlock();
     if (unprofiled)
         write_section(j, CPROF_SECTION_UNPROFILED);
+    cprof_json_end(j, ']');
+}
+
+/* The "sources" section: each unit's files as it was compiled (docs/source.md). */
+static void write_sources(struct cprof_json *j)
+{
+    const struct cprof_unit *units;
+    int n = cprof_sources(&units);
+    if (!n)
+        return;
+    cprof_json_key(j, CPROF_SECTION_SOURCES);
+    cprof_json_begin(j, '[');
+    for (int i = 0; i < n; i++) {
+        cprof_json_begin(j, '{');
+        cprof_json_field_string(j, "unit", units[i].file);
+        cprof_json_key(j, "files");
+        cprof_json_begin(j, '[');
+        for (int k = 0; k < units[i].nsources; k++) {
+            const struct cprof_source *f = &units[i].sources[k];
+            cprof_json_begin(j, '{');
+            cprof_json_field_string(j, "name", f->name);
+            if (f->path)
+                cprof_json_field_string(j, "path", f->path);
+            cprof_json_field_int(j, "bytes", f->bytes);
+            if (f->hash)
+                cprof_json_field_string(j, "hash", f->hash);
+            cprof_json_end(j, '}');
+        }
+        cprof_json_end(j, ']');
+        cprof_json_end(j, '}');
+    }
     cprof_json_end(j, ']');
 }
 
@@ -553,6 +689,14 @@ static void write_unprofiled(struct cprof_json *j, const struct cprof_unprofiled
     cprof_json_end(j, ']');
 }
 
+/* A routine's or site's unit in "sources", if known. */
+static void write_unit_of(struct cprof_json *j, int site, int id)
+{
+    int k = cprof_unit_of(site, id);
+    if (k >= 0)
+        cprof_json_field_int(j, CPROF_SECTION_SOURCES, k);
+}
+
 /* The "resources" section of the header: what CPROF_RESOURCES asked for, and for each
  * one whether it was measured, or why not. */
 static void write_resources(struct cprof_json *j)
@@ -561,6 +705,7 @@ static void write_resources(struct cprof_json *j)
     int nres = cprof_resources(&res);
     if (!nres)
         return;
+    cprof_resources_signals_check();
     cprof_json_key(j, CPROF_SECTION_RESOURCES);
     cprof_json_begin(j, '[');
     for (int i = 0; i < nres; i++) {
@@ -582,8 +727,6 @@ static void write_document(struct cprof_json *j, const struct place *pl,
                            const struct trace_file *tf)
 {
     double npt = tf->npt;
-    struct cprof_topology topo;
-    cprof_topology_load(&topo);
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -607,21 +750,18 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     write_unprofiled(j, unprofiled);
     write_resources(j);
     if (tf->path)
-        cprof_trace_describe(j, tf->path, tf->bytes);
+        cprof_trace_describe(j, tf->path, tf->beside, tf->bytes);
     if (sizes_kept())
         cprof_sizes_write_header(j);
-    cprof_json_key(j, "machine");
-    cprof_json_begin(j, '{');
-    cprof_json_field_int(j, "pus", topo.pus);
-    cprof_json_field_int(j, "cores", topo.cores);
-    cprof_json_field_int(j, "packages", topo.packages);
-    cprof_json_end(j, '}');
+    cprof_topology_write(j);
+    cprof_placement_write(j, npt);
 
     struct cprof_routine **routines;
     struct cprof_site **sites;
     int nroutines, nsites;
     cprof_tables_lock();
     cprof_tables(&routines, &nroutines, &sites, &nsites);
+    write_sources(j);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
     for (int i = 0; i < nroutines; i++) {
@@ -637,6 +777,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
             cprof_json_key(j, "inlinable");
             cprof_json_bool(j, 1);
         }
+        write_unit_of(j, 0, i);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');
@@ -650,6 +791,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
         cprof_json_field_int(j, "d", sites[i]->d);
         if (sites[i]->construct > 0 && sites[i]->construct < CPROF_REGION_NKINDS)
             cprof_json_field_string(j, "construct", cprof_region_kinds[sites[i]->construct]);
+        write_unit_of(j, 1, i);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');
@@ -657,39 +799,57 @@ static void write_document(struct cprof_json *j, const struct place *pl,
 
     cprof_json_key(j, "workers");
     cprof_json_begin(j, '[');
-    write_workers(j, cprof_workers(), &topo, npt, tf);
+    write_workers(j, cprof_workers(), npt, tf);
     cprof_json_end(j, ']');
     cprof_json_end(j, '}');
-    cprof_topology_free(&topo);
 }
 
 static int write_profile(void)
 {
-    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    char path[PATH_MAX + 24], tmp[PATH_MAX + 56];
     struct place pl;
     read_place(&pl);
-    int has_pid = output_path(path, sizeof path, &pl);
+    int has_pid = output_path(path, PATH_MAX, &pl);
     if (has_pid < 0) {
         fputs("cprof: CPROF_OUT is too long; no profile written\n", stderr);
         errno = ENAMETOOLONG;
         return -1;
     }
-    if (getpid() != start_pid && !has_pid)
+    if (getpid() != start_pid && !has_pid) {
+        static int said;
+        if (!said++)
+            fprintf(stderr, "cprof: process %ld, forked by %ld, writes no profile: %s would "
+                            "be its parent's (a CPROF_OUT with %%p names one per process)\n",
+                    (long)getpid(), (long)getppid(), path);
         return 0;
+    }
     /* A device or a pipe (CPROF_OUT=/dev/null, a FIFO) is written to, never replaced:
      * whole-or-nothing by rename only means something for a regular file. */
     struct stat st;
     int stream = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    if (!stream)
+        claim(PROFILE, path, sizeof path, "profile");
     if (stream)
         snprintf(tmp, sizeof tmp, "%s", path);
     else
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     /* The trace first: the profile refers to it only once it is written. */
-    char trace_path[PATH_MAX + 8];
-    struct trace_file tf = { 0, 0, cprof_ns_per_tick() };
-    if (__atomic_load_n(&final, __ATOMIC_SEQ_CST) && cprof_tracing() &&
-        cprof_trace_write(path, !stream, trace_path, sizeof trace_path, tf.npt, &tf.bytes) == 0)
-        tf.path = trace_path;
+    char trace_name[PATH_MAX + 24];
+    struct trace_file tf = { 0, 0, 0, cprof_ns_per_tick() };
+    if (__atomic_load_n(&final, __ATOMIC_SEQ_CST) && cprof_tracing()) {
+        if (trace_path(path, &pl, trace_name, PATH_MAX, &tf.beside) < 0)
+            fputs("cprof: the trace's name is too long; no trace written\n", stderr);
+        else if (tf.beside && stream)
+            fputs("cprof: the profile goes to a device or a pipe: set CPROF_TRACE_OUT to keep "
+                  "the trace\n", stderr);
+        else {
+            claim(TRACE, trace_name, sizeof trace_name, "trace");
+            if (cprof_trace_write(trace_name, tf.npt, &tf.bytes) == 0) {
+                tf.path = trace_name;
+                remember(TRACE, trace_name);
+            }
+        }
+    }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     int rc = -1;
     if (fd >= 0) {
@@ -700,8 +860,11 @@ static int write_profile(void)
         if (close(fd) != 0)
             rc = -1;
     }
-    if (rc == 0 && (stream || rename(tmp, path) == 0))
+    if (rc == 0 && (stream || rename(tmp, path) == 0)) {
+        if (!stream)
+            remember(PROFILE, path);
         return 0;
+    }
     int err = errno;
     fprintf(stderr, "cprof: cannot write profile %s: %s\n", path, strerror(err));
     if (!stream)

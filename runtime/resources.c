@@ -14,6 +14,12 @@
  * switch caused).  A monitor thread of the runtime's takes those signals instead and
  * charges the context on top of the switched-out thread's stack, which stays there
  * while the thread waits.
+ *
+ * The two signals are realtime ones the program does not use (signals.c); when the
+ * program sets the action of one, its sampling moves to another (every counter's
+ * signal changed, the old one's pending instances discarded, its action the default
+ * again) before the program's call goes on, and each move, or the end of sampling
+ * when no signal is left, is said in the resources' reasons.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,12 +27,14 @@
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -60,15 +68,17 @@ static const struct kind kinds[] = {
       10000, 0 },
 };
 
-/* The sampling signals: real-time ones, so that overflows queue rather than merge.  The
- * first goes to the counting thread's handler, the second to the monitor thread. */
-#define SAMPLE_SIGNAL (SIGRTMIN + 5)
-#define MONITOR_SIGNAL (SIGRTMIN + 6)
+/* The sampling signals: realtime ones, so that overflows queue rather than merge; 0
+ * while there is none.  The first goes to the counting thread's handler, the second to
+ * the monitor thread, which acknowledges the one it waits for. */
+static int sample_signal, monitor_signal, monitor_waits;
 
 static struct cprof_resource res[CPROF_RESOURCES_MAX];
 static int nres;
 static int sampling;            /* some resource is sampled: the handler is installed */
 static pid_t monitor_tid;       /* the monitor thread, once it runs */
+/* Counters routed to a signal, against its moves; and the reasons' notes. */
+static pthread_mutex_t signal_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int cprof_resources(const struct cprof_resource **r)
 {
@@ -77,6 +87,31 @@ int cprof_resources(const struct cprof_resource **r)
 }
 
 size_t cprof_node_extra;
+
+/* A note on r, after what its reason says already (once). */
+static void note(struct cprof_resource *r, const char *fmt, ...)
+{
+    char line[sizeof r->reason];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(r->reason);
+    if (!strstr(r->reason, line))
+        snprintf(r->reason + n, sizeof r->reason - n, "%s%s", n ? "; " : "", line);
+}
+
+/* A realtime signal's name as the program would write it, and its number. */
+static const char *signal_name(int sig, char *buf, size_t size)
+{
+    if (sig - SIGRTMIN < SIGRTMAX - sig)
+        snprintf(buf, size, sig == SIGRTMIN ? "SIGRTMIN (%d)" : "SIGRTMIN+%d (%d)",
+                 sig == SIGRTMIN ? sig : sig - SIGRTMIN, sig);
+    else
+        snprintf(buf, size, sig == SIGRTMAX ? "SIGRTMAX (%d)" : "SIGRTMAX-%d (%d)",
+                 sig == SIGRTMAX ? sig : SIGRTMAX - sig, sig);
+    return buf;
+}
 
 /* A resource no worker could count is unavailable; one that a later worker cannot
  * count (out of descriptors) stays available, and that worker's total is unknown. */
@@ -114,7 +149,14 @@ static int parse(const char *spec)
         return -1;
     }
     strcpy(buf, spec);
-    for (char *save, *item = strtok_r(buf, ",", &save); item; item = strtok_r(0, ",", &save)) {
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        if (!*item) {
+            fprintf(stderr, "cprof: CPROF_RESOURCES=%s has an empty item; none measured\n", spec);
+            return -1;
+        }
         char *colon = strchr(item, ':');
         if (colon)
             *colon = 0;
@@ -196,6 +238,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         r++;
     if (r < nres)
         charge(w, r, 1);
+    cprof_placement_sample(w);
 }
 
 /* The monitor: each signal names the counter that overflowed; its worker's thread is
@@ -203,14 +246,20 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 static void *monitor(void *arg)
 {
     (void)arg;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, MONITOR_SIGNAL);
     __atomic_store_n(&monitor_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
     for (;;) {
+        /* The signal it waits for is read again after each: a move wakes it with the old. */
+        int sig = __atomic_load_n(&monitor_signal, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&monitor_waits, sig, __ATOMIC_RELEASE);
+        if (!sig)
+            for (;;)
+                pause();        /* no signal left: every one is blocked here */
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
         siginfo_t si;
-        if (sigwaitinfo(&set, &si) < 0)
-            continue;
+        if (sigwaitinfo(&set, &si) < 0 || si.si_code <= 0)
+            continue;           /* sent, not an overflow: a move's wake-up */
         for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
             for (int r = 0; r < nres; r++)
                 if (res[r].monitored && w->res_fd[r] == si.si_fd)
@@ -254,6 +303,13 @@ static void forked_child(void)
     sampled_worker = 0;
 }
 
+static void install(int sig)
+{
+    struct sigaction sa = { .sa_sigaction = on_sample, .sa_flags = SA_SIGINFO | SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    cprof_sigaction(sig, &sa, 0);
+}
+
 void cprof_resources_start(void)
 {
     const char *spec = getenv("CPROF_RESOURCES");
@@ -268,29 +324,30 @@ void cprof_resources_start(void)
         sampling |= res[i].sampled && !res[i].monitored;
         monitored |= res[i].monitored;
     }
-    if (monitored && start_monitor() != 0)
+    if (monitored && (!(monitor_signal = cprof_signal_free(0)) || start_monitor() != 0)) {
         for (int i = 0; i < nres; i++)
             if (res[i].monitored) {
                 res[i].sampled = res[i].monitored = 0;
-                snprintf(res[i].reason, sizeof res[i].reason,
-                         "counted, not sampled: the monitor thread could not be started");
+                note(&res[i], monitor_signal ? "counted, not sampled: the monitor thread could "
+                                               "not be started"
+                                             : "counted, not sampled: the program uses every "
+                                               "realtime signal");
             }
+        monitor_signal = 0;     /* none cprof uses */
+    }
     if (!sampling)
         return;
-    struct sigaction old;
-    if (sigaction(SAMPLE_SIGNAL, 0, &old) == 0 && old.sa_handler != SIG_DFL) {
+    sample_signal = cprof_signal_free(monitor_signal);
+    if (!sample_signal) {
         for (int i = 0; i < nres; i++)
             if (res[i].sampled && !res[i].monitored) {
                 res[i].sampled = 0;
-                snprintf(res[i].reason, sizeof res[i].reason, "counted, not sampled: the "
-                         "program has a handler for the sampling signal (SIGRTMIN+5)");
+                note(&res[i], "counted, not sampled: the program uses every realtime signal");
             }
         sampling = 0;
         return;
     }
-    struct sigaction sa = { .sa_sigaction = on_sample, .sa_flags = SA_SIGINFO | SA_RESTART };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SAMPLE_SIGNAL, &sa, 0);
+    install(sample_signal);
 }
 
 /* Above the descriptors a program usually sees, so that its own open() returns the
@@ -332,7 +389,7 @@ static int open_counter(struct cprof_resource *r, int disabled)
         struct f_owner_ex owner = { F_OWNER_TID,
                                     r->monitored ? monitor_tid : (pid_t)syscall(SYS_gettid) };
         if (fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
-            fcntl(fd, F_SETSIG, r->monitored ? MONITOR_SIGNAL : SAMPLE_SIGNAL) != 0 ||
+            fcntl(fd, F_SETSIG, r->monitored ? monitor_signal : sample_signal) != 0 ||
             fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
             char why[96];
             snprintf(why, sizeof why, "cannot route its overflow signal (%s)", strerror(errno));
@@ -349,10 +406,110 @@ static int open_counter(struct cprof_resource *r, int disabled)
 void cprof_resources_open(struct cprof_worker *w)
 {
     int saved = errno;
+    pthread_mutex_lock(&signal_lock);       /* routed to the signals of now */
     for (int i = 0; i < nres; i++)
         w->res_fd[i] = res[i].available ? open_counter(&res[i], cprof_stopped) : -1;
     sampled_worker = w;
+    sigset_t mask;
+    char name[32];
+    if (sampling && pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, sample_signal))
+        for (int i = 0; i < nres; i++)
+            if (res[i].sampled && !res[i].monitored)
+                note(&res[i], "a thread blocked its signal %s as its counters opened: its "
+                     "samples wait until it unblocks it", signal_name(sample_signal, name, sizeof name));
+    pthread_mutex_unlock(&signal_lock);
     errno = saved;
+}
+
+/* ---- the program takes one of the sampling signals ---- */
+
+int cprof_resources_signal_owned(int sig)
+{
+    return sig > 0 && (sig == __atomic_load_n(&sample_signal, __ATOMIC_RELAXED)
+                       || sig == __atomic_load_n(&monitor_signal, __ATOMIC_RELAXED));
+}
+
+/* The instances of sig the kernel queued for any thread, discarded (setting a signal's
+ * action to ignore does that), and its action the default again.  An overflow that
+ * read the old signal just before its counter moved is queued a moment later: ignored
+ * twice, a millisecond apart. */
+static void discard(int sig)
+{
+    struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL };
+    cprof_sigaction(sig, &ign, 0);
+    nanosleep(&(struct timespec){ 0, 1000000 }, 0);
+    cprof_sigaction(sig, &ign, 0);
+    cprof_sigaction(sig, &dfl, 0);
+}
+
+/* The counters of the resources sampled by the monitor (or not), to signal to, or
+ * without a signal (0) from now on. */
+static void route(int monitored, int to)
+{
+    for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
+        for (int i = 0; i < nres; i++)
+            if (res[i].sampled && res[i].monitored == monitored && w->res_fd[i] >= 0) {
+                if (to)
+                    fcntl(w->res_fd[i], F_SETSIG, to);
+                else
+                    fcntl(w->res_fd[i], F_SETFL, O_NONBLOCK);
+            }
+}
+
+void cprof_resources_signal_taken(int sig, const char *call)
+{
+    if (!cprof_resources_signal_owned(sig))
+        return;
+    pthread_mutex_lock(&signal_lock);
+    int monitored = sig == monitor_signal;
+    if (!monitored && sig != sample_signal) {
+        pthread_mutex_unlock(&signal_lock);
+        return;
+    }
+    int to = cprof_signal_free(monitored ? sample_signal : monitor_signal);
+    if (to && !monitored)
+        install(to);
+    __atomic_store_n(monitored ? &monitor_signal : &sample_signal, to, __ATOMIC_RELEASE);
+    route(monitored, to);
+    if (monitored) {
+        /* Woken by the old signal, the monitor waits for the new one. */
+        syscall(SYS_tgkill, getpid(), monitor_tid, sig);
+        while (__atomic_load_n(&monitor_waits, __ATOMIC_ACQUIRE) != to)
+            sched_yield();
+    }
+    discard(sig);
+    char from[32], name[32];
+    signal_name(sig, from, sizeof from);
+    double at = (double)cprof_elapsed_ns() / 1e9;
+    for (int i = 0; i < nres; i++) {
+        if (!res[i].sampled || res[i].monitored != monitored)
+            continue;
+        if (to)
+            note(&res[i], "sampled with %s from %.3f s on: the program's %s took %s, cprof's "
+                 "signal until then", signal_name(to, name, sizeof name), at, call, from);
+        else
+            note(&res[i], "not sampled from %.3f s on: the program's %s took %s, and no "
+                 "realtime signal was left free", at, call, from);
+    }
+    if (!to && !monitored)
+        sampling = 0;
+    pthread_mutex_unlock(&signal_lock);
+}
+
+/* As the profile is written: a handler set where the wrappers did not see it (a
+ * library cprof-cc did not link, a raw system call) took the samples since. */
+void cprof_resources_signals_check(void)
+{
+    struct sigaction now;
+    char name[32];
+    pthread_mutex_lock(&signal_lock);
+    if (sampling && cprof_sigaction(sample_signal, NULL, &now) == 0 && now.sa_sigaction != on_sample)
+        for (int i = 0; i < nres; i++)
+            if (res[i].sampled && !res[i].monitored)
+                note(&res[i], "its signal %s had another handler as the profile was written (set "
+                     "in code cprof-cc did not link): the samples since went to it",
+                     signal_name(sample_signal, name, sizeof name));
+    pthread_mutex_unlock(&signal_lock);
 }
 
 uint64_t cprof_resource_read(const struct cprof_worker *w, int r, int *ok)

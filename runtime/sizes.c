@@ -78,6 +78,7 @@ struct budget {
 struct tuple {
     uint64_t n, calls;
     int routine, path;
+    unsigned gen;                       /* the reset it was counted since (sizes_gen) */
     uint64_t max[2], min[2], sum[2];    /* [0] ticks, [1] accesses */
     double sq[2];
 };
@@ -98,6 +99,7 @@ struct thread {
     struct tuple *tuples;               /* open addressing, at most half full */
     size_t cap, ntuples;
     uint64_t untracked;                 /* cell accesses past the shadow's bound */
+    uint64_t untracked_base, samples_base;  /* both at the last reset (cprof_reset) */
     /* Sampling: its samples (first sized activations), its contexts' budgets (open
      * addressing, at most half full). */
     uint64_t samples;
@@ -111,7 +113,10 @@ __thread int cprof_sizes_twin;
  * for the access path to test. */
 static double slowdown_budget;
 static int sampling;
-static uint64_t run_start, sampled_ticks;
+static uint64_t run_start, sampled_ticks, sampled_base;
+/* cprof_reset()s so far: a tuple of an older one is the owner's to begin again at its
+ * next activation (no other thread writes it), and no profile's meanwhile. */
+static unsigned sizes_gen;
 
 static __thread struct thread *me;
 static struct thread *threads;          /* every worker's, newest first */
@@ -451,6 +456,11 @@ static void close_entry(struct thread *t, uint64_t now)
     struct entry *e = t->top;
     uint64_t cost[2] = { now - e->t0, t->accesses - e->a0 };
     struct tuple *u = tuple_of(t, e->routine, e->path, (uint64_t)e->rms);
+    unsigned gen = __atomic_load_n(&sizes_gen, __ATOMIC_ACQUIRE);
+    int again = u->gen != gen;
+    if (again)
+        *u = (struct tuple){ .n = u->n, .calls = u->calls, .routine = u->routine,
+                             .path = u->path, .gen = gen, .min = { UINT64_MAX, UINT64_MAX } };
     for (int k = 0; k < 2; k++) {
         if (cost[k] > u->max[k])
             u->max[k] = cost[k];
@@ -459,7 +469,7 @@ static void close_entry(struct thread *t, uint64_t now)
         u->sum[k] += cost[k];
         u->sq[k] += (double)cost[k] * (double)cost[k];
     }
-    __atomic_store_n(&u->calls, u->calls + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&u->calls, again ? 1 : u->calls + 1, __ATOMIC_RELEASE);
     e[-1].rms += e->rms;
     t->top = e - 1;
 }
@@ -643,10 +653,10 @@ struct cprof_facade cprof_sizes_facade(struct cprof_facade chosen)
         else
             slowdown_budget = x, sampling = 1, run_start = cprof_ticks();
     }
-    const char *limit = getenv("CPROF_SHADOW_MB");
-    long mb = limit && *limit ? strtol(limit, 0, 10) : 0;
-    shadow_limit = mb > 0 ? (size_t)mb << 20
-                          : (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 2;
+    unsigned long long mb = 0;
+    cprof_setting_number("CPROF_SHADOW_MB", 1, 1ull << 30, &mb, "half the machine's memory");
+    shadow_limit = mb ? (size_t)mb << 20
+                      : (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 2;
     base = chosen;
     return (struct cprof_facade){ sizes_enter, sizes_leave };
 }
@@ -665,8 +675,8 @@ void cprof_sizes_write_header(struct cprof_json *j)
     pthread_mutex_lock(&threads_lock);
     for (struct thread *t = threads; t; t = t->next) {
         tuple_bytes += t->cap * sizeof *t->tuples;
-        untracked += t->untracked;
-        samples += t->samples;
+        untracked += t->untracked - t->untracked_base;
+        samples += t->samples - t->samples_base;
     }
     pthread_mutex_unlock(&threads_lock);
     cprof_json_key(j, CPROF_SECTION_SIZES);
@@ -680,8 +690,9 @@ void cprof_sizes_write_header(struct cprof_json *j)
     cprof_json_key(j, "slowdown_budget");
     cprof_json_real(j, slowdown_budget);
     cprof_json_field_uint(j, "samples", samples);
-    cprof_json_field_uint(j, "sampled_ns", (uint64_t)((double)__atomic_load_n(&sampled_ticks,
-                                                      __ATOMIC_RELAXED) * cprof_ns_per_tick()));
+    cprof_json_field_uint(j, "sampled_ns", (uint64_t)((double)(__atomic_load_n(&sampled_ticks,
+                                                      __ATOMIC_RELAXED) - sampled_base) *
+                                                      cprof_ns_per_tick()));
     cprof_json_key(j, "columns");
     cprof_json_begin(j, '[');
     for (int c = 0; c < CPROF_SIZE_NCOLUMNS; c++)
@@ -690,6 +701,18 @@ void cprof_sizes_write_header(struct cprof_json *j)
     cprof_json_key(j, "saturated");
     cprof_json_bool(j, __atomic_load_n(&saturated, __ATOMIC_RELAXED));
     cprof_json_end(j, '}');
+}
+
+void cprof_sizes_reset(void)
+{
+    pthread_mutex_lock(&threads_lock);
+    for (struct thread *t = threads; t; t = t->next) {
+        t->untracked_base = __atomic_load_n(&t->untracked, __ATOMIC_RELAXED);
+        t->samples_base = __atomic_load_n(&t->samples, __ATOMIC_RELAXED);
+    }
+    sampled_base = __atomic_load_n(&sampled_ticks, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&sizes_gen, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&threads_lock);
 }
 
 /* Worker w's tuples (w->lock held), rows of CPROF_SIZE_COLUMNS; times in ns. */
@@ -702,10 +725,11 @@ void cprof_sizes_write_worker(struct cprof_json *j, struct cprof_worker *w, doub
     pthread_mutex_unlock(&threads_lock);
     cprof_json_key(j, CPROF_SECTION_SIZES);
     cprof_json_begin(j, '[');
+    unsigned gen = __atomic_load_n(&sizes_gen, __ATOMIC_ACQUIRE);
     for (size_t i = 0; t && i < t->cap; i++) {
         const struct tuple *u = &t->tuples[i];
         uint64_t calls = __atomic_load_n(&u->calls, __ATOMIC_ACQUIRE);
-        if (!calls)
+        if (!calls || u->gen != gen)
             continue;
         cprof_json_begin(j, '[');
         cprof_json_int(j, u->routine);

@@ -77,9 +77,10 @@ static uint64_t min_ns;
 static uint64_t min_ticks_cached;
 static uint64_t origin;                 /* ticks at start: every worker's first delta */
 static char *include, *exclude;         /* comma-separated globs, or null */
+enum { GLOB_MAX = 256 };
 static const char *include_text = "", *exclude_text = "";
 
-/* Nonzero size suffixes: K, M, G (powers of 1024). */
+/* A size of 4K to 1024G, with the suffixes K, M, G (powers of 1024). */
 static int parse_size(const char *v, size_t *out)
 {
     char *end;
@@ -88,25 +89,39 @@ static int parse_size(const char *v, size_t *out)
     int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
     if (shift)
         end++;
-    if (errno || end == v || *end || n == 0 || n > (1ull << 40) >> shift)
+    if (errno || end == v || *v == '-' || *end || n > (1ull << 40) >> shift || n << shift < 4096)
         return -1;
     *out = (size_t)(n << shift);
     return 0;
 }
 
-/* A copy of a list of globs, in the runtime's memory (never the program's malloc). */
-static char *globs(const char *v)
+/* A copy of variable name's list of globs, in the runtime's memory (never the program's
+ * malloc); null if unset, or if an item is empty or longer than a glob may be (said in
+ * one line: what the list would leave out is not known). */
+static char *globs(const char *name, const char *otherwise)
 {
+    const char *v = getenv(name);
     if (!v || !*v)
         return 0;
+    for (const char *p = v;; p++) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= GLOB_MAX) {
+            fprintf(stderr, "cprof: %s=%s has an empty glob or one of %d characters or more: "
+                            "%s\n", name, v, GLOB_MAX, otherwise);
+            return 0;
+        }
+        p += n;
+        if (!*p)
+            break;
+    }
     size_t n = strlen(v) + 1;
     return memcpy(cprof_alloc(n), v, n);
 }
 
 int cprof_trace_start(void)
 {
-    const char *v = getenv("CPROF_TRACE");
-    if (!v || !*v || !strcmp(v, "0"))
+    if (!cprof_setting_word("CPROF_TRACE", (const char *const[]){ "0", "1", 0 }, 0,
+                            "no trace is recorded"))
         return 0;
     if (cprof_clock == CPROF_CLOCK_NONE) {
         fputs("cprof: CPROF_TRACE needs time-stamps: no trace with CPROF_MODE=count\n", stderr);
@@ -114,21 +129,13 @@ int cprof_trace_start(void)
     }
     const char *size = getenv("CPROF_TRACE_BUFFER");
     if (size && *size && parse_size(size, &buffer_size))
-        fprintf(stderr, "cprof: CPROF_TRACE_BUFFER=%s is not a size (bytes, or with K, M, G):"
-                        " %zu bytes per worker\n", size, buffer_size);
-    if (buffer_size < 4096)
-        buffer_size = 4096;
-    const char *min = getenv("CPROF_TRACE_MIN_NS");
-    char *end;
-    if (min && *min) {
-        min_ns = strtoull(min, &end, 10);
-        if (*end || *min < '0' || *min > '9') {
-            fprintf(stderr, "cprof: CPROF_TRACE_MIN_NS=%s is not a number of ns: 0\n", min);
-            min_ns = 0;
-        }
-    }
-    include = globs(getenv("CPROF_TRACE_INCLUDE"));
-    exclude = globs(getenv("CPROF_TRACE_EXCLUDE"));
+        fprintf(stderr, "cprof: CPROF_TRACE_BUFFER=%s is not a size from 4K to 1024G (bytes, "
+                        "or with K, M, G): %zu bytes per worker\n", size, buffer_size);
+    unsigned long long min = 0;
+    cprof_setting_number("CPROF_TRACE_MIN_NS", 0, UINT64_MAX / 2, &min, "0 ns, every activation");
+    min_ns = min;
+    include = globs("CPROF_TRACE_INCLUDE", "every routine is traced");
+    exclude = globs("CPROF_TRACE_EXCLUDE", "none is left out");
     include_text = include ? include : "";
     exclude_text = exclude ? exclude : "";
     origin = cprof_ticks();
@@ -143,15 +150,13 @@ int cprof_tracing(void)
 /* Whether name matches one of the comma-separated globs. */
 static int matches(const char *list, const char *name)
 {
-    char glob[256];
+    char glob[GLOB_MAX];
     for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n < sizeof glob) {
-            memcpy(glob, p, n);
-            glob[n] = 0;
-            if (fnmatch(glob, name, 0) == 0)
-                return 1;
-        }
+        size_t n = strcspn(p, ",");     /* below GLOB_MAX: globs() saw to it */
+        memcpy(glob, p, n);
+        glob[n] = 0;
+        if (fnmatch(glob, name, 0) == 0)
+            return 1;
         p += n + (p[n] == ',');
     }
     return 0;
@@ -412,21 +417,9 @@ static int write_file(int fd, struct cprof_worker *workers, double npt)
     return 0;
 }
 
-/* path + ".trace", or CPROF_TRACE_OUT; written as the profile is (a temporary file
- * renamed).  *bytes: the file's size. */
-int cprof_trace_write(const char *profile, int profile_is_file, char *path, size_t size,
-                      double npt, uint64_t *bytes)
+/* Written as the profile is (a temporary file renamed).  *bytes: the file's size. */
+int cprof_trace_write(const char *path, double npt, uint64_t *bytes)
 {
-    const char *out = getenv("CPROF_TRACE_OUT");
-    if (out && *out)
-        snprintf(path, size, "%s", out);
-    else if (profile_is_file)
-        snprintf(path, size, "%s.trace", profile);
-    else {
-        fputs("cprof: the profile goes to a device or a pipe: set CPROF_TRACE_OUT to keep the"
-              " trace\n", stderr);
-        return -1;
-    }
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -445,8 +438,8 @@ int cprof_trace_write(const char *profile, int profile_is_file, char *path, size
 }
 
 /* The profile's "trace" section: the file (its name alone beside the profile, else the
- * CPROF_TRACE_OUT it was written to) and how it was recorded. */
-void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes)
+ * path it was written to) and how it was recorded. */
+void cprof_trace_describe(struct cprof_json *j, const char *path, int beside, uint64_t bytes)
 {
     uint64_t events = 0, dropped = 0;
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next)
@@ -455,10 +448,9 @@ void cprof_trace_describe(struct cprof_json *j, const char *path, uint64_t bytes
             dropped += w->trace->dropped + w->trace->interrupting;
         }
     const char *base = strrchr(path, '/');
-    const char *out = getenv("CPROF_TRACE_OUT");
     cprof_json_key(j, CPROF_SECTION_TRACE);
     cprof_json_begin(j, '{');
-    cprof_json_field_string(j, "file", out && *out ? path : base ? base + 1 : path);
+    cprof_json_field_string(j, "file", beside && base ? base + 1 : path);
     cprof_json_field_uint(j, "bytes", bytes);
     cprof_json_field_uint(j, "events", events);
     cprof_json_field_uint(j, "dropped", dropped);

@@ -14,6 +14,10 @@
  *
  * A unit cprof-cc compiled without profiling registers too, with no tables: its file
  * and why, listed in the profile (each pair once), and it counts as loaded.
+ *
+ * Each unit's files (where its routines and sites are spelled, their hashes when it was
+ * compiled: the profile's "sources") are copied when it first registers, and every
+ * routine and site is given its unit's place in that list.
  */
 #include <stdint.h>
 #include <string.h>
@@ -26,6 +30,12 @@ static struct cprof_site **sites;
 static int nsites, sites_cap;
 static int started;
 static int loaded;                  /* units registered and not unregistered */
+/* The units' files, each unit once (copies), and per routine and site id its unit's
+ * index + 1 (0: none known); the latter grow with the tables. */
+static struct cprof_unit *units;
+static int nunits, units_cap;
+static int *routine_unit, *site_unit;
+static int routine_unit_cap, site_unit_cap;
 
 /* A unit that unregistered: the ids its descriptors had, in its order (routines, then
  * sites), which the tables' copies carry.  A unit registering with the same tables
@@ -35,6 +45,7 @@ struct gone {
     char *file;
     int nroutines, nsites;
     int *ids;
+    int unit;                       /* its index in units */
     struct gone *next;
 };
 static struct gone *gone;
@@ -137,56 +148,6 @@ static void take_ids(struct gone *g, struct cprof_unit *unit)
             __atomic_store_n(&unit->sites[i].id, g->ids[unit->nroutines + i], __ATOMIC_RELEASE);
 }
 
-void cprof_register_unit_v5(struct cprof_unit *unit)
-{
-    pthread_mutex_lock(&tables_lock);
-    start_once();
-    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
-    for (struct gone *g = gone; g; g = g->next)
-        if (same_unit(g, unit)) {
-            take_ids(g, unit);
-            break;
-        }
-    for (int i = 0; i < unit->nroutines; i++)
-        add_routine(&unit->routines[i]);
-    for (int i = 0; i < unit->nsites; i++)
-        add_site(&unit->sites[i]);
-    pthread_mutex_unlock(&tables_lock);
-}
-
-void cprof_register_unprofiled_v5(const char *file, const char *reason)
-{
-    pthread_mutex_lock(&tables_lock);
-    start_once();
-    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
-    struct cprof_unprofiled **u = &unprofiled;
-    while (*u && (strcmp((*u)->file, file) || strcmp((*u)->reason, reason)))
-        u = &(*u)->next;
-    if (!*u) {
-        /* Linked last, complete: the writer reads the list without the lock. */
-        struct cprof_unprofiled *n = own(sizeof *n);
-        n->file = strcpy(own(strlen(file) + 1), file);
-        n->reason = strcpy(own(strlen(reason) + 1), reason);
-        __atomic_store_n(u, n, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&tables_lock);
-}
-
-void cprof_unregister_unprofiled_v5(void)
-{
-    pthread_mutex_lock(&tables_lock);
-    __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
-    int last = loaded == 0;
-    pthread_mutex_unlock(&tables_lock);
-    if (last)
-        cprof_last_unit_gone();
-}
-
-const struct cprof_unprofiled *cprof_unprofiled_units(void)
-{
-    return __atomic_load_n(&unprofiled, __ATOMIC_ACQUIRE);
-}
-
 /* A copy holds its strings: the descriptor's are in the object going away. */
 static char *copy_string(char **to, const char *s)
 {
@@ -194,6 +155,56 @@ static char *copy_string(char **to, const char *s)
     char *p = memcpy(*to, s, n);
     *to += n;
     return p;
+}
+
+static char *own_string(const char *s)
+{
+    return s ? strcpy(own(strlen(s) + 1), s) : NULL;
+}
+
+/* The unit's files, copied into units; its index there. */
+static int add_unit_sources(const struct cprof_unit *unit)
+{
+    units = grow(units, &units_cap, nunits + 1, sizeof *units);
+    struct cprof_unit *u = &units[nunits];
+    struct cprof_source *f = own(((size_t)unit->nsources + 1) * sizeof *f);
+    u->file = own_string(unit->file);
+    u->nsources = unit->nsources;
+    u->sources = f;
+    for (int i = 0; i < unit->nsources; i++)
+        f[i] = (struct cprof_source){ own_string(unit->sources[i].name),
+                                      own_string(unit->sources[i].path),
+                                      unit->sources[i].bytes, own_string(unit->sources[i].hash) };
+    return nunits++;
+}
+
+/* Descriptor id (of a table now n long) belongs to unit k. */
+static void set_unit(int **of, int *cap, int n, int id, int k)
+{
+    *of = grow(*of, cap, n, sizeof **of);
+    (*of)[id] = k + 1;
+}
+
+void cprof_register_unit_v7(struct cprof_unit *unit)
+{
+    pthread_mutex_lock(&tables_lock);
+    start_once();
+    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
+    struct gone *g = gone;
+    while (g && !same_unit(g, unit))
+        g = g->next;
+    if (g)
+        take_ids(g, unit);
+    for (int i = 0; i < unit->nroutines; i++)
+        add_routine(&unit->routines[i]);
+    for (int i = 0; i < unit->nsites; i++)
+        add_site(&unit->sites[i]);
+    int k = g ? g->unit : add_unit_sources(unit);
+    for (int i = 0; i < unit->nroutines; i++)
+        set_unit(&routine_unit, &routine_unit_cap, nroutines, unit->routines[i].id, k);
+    for (int i = 0; i < unit->nsites; i++)
+        set_unit(&site_unit, &site_unit_cap, nsites, unit->sites[i].id, k);
+    pthread_mutex_unlock(&tables_lock);
 }
 
 static struct cprof_routine *copy_routine(const struct cprof_routine *r)
@@ -226,6 +237,8 @@ static struct cprof_site *copy_site(const struct cprof_site *s)
 static struct gone *remember(const struct cprof_unit *unit)
 {
     struct gone *g = own(sizeof *g);
+    g->unit = unit->nroutines ? routine_unit[unit->routines[0].id] - 1
+                              : unit->nsites ? site_unit[unit->sites[0].id] - 1 : -1;
     g->file = strcpy(own(strlen(unit->file) + 1), unit->file);
     g->nroutines = unit->nroutines;
     g->nsites = unit->nsites;
@@ -238,7 +251,7 @@ static struct gone *remember(const struct cprof_unit *unit)
     return gone = g;
 }
 
-void cprof_unregister_unit_v5(struct cprof_unit *unit)
+void cprof_unregister_unit_v7(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     struct gone *g = gone;
@@ -272,6 +285,39 @@ void cprof_unregister_unit_v5(struct cprof_unit *unit)
         cprof_last_unit_gone();
 }
 
+void cprof_register_unprofiled_v7(const char *file, const char *reason)
+{
+    pthread_mutex_lock(&tables_lock);
+    start_once();
+    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
+    struct cprof_unprofiled **u = &unprofiled;
+    while (*u && (strcmp((*u)->file, file) || strcmp((*u)->reason, reason)))
+        u = &(*u)->next;
+    if (!*u) {
+        /* Linked last, complete: the writer reads the list without the lock. */
+        struct cprof_unprofiled *n = own(sizeof *n);
+        n->file = strcpy(own(strlen(file) + 1), file);
+        n->reason = strcpy(own(strlen(reason) + 1), reason);
+        __atomic_store_n(u, n, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&tables_lock);
+}
+
+void cprof_unregister_unprofiled_v7(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
+    int last = loaded == 0;
+    pthread_mutex_unlock(&tables_lock);
+    if (last)
+        cprof_last_unit_gone();
+}
+
+const struct cprof_unprofiled *cprof_unprofiled_units(void)
+{
+    return __atomic_load_n(&unprofiled, __ATOMIC_ACQUIRE);
+}
+
 /* Changed under the tables' lock; read without it by every parallel region (omp.c). */
 int cprof_units_loaded(void)
 {
@@ -303,6 +349,18 @@ void cprof_tables(struct cprof_routine ***r, int *nr, struct cprof_site ***s, in
     *nr = nroutines;
     *s = sites;
     *ns = nsites;
+}
+
+int cprof_sources(const struct cprof_unit **u)
+{
+    *u = units;
+    return nunits;
+}
+
+int cprof_unit_of(int site, int id)
+{
+    return id < (site ? site_unit_cap : routine_unit_cap) ? (site ? site_unit : routine_unit)[id] - 1
+                                                          : -1;
 }
 
 const struct cprof_site *cprof_site_by_id(int id)

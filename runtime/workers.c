@@ -21,7 +21,6 @@
  */
 #define _GNU_SOURCE
 #include <omp.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -104,7 +103,6 @@ struct cprof_worker *cprof_worker_create(int listed)
     w->tid = gettid();
     w->initial = w->tid == getpid();
     w->omp_thread = omp_get_thread_num();
-    w->pu = sched_getcpu();
     size_t bytes = STACK_FRAMES * sizeof(struct cprof_frame);
     void *stack = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -132,7 +130,9 @@ struct cprof_worker *cprof_worker_create(int listed)
         pthread_mutex_unlock(&list_lock);
         hidden = w;     /* this thread's worker from now on */
         cprof_pending.context = w->root;
+        cprof_placement_new(w);
         cprof_resources_open(w);
+        cprof_stack_thread();
     }
     cprof_inside_end();
     return w;
@@ -287,18 +287,6 @@ struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
     return c;
 }
 
-/* Contexts per worker before new ones go to <other> (CPROF_PATHS_MAX). */
-static int paths_max(void)
-{
-    static int max;
-    if (!max) {
-        const char *v = getenv("CPROF_PATHS_MAX");
-        long n = v && *v ? strtol(v, 0, 10) : 0;
-        max = n > 0 && n < INT_MAX ? (int)n : 100000;
-    }
-    return max;
-}
-
 struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *parent,
                                    struct cprof_call_rec *c)
 {
@@ -315,7 +303,7 @@ struct cprof_node *cprof_node_slow(struct cprof_worker *w, struct cprof_node *pa
         parent->last = n;
         goto out;
     }
-    if (w->nnodes >= paths_max()) {
+    if (w->nnodes >= cprof_paths_max) {
         if (!parent->other)
             parent->other = new_node(w, parent, 0);
         n = parent->other;

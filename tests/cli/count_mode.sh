@@ -26,8 +26,18 @@ expect_jq "its own cost is measured still" count.out '.call_cost_ns > 0' 'true'
 check "cprof-report reads it" "$(indent err)" -- test ! -s err
 expect_jq "counts exact: leaf S and C entries, S-S / S-C calls of work" count.json \
     '[r("leaf").s_caller, r("leaf").c_caller, r("work").s_callee, r("work").c_callee]' '[1, [50, 50], 1, [50, 50]]'
-expect_jq "every time is 0" count.json \
-    '[.routines[] | (.s_caller_t, .s_callee_t, .s_self_t, (.c_caller_t, .c_callee_t, .cs_callee_t, .cc_callee_t, .c_self_t | add))] + [.arcs[] | .s_callarc_t, .c_callarc_t] | unique' '[0]'
+# No time was measured: every time of an activation or a call is null, never 0 (a time
+# over no call stays 0); the text marks them "-".
+expect_jq "every time of an activation or a call is null (not measured)" count.json \
+    '[.routines[] | select(.s_caller + (.c_caller | add) > 0) | .s_caller_t, .s_self_t, .c_caller_t,
+      .c_self_t, .self_worker_t, .inclusive_worker_t, .self_wall_t, .inclusive_wall_t]
+     + [.routines[] | select(.s_callee > 0) | .s_callee_t]
+     + [.routines[] | select((.c_callee | add) > 0) | .c_callee_t]
+     + [.arcs[] | select(.s_callarc > 0) | .s_callarc_t] + [.arcs[] | select(.c_callarc > 0) | .c_callarc_t]
+     | unique' '[null]'
+"$bin/cprof-report" -b count.out > count.txt
+check "the text report's flat profile shows every time as -" "$(indent count.txt)" -- \
+    test "$(awk '/^Flat profile$/ { f = 1; n = 0; next } f && ++n > 3 { if (!NF) exit; print $1 $2 $3 $4 $5 $8 $9 }' count.txt | sort -u)" = "-------"
 CPROF_OUT=time.out ./c > /dev/null
 expect_jq "without CPROF_MODE the clock is read" time.out '.clock != "none"' 'true'
 finish

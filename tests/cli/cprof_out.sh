@@ -50,7 +50,7 @@ expect_jq "CPROF_OUT with %p: report reads it (leaf 4 calls)" r2.json '[r("leaf"
 
 expect_jq "report: worker 0's tid is the pid (initial thread)" r2.json '[.workers[0].tid]' "[$pid]"
 np=$(nproc --all 2>/dev/null || echo 1)
-expect_jq "report: worker 0's pu in [0, $np), core >= -1" r2.json "[.workers[0] | (.pu >= 0 and .pu < $np), (.core >= -1)]" '[true, true]'
+expect_jq "report: worker 0's pu in [0, $np), core >= 0 or null (not known)" r2.json "[.workers[0] | (.pu >= 0 and .pu < $np), (.core == null or .core >= 0)]" '[true, true]'
 
 # fork: parent and child each write their own profile (%p); the parent's books are its own
 cat > fork.c <<'EOF2'
@@ -83,6 +83,53 @@ check "fork: parent and child profiles f.$ppid_.out, f.$cpid_.out, nothing else"
 expect_jq "fork: parent's profile counts its own calls (leaf 1 + 3)" r6.json '[r("leaf").s_caller, r("main").s_caller]' '[4, 1]'
 "$bin/cprof-report" --json "run6/f.$cpid_.out" > r7.json 2> /dev/null; st=$?
 check "fork: child's profile is readable" "status $st" -- [ $st = 0 ]
+
+# The same program without %p (issue 29): the child writes none, and says so in one
+# line; the parent's cprof.out is its own.
+mkdir run6n && (cd run6n && ../forkprog > out.txt 2> err.txt)
+check "fork, no %p: only the parent's cprof.out; the child says in one line that it writes none" \
+    "files: $(ls -A run6n | tr '\n' ' ')" "$(indent run6n/err.txt)" -- \
+    bash -c "[ \"\$(ls -A run6n | sort | tr '\n' ' ')\" = 'cprof.out err.txt out.txt ' ] &&
+             [ \$(wc -l < run6n/err.txt) = 1 ] && grep -q 'forked by .* writes no profile' run6n/err.txt"
+"$bin/cprof-report" --json run6n/cprof.out > r6n.json 2> /dev/null
+expect_jq "fork, no %p: cprof.out is the parent's (leaf 1 + 3)" r6n.json 'r("leaf").s_caller' 4
+
+# A program that runs another profiled one (here itself, by system()) with the same
+# CPROF_OUT: the child's profile, written first during the parent's run, is not
+# replaced; the parent's goes to NAME.PID, in one line.  The file found at the start
+# (an earlier run's) is replaced as ever.
+cat > nest.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int leaf(int x) { return x + 1; }
+int main(int argc, char **argv)
+{
+    int s = 0, n = argc > 1 ? 2 : 7;
+    for (int i = 0; i < n; i++)
+        s += leaf(i);
+    if (argc == 1) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "%s child", argv[0]);
+        fflush(stdout);
+        if (system(cmd) != 0)
+            return 1;
+        printf("parent %ld\n", (long)getpid());
+    }
+    return s < 0;
+}
+EOF
+"$bin/cprof-cc" -O2 nest.c -o nest > cc.err 2>&1 || nok "build nest.c" "$(indent cc.err)"
+mkdir run8 && (cd run8 && echo stale > cprof.out && ../nest > out.txt 2> err.txt)
+ppid_=$(sed -n 's/^parent //p' run8/out.txt)
+check "a profiled program running another: cprof.out (the child's), cprof.out.$ppid_ (the parent's), one line" \
+    "files: $(ls -A run8 | tr '\n' ' ')" "$(indent run8/err.txt)" -- \
+    bash -c "[ \"\$(ls -A run8 | sort | tr '\n' ' ')\" = 'cprof.out cprof.out.$ppid_ err.txt out.txt ' ] &&
+             [ \$(wc -l < run8/err.txt) = 1 ] && grep -q 'cprof.out was written by another process.*cprof.out.$ppid_' run8/err.txt"
+"$bin/cprof-report" --json run8/cprof.out > r8c.json 2> /dev/null
+"$bin/cprof-report" --json "run8/cprof.out.$ppid_" > r8p.json 2> /dev/null
+expect_jq "the child's profile (cprof.out): leaf's 2 calls" r8c.json 'r("leaf").s_caller' 2
+expect_jq "the parent's profile (cprof.out.$ppid_): leaf's 7 calls" r8p.json 'r("leaf").s_caller' 7
 
 # CPROF_OUT as a plain path, twice: the second run replaces the file
 CPROF_OUT=$tmp/plain.out ./pidprog > /dev/null
@@ -135,9 +182,10 @@ expect_jq "cprof_write(): profile at exit holds all 5" final.json 'r("leaf").s_c
 # A target that is not a regular file is written to, never replaced (a rename over
 # /dev/null once turned the device into a plain file).
 mkfifo fifo
-(cat fifo > fifo.out &)
+cat fifo > fifo.out &
+reader=$!
 CPROF_OUT=$tmp/fifo ./pidprog > /dev/null 2> fifo.err
-sleep 0.5
+wait $reader          # the whole profile read, however long a loaded machine takes
 check "CPROF_OUT=FIFO: the FIFO is still a FIFO" "$(ls -l fifo)" -- test -p fifo
 check "CPROF_OUT=FIFO: the whole profile came through it" "$(indent fifo.err)" -- \
     bash -c "jq -e '.format == \"cprof-profile\"' fifo.out > /dev/null"

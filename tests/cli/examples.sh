@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every examples/*/ program, built with cprof-cc and run on 2 threads: its report's
 # numbers agree with each other (tests/report/consistency.sh: self <= inclusive in wall
-# and in worker time, worker time within elapsed x workers, shares, arcs).
+# and in worker time, worker time within elapsed x workers, shares, arcs), and its
+# annotated source shows them at their lines (tests/lib/source_check.py).
 . "$(dirname "$0")/../lib/cli.sh"
 for dir in "$root"/examples/*/; do
     [ -f "$dir/Makefile" ] || continue
@@ -19,5 +20,8 @@ for dir in "$root"/examples/*/; do
     check "examples/$name runs and writes a profile" "$(indent "$tmp/$name/run.err")" -- test -s "$tmp/$name/prof.out"
     CPROF_BIN=$bin "$root/tests/report/consistency.sh" "$tmp/$name/prof.out" > "$tmp/$name.cons" 2>&1
     check "examples/$name: report numbers consistent" "$(indent "$tmp/$name.cons")" -- test ! -s "$tmp/$name.cons"
+    python3 "$root/tests/lib/source_check.py" "$bin/cprof-report" "$tmp/$name/prof.out" > "$tmp/$name.src" 2>&1
+    check "examples/$name: --source shows --json's figures at their lines (docs/source.md)" \
+        "$(indent "$tmp/$name.src" 6)" -- grep -q '^ok ' "$tmp/$name.src"
 done
 finish

@@ -20,9 +20,9 @@ int main(void) { work(); work(); printf("%ld\n", total); return 0; }
 C
 "$bin/cprof-cc" -fopenmp -O2 prog.c -o prog > cc.err 2>&1
 OMP_NUM_THREADS=2 CPROF_OUT=base.out ./prog > /dev/null
-expect_jq "the runtime writes version 2, naming its columns and metrics, the job and regions sections" base.out \
+expect_jq "the runtime writes version 2, naming its columns and metrics, the job, topology, placement, regions and sources sections" base.out \
     '[.version, (.columns | keys), .metrics[0].name, .sections]' \
-    '[2, ["calls", "paths", "regions", "routines"], "time", [{"name": "job", "required": false}, {"name": "regions", "required": false}]]'
+    '[2, ["calls", "paths", "regions", "routines"], "time", [{"name": "job", "required": false}, {"name": "topology", "required": false}, {"name": "placement", "required": false}, {"name": "regions", "required": false}, {"name": "sources", "required": false}]]'
 "$bin/cprof-report" --json base.out > base.json 2> base.err
 check "cprof-report reads it" "$(indent base.err)" -- test -s base.json -a ! -s base.err
 
@@ -67,6 +67,17 @@ refused "the job section in version 1" \
 same "the job section declared required: this reader knows it" \
     '.sections |= map(if .name == "job" then .required = true else . end)'
 refused "the job section not a string" '.job = 7' '"job" is not a string'
+# The sources section (docs/source.md): a key of the header and of routines and sites.
+refused "the sources section undeclared" '.sections |= map(select(.name != "sources"))' \
+    '"sources" without its section'
+same "the sources section declared required: this reader knows it" \
+    '.sections |= map(if .name == "sources" then .required = true else . end)'
+refused "a routine's unit out of range" '.routines[0].sources = 9' 'routines[0]: unit 9 out of range (1 in "sources")'
+refused "a site's unit not an integer" '.sites[0].sources = "x"' 'sites[0]: "sources" is not an integer'
+refused "a source file with a hash but no size" '.sources[0].files[0].bytes = -1' \
+    'sources[0].files[0] has a hash but no size'
+refused "a source file with an unknown key" '.sources[0].files[0].mtime = 1' \
+    'sources[0].files[0] has an unexpected key "mtime"'
 refused "version 2 without its header" 'del(.columns)' 'version 2 needs "columns"'
 
 # The process in a job: host, and rank and size from the launcher's variables.

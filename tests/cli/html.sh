@@ -50,9 +50,18 @@ check "one document: <!DOCTYPE html> first, </html> last, one <html> and one <bo
 check "self-contained: no http(s)://, src=, <link, @import or url(" \
     "$(grep -noiE 'https?://|src=|<link|@import|url\(' page.html | head -3)" -- \
     bash -c '! grep -qiE "https?://|src=|<link|@import|url\(" page.html'
-# embedded ID: the JSON document of <script type="application/json" id="ID">.
+# embedded ID [PAGE]: the JSON document of <script type="application/json" id="ID">
+# in PAGE (page.html).
 embedded() {
-    sed -n "/^<script type=\"application\/json\" id=\"$1\">\$/,/^<\/script>\$/p" page.html | sed '1d;$d'
+    sed -n "/^<script type=\"application\/json\" id=\"$1\">\$/,/^<\/script>\$/p" "${2:-page.html}" | sed '1d;$d'
+}
+# page_of NAME: NAME.c built by cprof-cc and run, its page NAME.html, the page's
+# documents NAME-sections.json and NAME-profile.json.
+page_of() {
+    "$bin/cprof-cc" -O1 "$1.c" -o "$1" > /dev/null 2>&1 && CPROF_OUT="$1.out" "./$1" > /dev/null
+    "$bin/cprof-report" --html "$1.out" > "$1.html"
+    embedded cprof-sections "$1.html" > "$1-sections.json"
+    embedded cprof-profile "$1.html" > "$1-profile.json"
 }
 embedded cprof-profile > embedded.json
 embedded cprof-sections > sections.json
@@ -95,12 +104,7 @@ expect_jq "an MPI job's page: its ranks' sections and all the others" job-sectio
     for i in $(seq 0 399); do echo "r$i(&x);"; done
     echo 'printf("%d\n", x > 0); return 0; }'
 } > many.c
-"$bin/cprof-cc" -O1 many.c -o many > /dev/null 2>&1 && CPROF_OUT=many.out ./many > /dev/null
-"$bin/cprof-report" --html many.out > many.html
-sed -n '/^<script type="application\/json" id="cprof-sections">$/,/^<\/script>$/p' many.html |
-    sed '1d;$d' > many-sections.json
-sed -n '/^<script type="application\/json" id="cprof-profile">$/,/^<\/script>$/p' many.html |
-    sed '1d;$d' > many-profile.json
+page_of many
 "$bin/cprof-report" --csv flat many.out | tr -d '\r' | sed 1d | head -300 > want.csv
 jq -r '.flat as $t | $t.rows[] | select(. != null) |
     [range(0; $t.columns | length) as $i | select($t.columns[$i].key != null) | .[$i][1]] |
@@ -108,10 +112,62 @@ jq -r '.flat as $t | $t.rows[] | select(. != null) |
 check "401 routines: the page's flat profile is --csv flat's first 300 rows" "$(diff got.csv want.csv | head -3)" -- \
     bash -c '[ $(wc -l < got.csv) = 300 ] && cmp -s got.csv want.csv'
 expect_jq "401 routines: the profile document says what was cut, and holds those 300" many-profile.json \
-    '[.cut, (.routines | length), (.arcs == null)]' '[{"routines_shown": 300, "routines": 401}, 300, true]'
-expect_jq "401 routines: every table that lost rows says so; arcs only between kept routines" many-sections.json \
+    '[.cut, (.routines | length), (.arcs == null)]' '[{"routines_shown": 300, "routines": 401, "arcs_left_out": []}, 300, true]'
+# main, which makes 400 calls, is the heaviest by self time: every arc is into or out
+# of a kept routine, and all 401 are on the page (its entry and its 400 calls).
+expect_jq "401 routines: every table that lost rows says so; the arcs into and out of kept routines" many-sections.json \
     '[(.flat.notes[-1] | test("300 heaviest of 401 routines")), (.arcs.rows | map(select(. != null)) | length)]' \
-    '[true, 300]'
+    '[true, 401]'
+# Cut by weight (issue 29): main, heavy itself, makes 52 calls (50 light routines, A,
+# B); A makes 6 x 350 calls of light routines, 2,100 contexts under main > A; B, a tenth of
+# the run, comes after them in the tree's order.  The page keeps main's 52 arcs, the
+# 2,000 heaviest contexts (B's among them) with those above them, and every table that
+# lost rows says what it left out.
+{
+    echo '#include <stdio.h>'
+    echo 'volatile long sink;'
+    for i in $(seq 0 349); do echo "void c$i(void) { for (int k = 0; k < 20; k++) sink += k; }"; done
+    for i in $(seq 0 49); do echo "void t$i(void) { for (int k = 0; k < 1; k++) sink += k; }"; done
+    echo 'void A(void) { for (long k = 0; k < 60000000; k++) sink += k;'
+    for j in 1 2 3 4 5 6; do for i in $(seq 0 349); do echo "c$i();"; done; done
+    echo '}'
+    echo 'void B(void) { for (long k = 0; k < 6000000; k++) sink += k; }'
+    echo 'int main(void) { for (long k = 0; k < 30000000; k++) sink += k;'
+    for i in $(seq 0 49); do echo "t$i();"; done
+    echo 'A(); B(); printf("%d\n", sink > 0); return 0; }'
+} > weights.c
+page_of weights
+expect_jq "403 routines: main's 52 arcs out on the page, none left out" weights-sections.json \
+    '[.arcs as $t | $t.rows[] | select(. != null and .[0][1] == "arc" and .[10][1] == "main")] | length' 52
+expect_jq "403 routines: the page's document says no routine's arcs were left out" weights-profile.json \
+    '.cut.arcs_left_out' '[]'
+"$bin/cprof-report" --csv paths weights.out | tr -d '\r' | sed 1d > weights-paths.csv
+jq -r '.paths.rows[] | select(. != null) | [.[6][1], .[0][1]] | join(",")' weights-sections.json > page-paths.txt
+awk -F, '{ print $7 "," $1 }' weights-paths.csv > all-paths.txt
+kept_min=$(cut -d, -f2 page-paths.txt | sort -g | head -1)
+left_max=$(awk -F, 'NR == FNR { on[$1]; next } !($1 in on) { print $2 }' page-paths.txt all-paths.txt | sort -g | tail -1)
+check "2,153 contexts: the page has 2,000, main > A and main > B (a tenth of the run) among them" \
+    "$(wc -l < page-paths.txt) on the page; B: $(grep ',main > B$' weights-paths.csv)" -- \
+    bash -c '[ $(wc -l < page-paths.txt) = 2000 ] && [ $(wc -l < all-paths.txt) = 2153 ] &&
+             jq -e "[.paths.rows[] | select(. != null) | .[9][1]] | index(\"main > B\") and index(\"main > A\")" weights-sections.json > /dev/null'
+check "2,153 contexts: none left out is heavier than one kept (%time, --csv paths's values)" \
+    "lightest kept $kept_min, heaviest left out $left_max" -- \
+    awk -v k="$kept_min" -v l="$left_max" 'BEGIN { exit !(k != "" && l != "" && l + 0 <= k + 0) }'
+check "2,153 contexts: every context on the page has its parent there" -- \
+    jq -e '[.paths.rows[] | select(. != null) | [.[6][1], .[7][1]]] | (map(.[0]) | map({(.): 1}) | add) as $on |
+           all(.[]; .[1] == "" or $on[.[1]])' weights-sections.json
+# Every table with fewer rows than --csv gives says so under it.
+unsaid=
+for s in $(jq -r 'keys[]' weights-sections.json); do
+    "$bin/cprof-report" --csv "$s" weights.out > s.csv 2> /dev/null || continue
+    csv_rows=$(($(tr -d '\r' < s.csv | wc -l) - 1))
+    page_rows=$(jq --arg s "$s" '[.[$s].rows[] | select(. != null)] | length' weights-sections.json)
+    if [ "$page_rows" -lt "$csv_rows" ] &&
+       ! jq -e --arg s "$s" '.[$s].notes | any(startswith("(this page shows"))' weights-sections.json > /dev/null; then
+        unsaid="$unsaid $s ($page_rows of $csv_rows rows)"
+    fi
+done
+check "403 routines: every table that lost rows says what it left out" "silent:$unsaid" -- test -z "$unsaid"
 # A run with resources: their three tables, as --csv gives them.
 CPROF_RESOURCES=cpu,faults:1 CPROF_OUT=res.out ./prog > /dev/null 2>&1
 "$bin/cprof-report" --html res.out > res.html
@@ -130,13 +186,40 @@ for s in resources resource-routines resource-paths; do
         "$(diff got.csv want.csv | head -5)" -- bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
 done
 
+# The source view's data (docs/html.md, "The source view"): the source lines' tables,
+# as --csv gives them; the texts only with --embed-sources.
+embedded cprof-sources > sources.json
+for s in lines line-workers; do
+    "$bin/cprof-report" --csv $s p.out | tr -d '\r' | sed 1d > want.csv
+    jq -r --arg s "${s/-/_}" '.[$s] as $t | $t.rows[] | select(. != null) |
+        [range(0; $t.columns | length) as $i | select($t.columns[$i].key != null) | .[$i][1]] |
+        join(",")' sections.json > got.csv 2> jq.err
+    check "the page's $s table holds --csv $s's values" "$(indent jq.err)" "$(diff got.csv want.csv | head -5)" -- \
+        bash -c '[ -s want.csv ] && cmp -s got.csv want.csv'
+done
+expect_jq "without --embed-sources: no source text in the page, and it says so" sources.json \
+    '[.embedded, (.files | length)]' '[false, 0]'
+check "without --embed-sources: not a line of html.c in the page" -- \
+    bash -c '! grep -q "reduction(+:s)" page.html'
+"$bin/cprof-report" --html --embed-sources p.out > embed.html 2> err.txt; st=$?
+sed -n '/^<script type="application\/json" id="cprof-sources">$/,/^<\/script>$/p' embed.html |
+    sed '1d;$d' > embed-sources.json
+jq -c '[.embedded, (.files | map(.file)), .files[0].status, .files[0].found]' embed-sources.json > got.txt
+jq -r '.files[0].text[]' embed-sources.json > got-text.txt
+check "--embed-sources: html.c embedded, found unchanged where it was compiled, its text line for line" \
+    "$(cat got.txt)" "$(diff got-text.txt html.c | head -3)" -- \
+    bash -c '[ "$(cat got.txt)" = "[true,[\"html.c\"],\"unchanged\",\"$PWD/html.c\"]" ] && cmp -s got-text.txt html.c'
+check "--embed-sources: still self-contained, '<' in the sources written \\u003c" "status $st" "$(indent err.txt)" -- \
+    bash -c "[ $st = 0 ] && ! grep -qiE 'https?://|src=|<link|@import|url\\(' embed.html &&
+        grep -qF '#include \\u003cstdio.h>' embed.html"
+
 # A name that would end the script element, were '<' not escaped.
 jq '.routines[0].file = "x</script><b>.c"' p.out > odd.out
 "$bin/cprof-report" --html odd.out > odd.html
 check "a file named x</script><b>.c: written \\u003c/script>, the page still one document" \
     "$(grep -o '.\{20\}x.\{0,6\}/script.\{20\}' odd.html | head -2)" -- \
     bash -c '! grep -q "</script><b>" odd.html && grep -q "x\\\\u003c/script>\\\\u003cb>.c" odd.html &&
-        [ "$(grep -c "^</script>\$" odd.html)" = 3 ]'
+        [ "$(grep -c "^</script>\$" odd.html)" = 4 ]'
 
 # ---- bad input, usage, and a write that fails ----
 "$bin/cprof-report" --html missing.out > out.txt 2> err.txt; st=$?
@@ -177,6 +260,11 @@ browser_checks=(
     "chromium: a flame graph, main's box and work's under it among at most one box per context"
     "chromium: a screenshot (PNG, 1280 px wide, drawn)"
     "chromium: a click on c calls sorts the flat profile by it, largest first, ties in the text report's order"
+    "chromium: the source view without the texts: html.c's figures by line, each --source's"
+    "chromium: the source view with --embed-sources: html.c line for line, shaded where it costs, its figures --source's"
+    "chromium: hover on work's call of inner (line 9): S-C 24, and 12 calls on each worker"
+    "chromium: a click on a call site (main -> work, html.c:16, in the arcs) opens the source view at that line"
+    "chromium: a cut page (403 routines): main's Calls table lists its 52 callees"
 )
 if [ -z "$browser" ]; then
     for c in "${browser_checks[@]}"; do skip "$c" "chromium is not installed (make deps)"; done
@@ -229,7 +317,7 @@ inner=$(awk -F, '$5 ~ /inner$/ { s += $4 } END { print s + 0 }' tree.txt)
 check "${browser_checks[3]}" "$(cut -d, -f5 tree.txt | sort | diff - want.txt)" "calls of inner: $inner" -- \
     bash -c '[ "$(cut -d, -f5 tree.txt | sort)" = "$(cat want.txt)" ] && [ '"$inner"' = 24 ]'
 "$bin/cprof-report" --csv paths p.out | tr -d '\r' | sed 1d |
-    awk -F, '{ print $7 "," $8 "," $2 "," $4 "," $10 }' > want.txt
+    awk -F, '{ print $7 "," $8 "," $4 "," $5 "," $10 }' > want.txt
 check "${browser_checks[4]}" "$(diff tree.txt want.txt | head -5)" -- cmp -s tree.txt want.txt
 
 # ms as the text report writes them: ns / 1000 rounded half up, 3 decimals.
@@ -268,4 +356,45 @@ got=$(table flat-table | cells c_calls | paste -sd' ')
 want=$("$bin/cprof-report" --csv flat p.out | tr -d '\r' | sed 1d | sort -t, -k7,7nr -s |
        awk -F, '{ printf "%s%s|%s", (NR > 1 ? " " : ""), $10, $7 }')
 check "${browser_checks[10]}" "page: $got" "want: $want" -- test -n "$want" -a "$got" = "$want"
+
+# The source view: its figures against the text of --source (tests/lib/source_dom.py
+# puts both in one form): 8 figures at 7 lines (leaf, inner and its call of leaf, work,
+# its parallel loop and its call of inner, main and its call of work).
+"$bin/cprof-report" --source p.out > source.txt
+python3 "$root/tests/lib/source_dom.py" --text source.txt > want.txt
+chrome --dump-dom "file://$tmp/page.html" > dom-plain.html
+python3 "$root/tests/lib/source_dom.py" dom-plain.html > got.txt
+check "${browser_checks[11]}" "$(diff got.txt want.txt | head -6)" -- \
+    bash -c '[ "$(wc -l < want.txt)" = 8 ] && cmp -s got.txt want.txt &&
+        [ "$(tr "\n" " " < dom-plain.html | grep -o "<table class=\"source-table\"><tbody>.*" | sed "s#</table>.*##" |
+             grep -o "<tr data-line=" | wc -l)" = 7 ] && grep -q "id=\"source-status\">This page holds no source text" dom-plain.html'
+chrome --dump-dom "file://$tmp/embed.html" > dom-embed.html
+python3 "$root/tests/lib/source_dom.py" dom-embed.html > got.txt
+tr '\n' ' ' < dom-embed.html | grep -o '<table class="source-table"><tbody>.*' | sed 's#</table>.*##' |
+    sed 's#<tr #\n<tr #g' | grep '^<tr data-line=' > rows.txt
+# Each row: its number, its code cell's text (entities decoded), shaded or not.
+python3 -c 'import html, re, sys
+for r in open(sys.argv[1]):
+    m = re.match(r"<tr data-line=\"(\d+)\"[^>]*><td class=\"ln\">\d+</td><td class=\"code\" style=\"([^\"]*)\">([^<]*)</td>", r)
+    print(m.group(1), "shaded" if m.group(2) else "plain", html.unescape(m.group(3)), sep="|")' rows.txt > code.txt
+check "${browser_checks[12]}" "$(diff got.txt want.txt | head -4)" "$(diff <(cut -d'|' -f3- code.txt) html.c | head -4)" -- \
+    bash -c 'cmp -s got.txt want.txt && cmp -s <(cut -d"|" -f3- code.txt) html.c &&
+        [ "$(grep -c "|shaded|" code.txt)" = 7 ] && grep -q "^9|shaded|        s += inner(i);$" code.txt &&
+        grep -q "^8|plain|" code.txt'
+python3 "$root/tests/lib/source_dom.py" --hover dom-embed.html | grep '^9|inner|' > hover.txt
+check "${browser_checks[13]}" "$(cat hover.txt)" -- \
+    bash -c 'grep -q "S-C 24 (" hover.txt && grep -q "\\\\nworker 0: 12 calls, " hover.txt &&
+        grep -q "\\\\nworker 1: 12 calls, " hover.txt'
+sed 's#^</body>$#<script>[...document.querySelectorAll("\#routine-body a.src")].find((a) => a.textContent === "html.c:16").click()</script></body>#' \
+    embed.html > clicked.html
+chrome --dump-dom "file://$tmp/clicked.html" | tr '\n' ' ' > dom.html
+check "${browser_checks[14]}" "$(grep -o '<tr data-line="16"[^>]*>' dom.html)" -- \
+    bash -c 'grep -q "<tr data-line=\"16\" class=\"has hit\">" dom.html &&
+        [ "$(grep -o "class=\"[a-z ]*hit\"" dom.html | wc -l)" = 1 ]'
+# The cut page as a reader sees it: main (the first entry of the call graph) with every
+# routine it called, not "(none)".
+chrome --dump-dom "file://$tmp/weights.html" | tr '\n' ' ' > dom.html
+callees=$(grep -o '<h4>Calls</h4>.*' dom.html | sed 's#</table>.*##' | cells s_calls | wc -l)
+check "${browser_checks[15]}" "$(grep -o '<div id="routine-body"><h3>[^<]*' dom.html)" "callees: $callees" -- \
+    bash -c 'grep -q "<div id=\"routine-body\"><h3>main<" dom.html && [ '"$callees"' = 52 ]'
 finish

@@ -9,12 +9,16 @@ mkdir "$tmp/src"
 tar -C "$root" --exclude=./build --exclude=./.git --exclude=./tests -cf - . | tar -C "$tmp/src" -xf -
 make -C "$tmp/src" -j2 install PREFIX="$tmp/inst" > "$tmp/make.log" 2>&1; st=$?
 check "make install PREFIX=\$tmp/inst (from a copy of the sources)" "status $st" "$(tail -n 5 "$tmp/make.log" | sed 's/^/  | /')" -- [ $st = 0 ]
-for f in bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite lib/libcprof.a lib/libcprof.so \
+for f in bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite libexec/cprof/cprof-topology \
+         lib/libcprof.a lib/libcprof.so \
          lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc share/man/man1/cprof-cc.1 \
          share/man/man1/cprof-report.1 share/man/man7/cprof.7; do
     check "installed $f" -- test -s "$tmp/inst/$f"
 done
 
+# The build tree gone, what follows uses the installation only (the runtime names its
+# topology helper by the installed path).
+mv "$tmp/src/build" "$tmp/src/build.away"
 mkdir "$tmp/proj"
 cd "$tmp/proj"
 cat > prog.c <<'EOF'
@@ -47,6 +51,8 @@ expect_jq "leaf c_caller [100,100] (2 x 50 per worker)" r.json 'r("leaf") | [.s_
 expect_jq "work s_caller 2, c_callee [100,100]" r.json 'r("work") | [.s_caller, .c_callee]' '[2, [100, 100]]'
 expect_jq "work's loop: a region run twice, by a team of 2" r.json \
     '[.regions[] | [.construct, .routine, .runs, .team_min, .team_max]]' '[["parallel", "work", 2, 2, 2]]'
+expect_jq "the installed runtime ran the installed topology helper (the build tree moved away)" cprof.out \
+    '[(.machine.topology | has("pus")), .machine.pus > 0]' '[true, true]'
 
 # A link step that is not cprof-cc's: gcc with what pkg-config says.
 if command -v pkg-config > /dev/null; then

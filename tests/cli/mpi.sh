@@ -12,7 +12,8 @@ names=("builds with OMPI_CC=cprof-cc mpicc" "runs under mpirun, 4 ranks x 2 thre
        "one profile per rank" "the ranks' headers" "the job's report" "counts per rank"
        "the slow rank named" "refusals" "%r and %h under mpirun"
        "CMake with find_package(MPI) and CMAKE_C_COMPILER=cprof-cc"
-       "a rank's wait is in MPI_Allreduce, not its caller")
+       "a rank's wait is in MPI_Allreduce, not its caller"
+       "MPI_Abort in the aborting rank's profile")
 if ! command -v mpirun > /dev/null 2>&1 || ! command -v mpicc > /dev/null 2>&1; then
     for n in "${names[@]}"; do skip "$n" "mpirun or mpicc not installed (make deps: openmpi-bin, libopenmpi-dev)"; done
     finish
@@ -168,6 +169,13 @@ if command -v cmake > /dev/null; then
 else
     nok "${names[9]}" "cmake is not installed (make deps)"
 fi
+# mpi_pair NAME: NAME/NAME.c built by mpicc around cprof-cc, run as 2 ranks of 1 thread
+# in NAME (cc.log, run.log there).
+mpi_pair() {
+    (cd "$1" && OMPI_CC="$bin/cprof-cc" mpicc -O2 "$1.c" -o "$1" > cc.log 2>&1 &&
+        OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
+            -np 2 "./$1" > run.log 2>&1)
+}
 # Rank 0 computes 300 ms before the reduction, rank 1 goes straight to it: rank 1's
 # wait is MPI_Allreduce's time (a leaf routine under mpicc), not step's own.
 cd "$tmp" && mkdir wait && cat > wait/wait.c <<'EOF2'
@@ -206,9 +214,7 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF2
-(cd wait && OMPI_CC="$bin/cprof-cc" mpicc -O2 wait.c -o wait > cc.log 2>&1 &&
-    OMP_NUM_THREADS=1 mpirun --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \
-        -np 2 ./wait > run.log 2>&1)
+mpi_pair wait
 "$bin/cprof-report" --json wait/cprof.1.out > w1.json 2> w1.err
 # step's inclusive time on rank 1 is its wait; MPI_Allreduce holds at least 80% of it
 # (99% here: the margin is for a loaded machine preempting rank 1 around the call).
@@ -217,4 +223,32 @@ calls=$(jqv w1.json '[arc("step"; "MPI_Allreduce") | .s_callarc]')
 check "${names[10]}: rank 1: MPI_Allreduce called once from step, with >= 80% of step's time (got ${share}%)" \
     "$(indent wait/cc.log)" "$(indent wait/run.log)" "$(indent w1.err)" -- \
     bash -c "[ '$calls' = '[1]' ] && [ '${share:-0}' -ge 80 ]"
+# MPI_Abort (issue 29): the aborting rank's profile is written at the call, with the
+# call itself in it: MPI_Abort entered once, from fail, the frames open then closed as
+# at exit (main and fail, once each).
+cd "$tmp" && mkdir abort && cat > abort/abort.c <<'EOF2'
+#include <mpi.h>
+
+void fail(int code)
+{
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 1)
+        fail(3);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+EOF2
+mpi_pair abort
+"$bin/cprof-report" --json abort/cprof.1.out > a1.json 2> a1.err
+expect_jq "${names[11]}: rank 1's profile: MPI_Abort called once, from fail; fail and main once" a1.json \
+    '[r("MPI_Abort").s_caller, [arc("fail"; "MPI_Abort") | .s_callarc], r("fail").s_caller, r("main").s_caller]' \
+    '[1, [1], 1, 1]'
 finish

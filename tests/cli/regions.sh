@@ -41,4 +41,36 @@ expect_jq "the literal region is profiled, the other is not" p.json \
     '[["kept", "main", "work"], ["work", 1]]'
 expect_jq "the unprofiled regions' calls are main's" p.json \
     '.arcs[] | select(.caller == "main" and .callee == "work") | .s_callarc' '3'
+# A region ended on one path and left open on another that meets it (issue 29): where
+# they meet, the run follows the path it takes and the sites cannot; one warning at
+# compile time names the region and the line, and the calls from there on are the
+# routine's.  Ended on every path (tests/cases/80_region_flow): no warning.
+cat > oneway.c <<'C'
+#include <stdio.h>
+#include <cprof.h>
+void work(void) { volatile int x = 0; for (int i = 0; i < 100; i++) x += i; }
+int main(int argc, char **argv)
+{
+    (void)argv;
+    cprof_region_begin("maybe");
+    work();
+    if (argc > 1)
+        cprof_region_end();
+    work();
+    cprof_region_begin("both");
+    if (argc > 1)
+        cprof_region_end();
+    else
+        cprof_region_end();
+    work();
+    puts("done");
+    return 0;
+}
+C
+"$bin/cprof-cc" -O1 oneway.c -o oneway 2> ow.err
+check "a region ended on one path only: one warning at compile time, its name and the line where the paths meet" "$(indent ow.err)" -- \
+    bash -c '[ $(wc -l < ow.err) = 1 ] && grep -q "^cprof-cc: oneway.c:9: warning: region .maybe. is open on some paths to here and not on others: the calls from here on are charged to .main." ow.err'
+./oneway > ow.out 2>&1
+check "the program runs as ever" "$(indent ow.out)" -- test "$(cat ow.out)" = done
+
 finish

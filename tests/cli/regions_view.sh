@@ -251,7 +251,7 @@ C
 OMP_NUM_THREADS=2 CPROF_OUT=leafy.out ./leafy > leafy.txt 2> leafy.err
 "$bin/cprof-report" --csv cases leafy.out 2>> leafy.err | tr -d '\r' > leafy.csv
 check "leafy.c: work, entered sequentially, has team time and no concurrent entries' time" \
-    "$(indent cc4.err)" "$(indent leafy.err)" "$(grep '^work,' leafy.csv | indent)" -- \
+    "$(indent cc4.err)" "$(indent leafy.err)" "$(grep '^work,' leafy.csv | indent /dev/stdin)" -- \
     grep -q '^work,[^,]*,C entries,worker,0,0,0,' leafy.csv
 expect_jq "leafy.c: work has team time on worker 1" <("$bin/cprof-report" --json leafy.out) \
     '.routines[] | select(.name == "work") | .team_t[1] > 0' true

@@ -72,4 +72,20 @@ check "--diff with --threshold: usage error" "status $st" -- test $st = 2 -a ! -
 "$bin/cprof-report" --diff before.out empty.out > out 2> err; st=$?
 check "--diff with a bad AFTER: exit 1, one line naming it" "status $st" "$(indent err)" -- \
     test $st = 1 -a ! -s out -a "$(cat err)" = "cprof-report: empty.out: empty file"
+# Two programs compared (issue 29): routines are matched by name and file whatever the
+# programs; when fewer than half of the routines that ran in the smaller profile ran
+# in both, one warning line says so (exit 0).  before and after above are two builds
+# of one program under two names: no warning there (checked above).
+cat > other.c <<'EOF2'
+#include <stdio.h>
+__attribute__((noinline)) int alpha(int x) { return x + 1; }
+__attribute__((noinline)) int beta(int x) { return alpha(x) * 2; }
+int main(void) { printf("%d\n", beta(1)); return 0; }
+EOF2
+"$bin/cprof-cc" -O2 other.c -o other > other.cc 2>&1 && CPROF_OUT=other.out ./other > /dev/null
+"$bin/cprof-report" --diff before.out other.out > out 2> err; st=$?
+check "--diff of two programs (no routine in both: main is in prog.c and other.c): exit 0, a report, one warning line" "status $st" "$(indent err)" -- \
+    bash -c "[ $st = 0 ] && [ -s out ] && [ \$(wc -l < err) = 1 ] &&
+             grep -q '^cprof-report: warning: --diff: only 0 of the routines that ran are in both profiles (4 before, 3 after): two programs' err"
+
 finish

@@ -81,4 +81,21 @@ for cut in 1 2 10 $((size / 4)) $((size * 3 / 4)) $((size - 2)); do
 done
 check "profiles cut at 6 other points fail cleanly" "${fails[@]}" -- [ ${#fails[@]} = 0 ]
 
+# Files that are not regular ones (issue 29): a device of NUL bytes and a pipe that
+# does not end are refused in one line (no JSON holds a NUL byte; a pipe past 1 GiB is
+# read no further), in bounded memory; a pipe that carries a profile is read.
+(ulimit -v 2500000; timeout 600 "$bin/cprof-report" --json /dev/zero > out.txt 2> err.txt); st=$?
+check "/dev/zero: one line naming it, exit 1, nothing on stdout" "status $st" "$(indent err.txt)" -- \
+    bash -c "[ $st = 1 ] && [ \$(wc -l < err.txt) = 1 ] && grep -q '^cprof-report: /dev/zero: not a profile' err.txt && [ ! -s out.txt ]"
+mkfifo endless.fifo good.fifo
+yes '{"format": "cprof-profile", "x": ' > endless.fifo 2> /dev/null &
+(ulimit -v 2500000; timeout 600 "$bin/cprof-report" --json endless.fifo > out.txt 2> err.txt); st=$?
+kill %% 2> /dev/null; wait 2> /dev/null
+check "a pipe that does not end: one line (past 1 GiB), exit 1, in 2.5 GB of address space" "status $st" "$(indent err.txt)" -- \
+    bash -c "[ $st = 1 ] && [ \$(wc -l < err.txt) = 1 ] && grep -q 'endless.fifo: not a profile.*1 GiB' err.txt && [ ! -s out.txt ]"
+cat good.prof > good.fifo &
+"$bin/cprof-report" --json good.fifo > fifo.json 2> err.txt; st=$?
+wait
+expect_jq "a pipe carrying a profile: read (leaf counted 10 times)" fifo.json '[r("leaf") | .s_caller + (.c_caller | add)]' '[10]'
+
 finish

@@ -113,7 +113,19 @@ check "nap sleeps 200 ms: cpu/wall below 10% (got $(flat nap 11))" -- \
 check "touch: its 2000 faults, exactly (period 1; got $(flat touch 12))" -- test "$(flat touch 12)" = 2000
 check "main: its faults incl holds touch's" -- test "$(flat main 12)" -ge 2000
 
-# The CSV carries the same figures: times in ns, percentages with 4 decimals.
+# The CSV carries the same figures: times in ns, percentages with 4 decimals.  Compared
+# at the text's precision: ms from ns rounded half up as the text rounds them, exactly;
+# a percentage the text rounds to 2 decimals from the value the CSV rounds to 4 is
+# within 0.005 + 0.00005 of it (re-rounding the CSV's 4 decimals may land one unit off
+# the text's: 32.9150 printed 32.91).
+# ms3 NS: ns as the text prints ms.  same_pct TEXT CSV: both printings of one figure.
+ms3() { awk -v x="$1" 'BEGIN { if (x == "") exit; us = int((x + 500) / 1000); printf "%d.%03d", int(us / 1000), us % 1000 }'; }
+same_pct() { awk -v t="$1" -v c="$2" 'BEGIN { d = t - c; if (d < 0) d = -d; exit !(t != "" && c != "" && d <= 0.00505) }'; }
+# same_row "MS PCT COUNT" (from the CSV) "MS PCT COUNT" (the text's)
+same_row() {
+    local a b; read -r -a a <<< "$1"; read -r -a b <<< "$2"
+    [ "${#a[@]}" = 3 ] && [ "${a[0]} ${a[2]}" = "${b[0]} ${b[2]}" ] && same_pct "${b[1]}" "${a[1]}"
+}
 csv flat.csv --csv flat --resources
 check "--csv flat --resources: the columns, keyed" "$(head -1 flat.csv)" -- \
     grep -q '^pct_time,.*,inclusive_worker_ns_per_call,cpu_incl_ns,pct_cpu_wall,faults_incl,name,file$' flat.csv
@@ -121,10 +133,10 @@ csv plain.csv --csv flat
 check "--csv flat without --resources: no resource column" "$(head -1 plain.csv)" -- \
     bash -c '! grep -q cpu_incl plain.csv'
 for n in spin nap touch burn main; do
-    got=$(awk -v c="$(field flat.csv cpu_incl_ns name $n)" -v p="$(field flat.csv pct_cpu_wall name $n)" \
-              -v f="$(field flat.csv faults_incl name $n)" 'BEGIN { printf "%.3f %.2f %d", c / 1e6, p, f }')
+    got="$(ms3 "$(field flat.csv cpu_incl_ns name $n)") $(field flat.csv pct_cpu_wall name $n) $(field flat.csv faults_incl name $n)"
     want="$(flat $n 10) $(flat $n 11) $(flat $n 12)"
-    check "--csv flat: $n's cpu incl, cpu/wall and faults incl are the text's ($got / $want)" -- test "$got" = "$want"
+    check "--csv flat: $n's cpu incl, cpu/wall and faults incl are the text's (csv $got / text $want)" -- \
+        same_row "$got" "$want"
 done
 # The flat profile's columns are the per routine table's figures.
 csv rr.csv --csv resource-routines
@@ -134,9 +146,16 @@ for n in spin touch burn main; do
              "$(awk -F, -v n=$n '$1 == "cpu" && $8 == n { print $6, $7 }' rr.csv)"
 done
 R --json c.out > c.json
+# (The JSON's full double, the CSV's 4 decimals: within half a unit of the 4th.)
+near4() { awk -v j="$1" -v c="$2" 'BEGIN { d = j - c; if (d < 0) d = -d; exit !(j != "" && c != "" && d <= 0.0000501) }'; }
+near4s() {  # "J J..." "C C...": each pair near4
+    local j c i; read -r -a j <<< "$1"; read -r -a c <<< "$2"
+    [ "${#j[@]}" -gt 0 ] && [ "${#j[@]}" = "${#c[@]}" ] || return 1
+    for i in "${!j[@]}"; do near4 "${j[$i]}" "${c[$i]}" || return 1; done
+}
 check "--json: cpu's pct_cpu_wall per routine is the flat profile's" -- \
-    test "$(jq -r '.resources[0].routines[] | select(.name == "spin") | .pct_cpu_wall * 10000 | round' c.json)" = \
-         "$(awk -v p="$(field flat.csv pct_cpu_wall name spin)" 'BEGIN { printf "%.0f", p * 10000 }')"
+    near4 "$(jq -r '.resources[0].routines[] | select(.name == "spin") | .pct_cpu_wall' c.json)" \
+          "$(field flat.csv pct_cpu_wall name spin)"
 
 # ---- the per-thread table ----
 csv th.csv --csv threads --resources
@@ -154,9 +173,8 @@ done
 check "worker 1 ran burn: at least 50 ms of CPU" -- \
     test "$(field th.csv cpu_total_ns worker 1)" -ge 50000000
 check "--json: cpu's pct_elapsed per worker is the per-thread table's" -- \
-    test "$(jq -r '[.resources[0].pct_elapsed[] * 10000 | round] | map(tostring) | join(" ")' c.json)" = \
-         "$(for w in 0 1; do field th.csv pct_cpu_elapsed worker $w; done |
-            awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 * 10000 }')"
+    near4s "$(jq -r '.resources[0].pct_elapsed[]' c.json | paste -sd' ')" \
+           "$(for w in 0 1; do field th.csv pct_cpu_elapsed worker $w; done | paste -sd' ')"
 awk '/^Per-thread concurrency/ { on = 1 } on && /^worker/ { print; exit }' text.txt > th_head.txt
 check "the text's per-thread table: cpu, cpu/elapsed, faults, csw last" "$(indent th_head.txt)" -- \
     grep -Eq ' cpu +cpu/elapsed +faults +csw$' th_head.txt
@@ -209,21 +227,35 @@ int main(void)
     return 0;
 }
 C
+#   Where the thread loses its CPU to other work, its wall time stretches unevenly
+# between the two (measured on this shared machine: nothing 67% and loop 50%, 40% and
+# 26%): the check wants a run whose caller had its CPU 90% of its time, up to three
+# runs, and says so as a skip on a machine too busy for that.
 "$bin/cprof-cc" -O2 -fcprof-timed=nothing idle.c -o idle > idle.err 2>&1
-CPROF_RESOURCES=cpu:1000000 CPROF_OUT=i.out ./idle > /dev/null 2>> idle.err
-R --csv flat --resources i.out | tr -d '\r' > i.csv
 idle_row() { echo "$(field i.csv pct_cpu_wall name "$1") $(field i.csv cpu_incl_ns name "$1") $(field i.csv inclusive_worker_ns name "$1")"; }
-check "a timed routine that does nothing: its cpu/wall within 25% of its caller's (nothing: $(idle_row nothing); loop: $(idle_row loop))" \
-    "$(indent idle.err)" -- \
-    awk -v a="$(field i.csv pct_cpu_wall name nothing)" -v b="$(field i.csv pct_cpu_wall name loop)" \
-        'BEGIN { exit !(a != "" && b > 0 && a / b >= 0.75 && a / b <= 1.25) }'
-R --csv resource-routines i.out | tr -d '\r' > ir.csv
-R --csv flat i.out | tr -d '\r' > if.csv
-loop_self_cpu=$(awk -F, '$1 == "cpu" && $8 == "loop" { print $5 }' ir.csv)
-loop_self=$(field if.csv self_worker_ns name loop)
-check "its caller's self CPU (${loop_self_cpu} ns sampled) within 25% of its self time ($loop_self ns) x its cpu/wall" -- \
-    awk -v c="$loop_self_cpu" -v t="$loop_self" -v p="$(field i.csv pct_cpu_wall name loop)" \
-        'BEGIN { w = t * p / 100; exit !(c != "" && w > 0 && c / w >= 0.75 && c / w <= 1.25) }'
+for try in 1 2 3; do
+    CPROF_RESOURCES=cpu:1000000 CPROF_OUT=i.out ./idle > /dev/null 2>> idle.err
+    R --csv flat --resources i.out | tr -d '\r' > i.csv
+    awk -v b="$(field i.csv pct_cpu_wall name loop)" 'BEGIN { exit !(b >= 90) }' && break
+done
+if awk -v b="$(field i.csv pct_cpu_wall name loop)" 'BEGIN { exit !(b >= 90) }'; then
+    check "a timed routine that does nothing: its cpu/wall within 25% of its caller's (nothing: $(idle_row nothing); loop: $(idle_row loop); run $try)" \
+        "$(indent idle.err)" -- \
+        awk -v a="$(field i.csv pct_cpu_wall name nothing)" -v b="$(field i.csv pct_cpu_wall name loop)" \
+            'BEGIN { exit !(a != "" && b > 0 && a / b >= 0.75 && a / b <= 1.25) }'
+    R --csv resource-routines i.out | tr -d '\r' > ir.csv
+    R --csv flat i.out | tr -d '\r' > if.csv
+    loop_self_cpu=$(awk -F, '$1 == "cpu" && $8 == "loop" { print $5 }' ir.csv)
+    loop_self=$(field if.csv self_worker_ns name loop)
+    check "its caller's self CPU (${loop_self_cpu} ns sampled) within 25% of its self time ($loop_self ns) x its cpu/wall" -- \
+        awk -v c="$loop_self_cpu" -v t="$loop_self" -v p="$(field i.csv pct_cpu_wall name loop)" \
+            'BEGIN { w = t * p / 100; exit !(c != "" && w > 0 && c / w >= 0.75 && c / w <= 1.25) }'
+else
+    for c in "a timed routine that does nothing: its cpu/wall within 25% of its caller's" \
+             "its caller's self CPU within 25% of its self time x its cpu/wall"; do
+        skip "$c" "the machine is too busy: in 3 runs the caller had its CPU under 90% of its time (last: $(idle_row loop))"
+    done
+fi
 
 # ---- the options ----
 R --resources --routine spin -b --sort inclusive c.out > one.txt 2> one.err

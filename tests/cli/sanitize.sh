@@ -82,6 +82,38 @@ if (cd "$w" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out ./prog > /dev/null 2>&1) && 
         check "cprof-report ${mode%% *} on a real profile: no sanitizer report, exit 0" "status $st" "$(indent "$w/mode.err")" -- \
             test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
     done
+    # The source view (docs/source.md): the files read, hashed and annotated.
+    for mode in "--source" "--source --threshold 5" "--source --json" "--csv lines" \
+                "--csv line-workers" "--html --embed-sources"; do
+        (cd "$w" && "$san/cprof-report" $mode prof.out > mode.out 2> mode.err)
+        st=$?
+        check "cprof-report $mode on a real profile: no sanitizer report, exit 0" "status $st" "$(indent "$w/mode.err")" -- \
+            test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
+    done
+    # A page cut to its heaviest routines (html.c): tables without routine columns once
+    # leaked the array their rows were to be kept in.
+    {
+        echo '#include <stdio.h>'
+        for i in $(seq 0 309); do echo "void r$i(volatile int *x) { for (int k = 0; k < $i; k++) *x += k; }"; done
+        echo 'int main(void) { volatile int x = 0;'
+        for i in $(seq 0 309); do echo "r$i(&x);"; done
+        echo 'printf("%d\n", x > 0); return 0; }'
+    } > "$tmp/many.c"
+    (cd "$tmp" && "$bin/cprof-cc" -O1 many.c -o many > /dev/null 2>&1 && CPROF_OUT=many.out ./many > /dev/null)
+    "$san/cprof-report" --html "$tmp/many.out" > "$tmp/many.html" 2> "$tmp/many.err"
+    st=$?
+    check "cprof-report --html on 311 routines (a page cut to 300): no sanitizer report, exit 0" "status $st" \
+        "$(indent "$tmp/many.err")" -- test $st = 0 -a -s "$tmp/many.html" -a ! -s "$tmp/many.err"
+    # Placement (docs/placement.md) with the kernel's migrations, a resource counted,
+    # never sampled: no resource columns (once a memcpy from their null array).
+    (cd "$w" && OMP_NUM_THREADS=2 CPROF_RESOURCES=migrations CPROF_OUT=mig.out ./prog > /dev/null 2>&1)
+    for mode in --resources "--paths --resources" "--csv flat --resources" --html --json "--csv placement" \
+                "--csv placement-flags" "--csv binding" "--csv machine"; do
+        "$san/cprof-report" $mode "$w/mig.out" > "$w/mode.out" 2> "$w/mode.err"
+        st=$?
+        check "cprof-report $mode on a profile with placement and migrations counted: no sanitizer report, exit 0" \
+            "status $st" "$(indent "$w/mode.err")" -- test $st = 0 -a -s "$w/mode.out" -a ! -s "$w/mode.err"
+    done
 else
     nok "cprof-report --json on two real profiles: no sanitizer report, exit 0, a report" "the profiled program did not write prof.out"
 fi

@@ -4,7 +4,9 @@
 # in a directory others may write, and never the reason a compile fails or hangs.
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"
-export XDG_RUNTIME_DIR=$tmp/run CPROF_SERVER_IDLE=30
+# Servers idle for 15 minutes: longer than any timeout below, so that a server holding
+# a build's pipe shows as that timeout, however long a loaded machine takes.
+export XDG_RUNTIME_DIR=$tmp/run CPROF_SERVER_IDLE=900
 mkdir -m 700 run
 rewriter=$(cd "$bin/../libexec/cprof" && pwd)/cprof-rewrite
 # The servers (not their workers, which are their children).
@@ -13,7 +15,14 @@ servers() {
     [ -n "$all" ] && ps -o pid=,ppid= -p "$all" | awk -v all=",$all," 'index(all, "," $2 ",") == 0 { print $1 }' | sort
 }
 workers() { pgrep -P "$1" -f "^$rewriter --server" | sort; }
-stop_servers() { pkill -KILL -f "^$rewriter --server $tmp/run/cprof/"; sleep 0.2; }
+# until SECONDS COMMAND...: COMMAND, polled every 0.1 s until it succeeds or SECONDS
+# pass (a process's end, which a loaded machine may take long to finish).
+until_ok() {
+    local end=$((SECONDS + $1)); shift
+    until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.1; done
+}
+none_left() { [ -z "$(pgrep -f "^$rewriter --server $tmp/run/cprof/")" ]; }
+stop_servers() { pkill -KILL -f "^$rewriter --server $tmp/run/cprof/"; until_ok 120 none_left; }
 trap 'stop_servers; rm -rf "$tmp"' EXIT
 
 cat > unit.c <<'EOF2'
@@ -39,7 +48,7 @@ check "CPROF_SERVER=0: compiles, starts no server" "$(indent direct.err)" -- \
 
 # The first compile starts the server, and returns although the server lives on
 # (its stdout and stderr are not the build's: cat ends when cprof-cc does).
-timeout 20 bash -c "'$bin/cprof-cc' -fopenmp -O2 -c unit.c -o first.o 2>&1 | cat > first.err"; st=$?
+timeout 300 bash -c "'$bin/cprof-cc' -fopenmp -O2 -c unit.c -o first.o 2>&1 | cat > first.err"; st=$?
 check "first compile: through a pipe, ends with cprof-cc (status $st)" "$(indent first.err)" -- \
     test $st = 0 -a ! -s first.err
 first=$(servers)
@@ -80,9 +89,10 @@ check "four compiles racing to start a server: one server wins" "servers: $(serv
 # the next compile replaces it.
 old=$(servers)
 check "the server has a pool of workers ($(workers $old | grep -c .))" -- test "$(workers $old | grep -c .)" -ge 2
-kill -KILL $old; sleep 0.5
+kill -KILL $old
+until_ok 120 none_left
 check "a server killed outright: its workers end too" "left: $(pgrep -f "^$rewriter --server" | tr '\n' ' ')" -- \
-    test -z "$(pgrep -f "^$rewriter --server $tmp/run/cprof/")"
+    none_left
 "$bin/cprof-cc" -fopenmp -O2 -c unit.c -o stale.o 2> stale.err
 new=$(servers)
 check "a dead server's socket: compiles, a new server serves ($old -> $new)" "$(indent stale.err)" -- \
@@ -90,15 +100,16 @@ check "a dead server's socket: compiles, a new server serves ($old -> $new)" "$(
 check "a dead server's socket: same object" -- cmp -s direct.o stale.o
 
 # A stopped server accepts connections but never answers: the compile waits a bounded
-# time, then rewrites by itself.
+# time (10 s), then rewrites by itself; it does not wait for the server, which stays
+# stopped past the timeout (the compile's own time depends on the machine's load).
 stopped="$new $(workers $new)"
 kill -STOP $stopped
-start=$(date +%s)
-timeout 60 "$bin/cprof-cc" -fopenmp -O2 -c unit.c -o stopped.o 2> stopped.err; st=$?
-took=$(( $(date +%s) - start ))
+start=$SECONDS
+timeout 300 "$bin/cprof-cc" -fopenmp -O2 -c unit.c -o stopped.o 2> stopped.err; st=$?
+took=$((SECONDS - start))
 kill -CONT $stopped
 check "a stopped server: the compile still succeeds, in ${took}s (status $st)" "$(indent stopped.err)" -- \
-    test $st = 0 -a ! -s stopped.err -a $took -le 30
+    test $st = 0 -a ! -s stopped.err
 check "a stopped server: same object" -- cmp -s direct.o stopped.o
 
 # Idle: the server quits and removes its socket.
@@ -106,10 +117,11 @@ stop_servers
 rm -rf run/cprof
 CPROF_SERVER_IDLE=1 "$bin/cprof-cc" -fopenmp -O2 -c unit.c -o idle.o 2> idle.err
 had=$(servers)
-sleep 3
+gone() { [ -z "$(servers)" ] && [ -z "$(ls run/cprof)" ]; }
+until_ok 120 gone
 check "CPROF_SERVER_IDLE=1: the server quits after a second idle, socket removed" \
     "before: $had, after: $(servers)" "$(ls run/cprof 2>&1)" -- \
-    test -n "$had" -a -z "$(servers)" -a -z "$(ls run/cprof)"
+    eval '[ -n "$had" ] && gone'
 
 # A socket directory others may write is not trusted: no server, the compile works.
 rm -rf run/cprof

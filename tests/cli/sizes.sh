@@ -213,4 +213,40 @@ check "a cross-thread program runs" "$(indent out)$(indent e)" -- test "$(cat ou
 "$bin/cprof-report" --json cross.out > cross.json
 expect_jq "read, written by the other worker, read again: 200 inputs (thread 0's outer: 0)" \
     cross.json "[$(sz outer) | .tuples[][0]]" '[0, 200]'
+
+# cprof_reset() (issue 29): the tuples of the activations before it are forgotten, as
+# everything else is: scan's 5 of RMS 100 go, its 3 of RMS 200 after the reset stay;
+# on 2 threads too (a worker's tuples begin again at its next activation).
+cat > reset.c <<'EOF2'
+#include <stdio.h>
+#include <cprof.h>
+static int v[400];
+__attribute__((noinline)) int scan(const int *a, int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+int main(void)
+{
+    int s = 0;
+#pragma omp parallel for num_threads(2) reduction(+:s)
+    for (int i = 0; i < 4; i++)
+        s += scan(v + 100 * i, 100);
+    for (int i = 0; i < 5; i++)
+        s += scan(v, 100);
+    cprof_reset();
+    for (int i = 0; i < 3; i++)
+        s += scan(v + 200, 200);
+    printf("%d\n", s);
+    return 0;
+}
+EOF2
+"$bin/cprof-cc" -O1 -fopenmp -fcprof-input-size -I"$bin/../include" reset.c -o reset 2> e
+CPROF_OUT=reset.out ./reset > out 2>> e
+"$bin/cprof-report" --json reset.out > reset.json 2>> e
+check "a program calling cprof_reset() builds and runs" "$(indent e)" -- test "$(cat out)" = 0
+expect_jq "cprof_reset(): only the tuples after it (scan: RMS 200, 3 calls)" reset.json \
+    "[$(sz scan) | .tuples[] | [.[0], .[1]]]" '[[200, 3]]'
 finish

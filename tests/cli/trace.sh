@@ -70,7 +70,7 @@ check "the trace is written beside the profile, which names it" -- \
              [ "$(jq -r .trace.bytes p.out)" = "$(stat -c %s p.out.trace)" ] &&
              jq -e "[.sections[].name] | index(\"trace\")" p.out > /dev/null'
 "$bin/cprof-report" --trace p.out > t.json 2> rep.err
-check "--trace: the export is well formed" "$(python3 "$checker" --cprof t.json | indent)" -- \
+check "--trace: the export is well formed" "$(python3 "$checker" --cprof t.json | indent /dev/stdin)" -- \
     python3 "$checker" --cprof t.json
 # The checker itself: an event overlapping its neighbour, one without dur, a counter off.
 jq '.traceEvents |= map(if .ph == "X" and .name == "seq" then .dur += 1000 else . end)' t.json > bad1.json
@@ -83,9 +83,14 @@ check "the checker refuses overlapping events, a complete event without dur, a w
 # Each worker's activations and region bodies in order (a parent before its children),
 # with their cases; the tasks apart: which thread runs a task is libgomp's choice.  The
 # regions' pragmas are at lines 8 (loop), 16 (inner), 23 (nested), 30 (tasks), the
-# task's at 33, its call of leaf at 35.
-seqs='[.traceEvents[] | select(.ph == "X" and .cat != "task" and .args.site != "prog.c:35")]
-      | group_by(.tid) | map(sort_by(.ts, -.dur) | map("\(.name) \(.args.case // .cat)"))'
+# task's at 33, its call of leaf at 35.  An event's categories are an activation's case
+# and site, a body's kind and case; its track is its worker's OS tid, which
+# thread_sort_index maps to the worker.
+defs='def cats: .cat | split(","); def case: cats | map(select(IN("S-S", "S-C", "C-S", "C-C")))[0];
+      ([.traceEvents[] | select(.ph == "M" and .name == "thread_sort_index")
+        | {key: (.tid | tostring), value: .args.sort_index}] | from_entries) as $worker'
+seqs="$defs"' | [.traceEvents[] | select(.ph == "X" and cats[0] != "task" and cats[1] != "prog.c:35")]
+      | group_by($worker[.tid | tostring]) | map(sort_by(.ts, -.dur) | map("\(.name) \(case)"))'
 expect_jq "workers 0 and 1: the exact activations and bodies of the sequential part, the loop, the nested regions" \
     t.json "$seqs | .[0:2]" \
     '[["main S-S","seq S-S","leaf S-S","leaf S-S","loop S-S","parallel prog.c:8 S-C","leaf S-C","leaf S-C",
@@ -96,12 +101,15 @@ expect_jq "workers 0 and 1: the exact activations and bodies of the sequential p
 expect_jq "the nested regions' other two threads: the inner region's body, one leaf in it, C-C" t.json \
     "$seqs | .[2:]" '[["parallel prog.c:16 C-C","leaf C-C"],["parallel prog.c:16 C-C","leaf C-C"]]'
 expect_jq "the tasks: four bodies on the team's two workers, S-C, each holding one call of leaf, S-C" t.json \
-    '[.traceEvents[] | select(.ph == "X")] as $x
-     | [$x[] | select(.cat == "task") | . as $t
-        | [.name, .args.case, (.tid < 2),
+    "$defs"' | [.traceEvents[] | select(.ph == "X")] as $x
+     | [$x[] | select(cats[0] == "task") | . as $t
+        | [.name, case, ($worker[.tid | tostring] < 2),
            [$x[] | select(.tid == $t.tid and .ts >= $t.ts and .ts + .dur <= $t.ts + $t.dur and .name == "leaf")
-                 | [.args.site, .cat]]]]
-     | [length, unique]' '[4, [["task prog.c:33", "S-C", true, [["prog.c:35", "S-C"]]]]]'
+                 | cats]]]
+     | [length, unique]' '[4, [["task prog.c:33", "S-C", true, [["S-C", "prog.c:35"]]]]]'
+expect_jq "every track is its worker's OS thread id (the profile's tid), none 0" t.json \
+    "$defs"' | [$worker | to_entries[] | [(.key | tonumber), .value]] | sort_by(.[1])' \
+    "$(jq -c '[.workers[] | [.tid, .id]]' p.out)"
 n=$(jq '[.traceEvents[] | select(.ph == "X")] | 2 * length' t.json)
 expect_jq "the profile counts each worker's events, none dropped" p.out \
     '[([.workers[].trace[0]] | add), ([.workers[].trace[1]] | add), .trace.events, .trace.dropped]' \
@@ -118,7 +126,7 @@ jq -c '.columns as $c | [.workers[] | (.calls[] | [.[($c.calls | index("callee")
       | group_by(.[0]) | map({key: (.[0][0] | tostring), value: (map(.[1]) | add)}) | from_entries' \
     p.out > prof_ns.json
 jq -c --slurpfile names <(jq '[.routines[].name]' p.out) \
-    '[.traceEvents[] | select(.ph == "X" and .cat != "task" and .cat != "parallel region")] | group_by(.name)
+    '[.traceEvents[] | select(.ph == "X" and (.cat | test("^(task|parallel region),") | not))] | group_by(.name)
      | map({key: (.[0].name as $n | $names[0] | index($n) | tostring),
             value: {ns: (map(.dur * 1000 | round) | add), n: length}}) | from_entries' t.json > trace_ns.json
 check "the trace's time per routine is the profile's, within 1 ns per activation" \
@@ -164,7 +172,7 @@ check "a full buffer: the summary counts the events recorded and dropped" "$(gre
              [ \$(jq .trace.dropped m.out) -gt 0 ]"
 expect_jq "a full buffer: events recorded and dropped add up to every entry and exit" m.out \
     '.workers[0].trace | [.[0] + .[1] == 20002, .[1] > 0, .[0] < 4096 / 2]' '[true, true, true]'
-check "a full buffer: the export is well formed, its exits all there" "$(python3 "$checker" --cprof m.json | indent)" -- \
+check "a full buffer: the export is well formed, its exits all there" "$(python3 "$checker" --cprof m.json | indent /dev/stdin)" -- \
     bash -c "python3 '$checker' --cprof m.json && jq -e '([.traceEvents[] | select(.ph == \"X\")] | length) * 2 ==
              $(jq '.workers[0].trace[0]' m.out) and .otherData.dropped[0] == $(jq '.workers[0].trace[1]' m.out)' m.json > /dev/null"
 "$bin/cprof-report" --timeline m.out > mt.txt
@@ -210,7 +218,7 @@ CPROF_TRACE=1 CPROF_TRACE_MIN_NS=1000000 CPROF_OUT=s.out ./slow > /dev/null
 "$bin/cprof-report" --trace s.out > s.json
 expect_jq "CPROF_TRACE_MIN_NS=1000000: only the activations of 1 ms or more (main, slow)" s.json \
     '[.traceEvents[] | select(.ph == "X")] | sort_by(.ts) | map(.name)' '["main","slow","slow","slow"]'
-check "a minimum duration: the export is well formed" "$(python3 "$checker" --cprof s.json | indent)" -- \
+check "a minimum duration: the export is well formed" "$(python3 "$checker" --cprof s.json | indent /dev/stdin)" -- \
     python3 "$checker" --cprof s.json
 
 # Elsewhere, and the variables misused: one line each, the run as without them.
@@ -223,7 +231,7 @@ check "CPROF_TRACE_OUT: the trace there, the profile names its path, the report 
 CPROF_TRACE=1 CPROF_TRACE_BUFFER=12Q CPROF_TRACE_MIN_NS=-3 CPROF_OUT=v.out ./many > v.txt 2> v.err
 check "a bad CPROF_TRACE_BUFFER and CPROF_TRACE_MIN_NS: one line each, their defaults" "$(indent v.err)" -- \
     bash -c "[ \$(wc -l < v.err) = 2 ] && grep -q '^cprof: CPROF_TRACE_BUFFER=12Q is not a size' v.err &&
-             grep -q '^cprof: CPROF_TRACE_MIN_NS=-3 is not a number' v.err &&
+             grep -q '^cprof: CPROF_TRACE_MIN_NS=-3 is not a whole number' v.err &&
              jq -e '.trace.buffer == 33554432 and .trace.min_ns == 0 and .trace.dropped == 0' v.out > /dev/null"
 CPROF_TRACE=1 CPROF_MODE=count CPROF_OUT=c.out ./many > /dev/null 2> c.err
 check "CPROF_MODE=count: no trace, in one line" "$(indent c.err)" -- \
@@ -232,6 +240,56 @@ check "CPROF_MODE=count: no trace, in one line" "$(indent c.err)" -- \
 CPROF_TRACE=1 CPROF_OUT=/dev/null ./many > /dev/null 2> n.err
 check "a profile to /dev/null without CPROF_TRACE_OUT: the trace not written, in one line" "$(indent n.err)" -- \
     bash -c "[ \$(wc -l < n.err) = 1 ] && grep -q 'set CPROF_TRACE_OUT' n.err"
+
+# A forked child that writes its own profile (CPROF_OUT with %p) and a fixed
+# CPROF_TRACE_OUT (issue 29): the parent, exiting last, finds the child's trace where
+# its own would go, keeps it and writes its own to NAME.PID, in one line; each profile
+# names its own trace, and --trace of each shows its own process, its own calls (the
+# child 5 of leaf, the parent 1 after the fork).  CPROF_TRACE_OUT with %p: one each.
+cat > fork.c <<'C'
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+__attribute__((noinline)) int leaf(int x) { volatile int v = x; return v + 1; }
+int main(void)
+{
+    int s = 0;
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+        for (int i = 0; i < 5; i++)
+            s += leaf(i);
+        return 0;
+    }
+    waitpid(c, NULL, 0);
+    s += leaf(1);
+    printf("%ld %ld\n", (long)getpid(), (long)c);
+    return 0;
+}
+C
+"$bin/cprof-cc" -O2 fork.c -o fork
+mkdir fk && (cd fk && CPROF_TRACE=1 CPROF_OUT=p.%p.out CPROF_TRACE_OUT=t.trace ../fork > pids 2> err)
+read -r parent child < fk/pids
+check "fork, CPROF_TRACE_OUT without %p: the child's t.trace kept, the parent's t.trace.$parent, one line" \
+    "$(ls fk | tr '\n' ' ')" "$(indent fk/err)" -- \
+    bash -c "[ \"\$(ls fk | sort | tr '\n' ' ')\" = \"\$(printf '%s\n' err p.$child.out p.$parent.out pids t.trace t.trace.$parent | sort | tr '\n' ' ')\" ] &&
+             [ \$(wc -l < fk/err) = 1 ] && grep -q 't.trace was written by another process.*t.trace.$parent' fk/err"
+for who in parent child; do
+    pid=${!who}
+    "$bin/cprof-report" --trace "fk/p.$pid.out" > "fk/$who.json" 2> "fk/$who.err"
+    expect_jq "fork: --trace of the $who's profile shows pid $pid and its leaf calls" "fk/$who.json" \
+        '[([.traceEvents[] | .pid] | unique), ([.traceEvents[] | select(.ph == "X" and .name == "leaf")] | length)]' \
+        "[[$pid], $([ $who = parent ] && echo 1 || echo 5)]"
+done
+cp "fk/t.trace.$parent" fk/t.trace
+"$bin/cprof-report" --trace "fk/p.$child.out" > /dev/null 2> fk/wrong.err; st=$?
+check "--trace of a profile whose trace file is another process's: one line, exit 1" "$(indent fk/wrong.err)" -- \
+    bash -c "[ $st = 1 ] && [ \$(wc -l < fk/wrong.err) = 1 ] && grep -q 'is not the trace of this profile' fk/wrong.err"
+mkdir fp && (cd fp && CPROF_TRACE=1 CPROF_OUT=p.%p.out CPROF_TRACE_OUT=t.%p.trace ../fork > pids 2> err)
+read -r parent child < fp/pids
+check "fork, CPROF_TRACE_OUT=t.%p.trace: t.$parent.trace and t.$child.trace, nothing said" \
+    "$(ls fp | tr '\n' ' ')" "$(indent fp/err)" -- \
+    bash -c "[ \"\$(ls fp | sort | tr '\n' ' ')\" = \"\$(printf '%s\n' err p.$child.out p.$parent.out pids t.$child.trace t.$parent.trace | sort | tr '\n' ' ')\" ] && [ ! -s fp/err ]"
 
 # Bad trace files: one line, exit 1, nothing on stdout.
 bad() {  # bad NAME GREP: the trace of p.out doctored by the caller

@@ -3,7 +3,8 @@
  * Each input is one profile file (docs/profile-format.md).  It is written to a memfd
  * and read through its /proc/self/fd path, then:
  *   1. cprof_profile_load(file), plain and compensated; on success cprof_report_json(),
- *      cprof_report_html() and every text section and CSV, plainly and filtered (--routine, --threshold)
+ *      cprof_report_html() (sources embedded) and every text section and CSV, plainly and
+ *      filtered (--routine, --threshold), and --source's text, CSV and JSON
  *      of both too;
  *   2. cprof_profile_load(file, file): the merge of a file with itself (refused if the
  *      file is a rank of an MPI job: its rank twice);
@@ -124,6 +125,12 @@ static void render_all(const cprof_profile *p, const cprof_opts *o)
         CHECK(text != NULL);
         free(text);
     }
+    /* --source: the annotated files, --csv lines and line-workers, --json. */
+    for (int csv = -1; csv <= 2; csv++) {
+        char *text = cprof_report_source(&v, &(cprof_source_opts){0}, csv < 2 ? csv : -1, csv == 2);
+        CHECK(text != NULL);
+        free(text);
+    }
     cprof_view_free(&v);
 }
 
@@ -134,7 +141,7 @@ static void report(const cprof_profile *p)
     size_t n = strlen(text);
     CHECK(n > 0 && text[n - 1] == '\n');
     free(text);
-    text = cprof_report_html(p);
+    text = cprof_report_html(p, &(cprof_source_opts){0});
     CHECK(text != NULL);
     free(text);
     /* The text sections too: plainly, and filtered as --routine and --threshold do. */

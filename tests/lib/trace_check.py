@@ -4,8 +4,11 @@
 its phase, complete events ("X") nested on each thread (two on one thread either do not
 overlap or one holds the other), counters in time order.  With --cprof, also what
 cprof's export promises: each thread's complete events written in the order they ended
-(an exit's time-stamp never before the one before it), every thread named, and the
-counter "workers busy" at each change the number of threads inside a complete event.
+(an exit's time-stamp never before the one before it), every thread named, a thread's
+tid its OS thread id (never 0, which viewers may take for the process), no complete
+event with args (speedscope appends them to the frame's name: a routine would be split
+by call site), and the counter "workers busy" at each change the number of threads
+inside a complete event.
 Prints one line per problem (at most 20) and exits 1 if there is any."""
 import json, sys
 from collections import defaultdict
@@ -64,6 +67,10 @@ def check(doc, cprof):
             key = (e["pid"], e["tid"])
             tids.add(key)
             spans[key].append((ns(ts), ns(ts) + ns(dur), i))
+            if cprof and "args" in e:
+                errs.append(where + ": a complete event with args (speedscope adds them to its name)")
+            if cprof and e["tid"] == 0:
+                errs.append(where + ": tid 0, not the thread's OS thread id")
             if cprof:
                 end = ns(ts) + ns(dur)
                 if key in ends and end < ends[key]:

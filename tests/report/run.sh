@@ -160,6 +160,21 @@ check "bad: newline in a key stays on one line" bad "$(variant newline-key '.sit
 sed 's/\[0, 1, 10000,/[0, 9223372036854775807, 10000,/' "$fx/basic.json" >"$tmp/overflow.json"
 check "bad: counts overflow when summed" bad "$tmp/overflow.json" \
     "counts or times overflow 64 bits when summed" "$fx/basic.json"
+# A sum the views make (a routine's sequential and concurrent calls, every routine's
+# calls) past 2^63-1, from counts that each fit: printed as 2^63-1 and said in one
+# warning line, exit 0, in every output; no warning where no sum passes it.
+sed 's/\[2, 1, 300, 3, 1500,/[2, 9223372036854775807, 300, 3, 1500,/' "$fx/basic.json" >"$tmp/clamp.json"
+clamped() {
+    run "$@" "$tmp/clamp.json"
+    [ "$rc" = 0 ] && grep -q 9223372036854775807 "$tmp/out" && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+        grep -q '^cprof-report: warning: a sum of counts or times passed 2^63-1' "$tmp/err"
+}
+for how in "" "--csv flat" "--csv callgraph" --dot --html; do
+    check "a sum past 2^63-1 (leaf's calls): printed clamped and said in one line: ${how:-text}" clamped $how
+done
+check "no sum past 2^63-1: no warning" eval 'run "$fx/basic.json"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
+check "--json, whose figures each fit (leaf's s_caller 2^63-1 exact): no warning" \
+    eval 'run --json "$tmp/clamp.json"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
 
 # The workers' rows are read from the text (reports/rows.c) where they are arrays of
 # plain integers, and by jansson otherwise: what is read, and what a bad file is told,
@@ -271,5 +286,85 @@ check "consistency.sh fails: wall inclusive above the arcs' sequential time" doc
 check "consistency.sh fails: an arc's outer time above elapsed x workers" doctored \
     '(.arcs[] | select(.caller == "main" and .callee == "fib")).c_callarc_outer_t = 1e15' \
     'arc main -> fib: outer time'
+check "consistency.sh fails: a site's calls by case that do not add up to its s and c calls" doctored \
+    '(.arcs[] | select(.caller == "main" and .callee == "fib")).sites[0].case_calls[1] += 1' \
+    'site .* of main -> fib: calls by case'
+
+# The rules of times not measured and of the calling contexts' worker times (7, 8) on a
+# profile that has them (a counted routine, a region opener, recursive tasks).
+self_paths=$root/tests/fuzz/corpus/v2-self-paths.json
+"$report" --json "$self_paths" > "$tmp/rec.json"
+check "consistency.sh passes on corpus/v2-self-paths.json and on its report" \
+    consistent "$self_paths" "$tmp/rec.json"
+check "consistency.sh fails: a counted routine's time given as 0" doctored \
+    '(.routines[] | select(.name == "leaf")).self_worker_t = 0' 'leaf (.*): its times are not all null'
+check "consistency.sh fails: a measured time given as null" doctored \
+    '(.routines[] | select(.name == "spin")).inclusive_worker_t = null' 'spin (.*): its times are null, though measured'
+check "consistency.sh fails: an arc into a counted routine with a time of 0" doctored \
+    '(.arcs[] | select(.callee == "leaf")).s_callarc_t = 0' 'arc spin -> leaf: its times are not null'
+check "consistency.sh fails: a context above its parent" doctored \
+    '(.paths[] | select(.routine == "<parallel>")).inclusive_worker_t *= 1000' \
+    'inclusive .* > its parent'
+check "consistency.sh fails: a context's inclusive time not its self plus its children's" doctored \
+    '(.paths[] | select(.routine == "fib" and .folds_into == .id)).self_worker_t += 5' \
+    'inclusive .* != self .* + its children'
+check "consistency.sh fails: the contexts' self times above elapsed x workers" doctored \
+    '.paths[0].self_worker_t += 1e12 | .paths[0].inclusive_worker_t += 1e12' \
+    'call paths: self times add up to .* > elapsed x workers'
+check "consistency.sh fails: the contexts' self times below the flat profile's" doctored \
+    '(.routines[] | select(.name == "main")).self_worker_t *= 3' \
+    "call paths: self times add up to .* < the flat profile's"
+
+placement=$root/tests/fuzz/corpus/v2-placement.json
+"$report" --json "$placement" > "$tmp/rec.json"
+check "consistency.sh passes on corpus/v2-placement.json and on its report" \
+    consistent "$placement" "$tmp/rec.json"
+check "consistency.sh fails: a place not known given as -1" doctored \
+    '.placement.workers[0].node = -1 | .workers[1].core = -1' 'placement: 2 places or counts below 0'
+
+# The other outputs (9 to 13): a cprof-report that doctors one of them, whose profile
+# must then fail, naming what broke.
+mkdir -p "$tmp/fake"
+cat > "$tmp/fake/cprof-report" <<EOF
+#!/bin/bash
+real=$report
+EOF
+cat >> "$tmp/fake/cprof-report" <<'EOF'
+case "$DOCTOR $1" in
+    "folded --folded") "$real" "$@"; echo "main;extra 1000" ;;
+    "hatchet --hatchet") "$real" "$@" | jq '.[0].children[0].metrics."time (inc)" += 1000000000' ;;
+    "paths --csv") "$real" "$@" | sed '2s/^[^,]*,/150.0000,/' ;;
+    "flat --csv") if [ "$2" = flat ]; then "$real" "$@" | sed '/,leaf,/s/,,/,0,/'; else "$real" "$@"; fi ;;
+    "text -b") "$real" "$@" | sed '/\[counted\]$/s/-/0.000/2' ;;
+    "html --html") "$real" "$@" | python3 -c '
+import json, sys
+page = sys.stdin.read()
+mark = "id=\"cprof-sections\">\n"
+a = page.index(mark) + len(mark); b = page.index("</script>", a)
+s = json.loads(page[a:b]); t = s["paths"]
+c = [x["key"] for x in t["columns"]].index("inclusive_worker_ns")
+r = [r for r in t["rows"] if r and r[[x["key"] for x in t["columns"]].index("parent")][1] != ""][0]
+r[c][1] = str(int(r[c][1]) * 1000)
+sys.stdout.write(page[:a] + json.dumps(s) + page[b:])' ;;
+    *) exec "$real" "$@" ;;
+esac
+EOF
+chmod +x "$tmp/fake/cprof-report"
+doctored_output() {  # doctored_output WHAT MESSAGE: with WHAT doctored, the profile fails
+    ! DOCTOR=$1 CPROF_BIN=$tmp/fake "$here/consistency.sh" "$self_paths" > "$tmp/cons" 2>&1 &&
+        grep -q -- "$2" "$tmp/cons" || { cat "$tmp/cons" >&2; return 1; }
+}
+check "consistency.sh fails: --folded's lines not the contexts' self times" \
+    doctored_output folded "--folded: .* lines adding up to"
+check "consistency.sh fails: --hatchet's node above its parent" \
+    doctored_output hatchet "--hatchet: .*above its parent"
+check "consistency.sh fails: --csv paths with a share above 100" \
+    doctored_output paths "--csv paths: row"
+check "consistency.sh fails: --csv flat with a 0 for a counted routine's time" \
+    doctored_output flat "--csv flat: leaf's"
+check "consistency.sh fails: the text flat profile with 0.000 for a counted routine's time" \
+    doctored_output text "text flat profile: a counted routine's worker self"
+check "consistency.sh fails: the HTML flame graph with a box wider than its parent" \
+    doctored_output html "--html: the flame graph's context"
 
 finish

@@ -1,0 +1,3 @@
+#include "other.h"
+
+int other(int x) { return x + 100; }

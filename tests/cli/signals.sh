@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The program's own signals (docs/resources.md, "The program's signals"): with CPU time
+# and context switches sampled (cprof's two signals), a handler the program installs for
+# a realtime signal gets exactly the signals the program sends it, never cprof's
+# samples, whichever signal (each one cprof picks, the next it would move to, and the
+# issue's SIGRTMIN+5), whenever (before the runtime starts, in a library's constructor;
+# in a constructor of the program's; in main; in a thread) and however (signal(),
+# sigaction()).  The samples go on; a move of cprof's signal is said in the resource's
+# reason, and a program that takes every realtime signal stops the sampling, said too.
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+# The program: SIG_TEST="WHEN API OFFSET" (the signal SIGRTMAX - OFFSET, or SIGRTMIN+5
+# for OFFSET "min5"): installs a counting handler then, spins and sleeps while cprof
+# samples, sends itself 5 of the signal and prints how many its handlers got.  Before
+# the runtime starts is a library's constructor (built by gcc: its calls are libc's);
+# the rest is the program's, its calls cprof-cc's wrappers'.
+cat > sigtest.h <<'EOF'
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+static volatile sig_atomic_t got;
+static void counted(int sig) { (void)sig; got++; }
+static void counted_info(int sig, siginfo_t *si, void *uc) { (void)sig, (void)si, (void)uc; got++; }
+static int test_sig(void)
+{
+    const char *t = getenv("SIG_TEST"), *off = strrchr(t, ' ') + 1;
+    return strcmp(off, "min5") ? SIGRTMAX - atoi(off) : SIGRTMIN + 5;
+}
+static void take_if(const char *when)
+{
+    const char *t = getenv("SIG_TEST");
+    if (strncmp(t, when, strlen(when)) || t[strlen(when)] != ' ')
+        return;
+    if (strstr(t, " signal ")) {
+        signal(test_sig(), counted);
+    } else {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = counted_info;
+        sa.sa_flags = SA_SIGINFO;
+        sigaction(test_sig(), &sa, 0);
+    }
+}
+EOF
+cat > early.c <<'EOF'
+#include "sigtest.h"
+__attribute__((constructor)) static void early(void) { take_if("before"); }
+int early_got(void) { return got; }
+EOF
+cat > main.c <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "sigtest.h"
+int early_got(void);
+__attribute__((constructor)) static void ctor(void) { take_if("ctor"); }
+double spin(long n)
+{
+    volatile double x = 0;
+    for (long i = 0; i < n; i++)
+        x += (double)i * 0.5;
+    return x;
+}
+static void *later(void *arg) { (void)arg; spin(10000000); take_if("thread"); return 0; }
+int main(void)
+{
+    take_if("main");
+    pthread_t t;
+    pthread_create(&t, 0, later, 0);
+    for (int i = 0; i < 20; i++) {
+        spin(2000000);
+        usleep(1000);
+    }
+    pthread_join(t, 0);
+    for (int i = 0; i < 5; i++)
+        raise(test_sig());
+    printf("the handlers got %d of the 5 signals sent\n", (int)got + early_got());
+    return 0;
+}
+EOF
+gcc -O1 -fPIC -shared early.c -o libearly.so
+gcc -O1 main.c -o plain -L. -learly -Wl,-rpath,"$tmp" -lpthread
+"$bin/cprof-cc" -O1 main.c -o prof -L. -learly -Wl,-rpath,"$tmp" -lpthread 2> cc.err ||
+    nok "cprof-cc compiles the program" "$(indent cc.err)"
+
+# cprof's picks with cpu and csw sampled: the monitor SIGRTMAX, the samples SIGRTMAX-1;
+# taken after the start, they move to SIGRTMAX-2 and -3.
+for when in before ctor main thread; do
+    for api in signal sigaction; do
+        for off in 0 1 2 min5; do
+            export SIG_TEST="$when $api $off"
+            name="$when, $api, $( [ "$off" = min5 ] && echo SIGRTMIN+5 || echo "SIGRTMAX-$off" | sed 's/-0$//')"
+            want=$(./plain)
+            got=$(CPROF_RESOURCES=cpu:100000,csw:1 CPROF_OUT=$tmp/p.out ./prof 2> err)
+            check "$name: the handler gets exactly the program's signals, as under gcc" \
+                "gcc's:   $want" "cprof's: $got" "$(indent err)" -- [ "$got" = "$want" ]
+            "$bin/cprof-report" --json p.out > p.json 2> rep.err ||
+                { nok "$name: a profile cprof-report reads" "$(indent rep.err)"; continue; }
+            # The moves said: the resource whose signal the program took (after the start).
+            case $when/$off in
+                before/*|*/2|*/min5) moved='{"cpu":null,"csw":null}' ;;
+                */0) moved='{"cpu":null,"csw":"sampled with SIGRTMAX-2 (62) from S s on: the program'"'"'s '$api' took SIGRTMAX (64), cprof'"'"'s signal until then"}' ;;
+                */1) moved='{"cpu":"sampled with SIGRTMAX-2 (62) from S s on: the program'"'"'s '$api' took SIGRTMAX-1 (63), cprof'"'"'s signal until then","csw":null}' ;;
+            esac
+            expect_jq "$name: the resources' reasons say the move, if any" p.json \
+                '[.resources[] | {(.name): (.reason | if . then sub("from [0-9.]+ s"; "from S s") else . end)}] | add' "$moved"
+            # The samples went on: the spin loop's CPU samples against the CPU time the
+            # workers counted, in the same run.
+            expect_jq "$name: the CPU samples went on (at least 80% of the workers' CPU time)" p.json \
+                '.resources[] | select(.name == "cpu") | ([.routines[] | .s_samples + .c_samples] + [.outside[][]] | add) * .period >= 0.8 * (.totals | add)' true
+        done
+    done
+done
+unset SIG_TEST
+
+# Every realtime signal taken in main: sampling stops, said with the time.
+cat > all.c <<'EOF'
+#include <signal.h>
+#include <stdio.h>
+static volatile sig_atomic_t got[65];
+static void on(int s) { got[s]++; }
+double spin(long n) { volatile double x = 0; for (long i = 0; i < n; i++) x += (double)i * 0.5; return x; }
+int main(void)
+{
+    spin(20000000);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+        signal(s, on);
+    spin(20000000);
+    int total = 0;
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) {
+        raise(s);
+        total += got[s];
+    }
+    printf("%d signals for %d sent\n", total, SIGRTMAX - SIGRTMIN + 1);
+    return 0;
+}
+EOF
+gcc -O1 all.c -o all.plain
+"$bin/cprof-cc" -O1 all.c -o all 2> cc.err || nok "cprof-cc compiles all.c" "$(indent cc.err)"
+want=$(./all.plain)
+got=$(CPROF_RESOURCES=cpu:100000,csw:1 CPROF_OUT=$tmp/a.out ./all)
+check "every realtime signal taken: each handler gets the program's own only" "gcc's: $want" "cprof's: $got" -- [ "$got" = "$want" ]
+"$bin/cprof-report" --json a.out > a.json
+expect_jq "every realtime signal taken: the reasons say from when nothing was sampled" a.json \
+    '[.resources[] | .reason | sub("from [0-9.]+ s"; "from S s")]' \
+    '["not sampled from S s on: the program'"'"'s signal took SIGRTMAX-1 (63), and no realtime signal was left free", "not sampled from S s on: the program'"'"'s signal took SIGRTMAX (64), and no realtime signal was left free"]'
+"$bin/cprof-report" a.out > a.txt
+check "the summary says it" "$(indent a.txt 30)" -- grep -q "^Resource cpu: not sampled from [0-9.]* s on: the program's signal took SIGRTMAX-1 (63)" a.txt
+finish
