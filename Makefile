@@ -45,7 +45,7 @@ RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
 CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options alloc)
 RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor pragmas select \
-                                                  walk regions clauses addresses analyze render twins \
+                                                  walk regions clauses addresses analyze comments render twins \
                                                   tables \
                                                   server options alloc) \
            $(B)/obj/gen/cprof_h.o

@@ -181,6 +181,11 @@ void cprof_profile_free(cprof_profile *p)
     for (size_t i = 0; i < p->nprograms; i++)
         free(p->programs[i].name);
     free(p->programs);
+    for (size_t i = 0; i < p->nunprofiled; i++) {
+        free(p->unprofiled[i].file);
+        free(p->unprofiled[i].reason);
+    }
+    free(p->unprofiled);
     for (size_t k = 0; k < p->nranks; k++)
         free(p->ranks[k].host);
     free(p->ranks);

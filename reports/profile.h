@@ -184,6 +184,12 @@ typedef struct {
     int64_t samples, sampled_ns;
 } cprof_prof_sizes_info;
 
+/* A unit of the program cprof-cc compiled without profiling (docs/cprof-cc.md): its
+ * routines are not in the profile. */
+typedef struct {
+    char *file, *reason;
+} cprof_prof_unprofiled;
+
 /* Where the workers ran (docs/placement.md).  A set of PUs, by OS index, ascending. */
 typedef struct {
     int64_t *pu;
@@ -332,6 +338,10 @@ typedef struct {
     cprof_prof_size *path_sizes;     /* by routine, path, then n */
     size_t npath_sizes;
     cprof_prof_sizes_info size_info;
+    /* The units the files say cprof-cc compiled without profiling, each (file, reason)
+     * once, by file then reason. */
+    cprof_prof_unprofiled *unprofiled;
+    size_t nunprofiled;
     /* Placement (docs/placement.md): the machines (one per host), the processes (a job's
      * ranks; of repeated runs the first file's), and each worker's ([nworkers], NULL if
      * no file has any). */

@@ -68,6 +68,11 @@ struct raw_worker {
     size_t nroutine_rows, ncall_rows, npath_rows, nregion_rows;
 };
 
+/* A unit of the program cprof-cc compiled without profiling, and why. */
+struct raw_unprofiled {
+    const char *file, *reason;
+};
+
 struct raw_file {
     json_t *root;  /* owns the strings below */
     const char *program, *clock;
@@ -96,6 +101,8 @@ struct raw_file {
     size_t nroutines, nsites, nworkers;
     struct raw_resource resources[CPROF_RESOURCES_MAX];
     size_t nresources;
+    struct raw_unprofiled *unprofiled;
+    size_t nunprofiled;
     /* Its "sources" section (docs/source.md): each unit's files; has_sources false
      * without one. */
     bool has_sources;

@@ -131,6 +131,29 @@ cprof_table *cprof_section_summary(const cprof_view *v)
                             "rank's threads, (rank, worker).  Wall times add up the ranks' (up to\n"
                             "elapsed x ranks).");
     }
+    /* Units cprof-cc compiled without profiling (docs/cprof-cc.md): said first, since
+     * the rest is about the units it did profile. */
+    if (p->nunprofiled) {
+        char *list = NULL;
+        for (size_t i = 0; i < p->nunprofiled; i++) {
+            char *s = cprof_xasprintf("%s%s%s (%s)", list ? list : "", list ? ", " : "",
+                                      p->unprofiled[i].file, p->unprofiled[i].reason);
+            free(list);
+            list = s;
+        }
+        char *n = cprof_xasprintf("%zu", p->nunprofiled);
+        char *say = cprof_xasprintf("%zu unit%s not profiled: %s", p->nunprofiled,
+                                    p->nunprofiled == 1 ? "" : "s", list);
+        row(t, "units not profiled", "unprofiled_units");
+        cprof_cell_str2(t, say, n);
+        cprof_table_note(t, "Units not profiled were compiled by gcc alone (cprof-cc said why when\n"
+                            "it compiled them; -fcprof-strict makes that an error): their routines\n"
+                            "are not in this profile, and the profiled routines they call are\n"
+                            "entered from <external>.");
+        free(say);
+        free(n);
+        free(list);
+    }
     row(t, "started", "start_unix_ns");
     cprof_cell_date(t, p->start_unix_ns);
     int_row(t, "pid", "pid", p->pid);

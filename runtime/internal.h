@@ -522,6 +522,14 @@ int cprof_unit_of(int site, int id);
 const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */
 int cprof_units_loaded(void);
+/* The units compiled without profiling that registered, each (file, reason) once, in
+ * that order: a list that only grows at its end (read with __atomic_load_n from the
+ * head this returns). */
+struct cprof_unprofiled {
+    char *file, *reason;
+    struct cprof_unprofiled *next;
+};
+const struct cprof_unprofiled *cprof_unprofiled_units(void);
 
 /* ---- facade.c ---- */
 

@@ -82,7 +82,7 @@ printf '#include <cstdio>\nextern "C" int cfun(void);\nint main(){ std::printf("
 printf 'int cfun(void) { return 7; }\n' > c.c
 "$cc" -O2 x.cpp c.c -o cxx 2> e
 check "C++ input: one warning naming x.cpp" "$(indent e)" -- \
-    test "$(cat e)" = "cprof-cc: x.cpp: warning: C++ is not profiled; compiled by ${CPROF_GXX:-g++}"
+    test "$(cat e)" = "cprof-cc: x.cpp: warning: C++ is not profiled; compiled without profiling"
 runs "C++ + C program" cxx 7
 "$bin/cprof-report" --json cxx.prof > cxx.json
 expect_jq "C++ + C: the C routine is profiled, entered from C++" cxx.json '[.arcs[] | [.caller, .callee]]' '[["<external>","cfun"]]'
