@@ -3,7 +3,7 @@
 #   make                 build everything into build/
 #   make demo            profile examples/jacobi and print the report
 #   make examples        build every examples/*/ with cprof-cc, run it, read its profile
-#   make check           run the test suite (tests/run)
+#   make check           run the test suite (tests/run), with gcc and with clang
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
 #                        examples' slowdown and memory; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs;
@@ -25,9 +25,11 @@ CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 # libhwloc-dev: cprof-topology, the machine's topology for the profile (hwloc also
 # gives tests/cli/placement.sh lstopo to compare with); chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
 # with it); python3: tests/lib/trace_check.py, the Trace Event Format checker; valgrind
-# and bc: make bench's instruction counts and arithmetic.
+# and bc: make bench's instruction counts and arithmetic; clang-14 and libomp-14-dev:
+# cprof-cc with clang and LLVM's OpenMP runtime (omp-tools.h for runtime/ompt.c; make
+# check runs the suite with both compilers).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
-                   clang-14 libclang-rt-14-dev chromium openmpi-bin libopenmpi-dev python3 \
+                   clang-14 libclang-rt-14-dev libomp-14-dev chromium openmpi-bin libopenmpi-dev python3 \
                    valgrind bc libhwloc-dev hwloc
 
 B := build
@@ -44,14 +46,14 @@ RT_PIE_OBJ := $(RT_SRC:runtime/%.c=$(B)/obj/runtime-pie/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
 CC_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,driver args cmdline process client options alloc)
 RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor pragmas select \
-                                                  walk regions clauses addresses analyze render twins \
+                                                  walk regions clauses addresses analyze comments render twins \
                                                   tables \
                                                   server options alloc) \
            $(B)/obj/gen/cprof_h.o
 RP_SRC  := $(wildcard reports/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
-all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt \
+all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt \
      $(B)/$(TOPOLOGY)
 
 # The runtime is linked into every profiled program, including shared objects: PIC.
@@ -60,10 +62,14 @@ all: $(B)/bin/cprof-cc $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(
 # into programs only: built apart as position-independent executable code, its
 # thread-local data is at a constant offset from the thread pointer (local-exec), one
 # load less and a register free in every hook.
-RT_CFLAGS := -fno-plt -fopenmp -DCPROF_BUILDING_RUNTIME
+# It uses no OpenMP itself, and binds to whichever runtime the program loads: omp.h is
+# gcc's, omp-tools.h (OMPT, runtime/ompt.c) LLVM's, from libomp-dev.
+RT_CFLAGS := -fno-plt -DCPROF_BUILDING_RUNTIME
 RT_PIC := -fPIC -ftls-model=initial-exec
 RT_PIE := -fPIE -ftls-model=local-exec
+OMPT_INC  := $(patsubst %/omp-tools.h,%,$(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)))
 RT_HEADERS := runtime/cprof.h runtime/internal.h $(wildcard format/*.h)
+$(B)/obj/runtime/ompt.o $(B)/obj/runtime-pie/ompt.o: RT_DEFS = -idirafter $(OMPT_INC)
 $(B)/obj/runtime/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@
@@ -94,7 +100,7 @@ $(B)/inst/lib/libcprof.a: $(INST_RT_PIE_OBJ)
 $(B)/inst/lib/libcprof.so: $(filter-out %/libcalls.o,$(INST_RT_OBJ)) $(B)/lib/cprof-link.opt
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(filter-out %/libcalls.o,$(INST_RT_OBJ)) \
-	    -fopenmp -o $@
+	    -o $@
 
 $(B)/obj/topology/%.o: topology/%.c format/topology.h
 	@mkdir -p $(@D)
@@ -116,16 +122,17 @@ $(B)/lib/libcprof.a: $(RT_PIE_OBJ)
 $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.opt
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,nodelete -Wl,@$(B)/lib/cprof-link.opt $(filter-out %/libcalls.o,$(RT_OBJ)) \
-	    -fopenmp -o $@
+	    -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
-# as -Wl,@FILE): libgomp's entry points that runtime/omp.c wraps and the signal calls
+# as -Wl,@FILE): libgomp's entry points that runtime/gomp.c wraps and the signal calls
 # runtime/signals.c does, and those wrappers exported, so that a profiled library's
-# calls reach the program's runtime.  The list is what omp.o and signals.o define.
-$(B)/lib/cprof-link.opt: $(B)/obj/runtime/omp.o $(B)/obj/runtime/signals.o
+# calls reach the program's runtime; and the OMPT tool's entry point (runtime/ompt.c),
+# which libomp looks up.  The list is what gomp.o and signals.o define.
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/gomp.o $(B)/obj/runtime/signals.o
 	@mkdir -p $(@D)
 	{ nm $^ | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
-	  echo '--export-dynamic-symbol=__wrap_*'; } > $@
+	  echo '--export-dynamic-symbol=__wrap_*'; echo '--export-dynamic-symbol=ompt_start_tool'; } > $@
 
 $(B)/include/cprof.h: runtime/cprof.h
 	@mkdir -p $(@D)
@@ -156,6 +163,10 @@ $(B)/obj/preprocessor/%.o: preprocessor/%.c $(wildcard preprocessor/*.h) format/
 $(B)/bin/cprof-cc: $(CC_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -o $@
+
+# cprof-cc by another name: its compilers are clang and clang++ (CC=cprof-clang).
+$(B)/bin/cprof-clang: $(B)/bin/cprof-cc
+	ln -sf cprof-cc $@
 
 $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
@@ -214,8 +225,9 @@ examples: all
 	    $(B)/bin/cprof-report --json $$d/cprof*.out > /dev/null; \
 	done
 
+# The suite under gcc, then under clang (libomp): tests/run's CPROF_TEST_CC.
 check: all
-	tests/run
+	CPROF_TEST_CC="gcc clang" tests/run
 
 # Benchmarks print ratios against baselines measured in the same run, never assert.
 bench: all
@@ -234,13 +246,14 @@ bench: all
 	@echo; echo "== input sizes (-fcprof-input-size): slowdown and memory, one thread, every activation sized and sampled"; bench/sizes.sh
 
 # What `make install` puts under $(PREFIX), and `make uninstall` takes away.
-INSTALLED := bin/cprof-cc bin/cprof-report libexec/cprof/cprof-rewrite $(TOPOLOGY) lib/libcprof.a \
+INSTALLED := bin/cprof-cc bin/cprof-clang bin/cprof-report libexec/cprof/cprof-rewrite $(TOPOLOGY) lib/libcprof.a \
              lib/libcprof.so lib/cprof-link.opt include/cprof.h lib/pkgconfig/cprof.pc \
              share/man/man1/cprof-cc.1 share/man/man1/cprof-report.1 share/man/man7/cprof.7
 
 install: all $(B)/inst/lib/libcprof.a $(B)/inst/lib/libcprof.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/cprof-cc $(B)/bin/cprof-report $(DESTDIR)$(PREFIX)/bin/
+	ln -sf cprof-cc $(DESTDIR)$(PREFIX)/bin/cprof-clang
 	install -d $(DESTDIR)$(PREFIX)/libexec/cprof
 	install -m 755 $(B)/libexec/cprof/cprof-rewrite $(B)/$(TOPOLOGY) $(DESTDIR)$(PREFIX)/libexec/cprof/
 	install -m 644 $(B)/inst/lib/libcprof.a $(DESTDIR)$(PREFIX)/lib/

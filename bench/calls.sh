@@ -131,6 +131,15 @@ fi
 # with more, libgomp's barrier spin varies the count.
 gcc -O2 -fopenmp -DINLINE "$src" -o plain_inline
 "$bin/cprof-cc" -O2 -fopenmp -DINLINE "$src" -o cprof_inline
+# The same with clang and LLVM's OpenMP runtime (docs/cprof-cc.md, "Clang"): its
+# facade asks libomp, which OMPT observes.
+have_clang=$(command -v clang > /dev/null && echo 1 || echo 0)
+if [ "$have_clang" = 1 ]; then
+    clang -O2 -fopenmp "$src" -o plain_clang
+    "$bin/cprof-clang" -O2 -fopenmp "$src" -o cprof_clang
+    clang -O2 -fopenmp -DINLINE "$src" -o plain_inline_clang
+    "$bin/cprof-clang" -O2 -fopenmp -DINLINE "$src" -o cprof_inline_clang
+fi
 if command -v valgrind > /dev/null; then
     cn=100000
     instr() {  # instr ENV... -- PROG [T]: instructions per call
@@ -176,6 +185,14 @@ if command -v valgrind > /dev/null; then
             "$r" "<= 2.00" "$(awk -v r="$r" 'BEGIN { print r <= 2 ? "met" : "NOT met" }')"
     done
     irow "cprof, small routine counted at its sites" 25 plain_inline -- cprof_inline
+    if [ "$have_clang" = 1 ]; then
+        echo "clang, libomp (cprof-clang):"
+        irow "cprof, timed" 60 plain_clang -- cprof_clang
+        irow "cprof, CPROF_MODE=count" 25 plain_clang CPROF_MODE=count -- cprof_clang
+        irow "cprof, small routine counted at its sites" 25 plain_inline_clang -- cprof_inline_clang
+    else
+        echo "  clang is not installed: the libomp rows are skipped"
+    fi
 else
     echo "  valgrind is not installed: instruction counts are skipped"
 fi

@@ -51,3 +51,46 @@ for dir in "$root"/examples/*/ "$tmp/many_calls/"; do
     printf '%-12s %10.1f %12.1f %6sx   %s\n' "$name" "$(median < "$tmp/g" | awk '{ print $1 / 1000 }')" \
         "$(median < "$tmp/c" | awk '{ print $1 / 1000 }')" "$ratio" "$met"
 done
+
+# A large unit (bench/generated.sh's generated_unit: BENCH_UNIT routines, 10000 by
+# default), compiled -c by gcc and by cprof-cc without the rewrite server, so that the
+# CPU time of cprof-cc and of every process it waited for is all its work: gcc -E, the
+# rewriter, gcc on the rewritten text.  CPU time (user + system), less disturbed by the
+# machine's other work than wall time; BENCH_UNIT_RUNS rounds (3), medians.  Then, from
+# one more compile that keeps its temporary files, where cprof-cc's time goes.
+. "$root/bench/generated.sh"
+units=${BENCH_UNIT:-10000}
+unit_runs=${BENCH_UNIT_RUNS:-3}
+generated_unit "$units" > "$tmp/unit.c"
+# cpu CMD...: the CPU seconds CMD and the processes it waited for took.
+cpu() {
+    ( "$@" > /dev/null 2>&1 || echo "FAILED: $*" >&2; times ) | tail -1 |
+        awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.2f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+}
+echo
+echo "A generated unit of $units small routines (bench/generated.sh), -fopenmp -c, CPU seconds"
+echo "($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), medians of $unit_runs rounds)"
+printf '%-6s %10s %12s %7s   %s\n' "flags" "gcc s" "cprof-cc s" "ratio" "target <= 1.50"
+for opt in -O2 -O0; do
+    : > "$tmp/g"; : > "$tmp/c"; : > "$tmp/r"
+    for i in $(seq "$unit_runs"); do
+        g=$(cpu gcc -fopenmp $opt -c "$tmp/unit.c" -o "$tmp/g.o")
+        c=$(CPROF_SERVER=0 cpu "$bin/cprof-cc" -fopenmp $opt -c "$tmp/unit.c" -o "$tmp/c.o")
+        echo "$g" >> "$tmp/g"; echo "$c" >> "$tmp/c"
+        awk -v c="$c" -v g="$g" 'BEGIN { printf "%.4f\n", c / g }' >> "$tmp/r"
+    done
+    ratio=$(median < "$tmp/r" | awk '{ printf "%.2f", $1 }')
+    printf '%-6s %10.2f %12.2f %6sx   %s\n' "$opt" "$(median < "$tmp/g")" "$(median < "$tmp/c")" "$ratio" \
+        "$(awk -v r="$ratio" 'BEGIN { print (r <= 1.5) ? "met" : "NOT met" }')"
+    # Where it goes: the three steps, each timed alone on the same files.
+    rm -rf "$tmp/keep"; mkdir "$tmp/keep"
+    TMPDIR=$tmp/keep CPROF_KEEP_TEMPS=1 CPROF_SERVER=0 "$bin/cprof-cc" -fopenmp $opt -c "$tmp/unit.c" -o "$tmp/c.o" 2> /dev/null
+    pre=$(ls "$tmp"/keep/cprof-cc.*/0/unit.i) rewritten=$(ls "$tmp"/keep/cprof-cc.*/0/unit.cprof.i)
+    rewriter_flags=(--openmp --small=64)
+    [ "$opt" != -O0 ] && rewriter_flags+=(--optimizing)
+    rewrite_alone() { "$bin/../libexec/cprof/cprof-rewrite" "${rewriter_flags[@]}" unit.c "$tmp/copy.i" "$tmp/r.i" < "$pre"; }
+    printf '       steps: gcc -E %.2f, rewriter %.2f, gcc on the rewritten text %.2f (%s KB of text, from %s KB)\n' \
+        "$(cpu gcc -fopenmp -E "$tmp/unit.c" -o "$tmp/p.i")" "$(cpu rewrite_alone)" \
+        "$(cpu gcc -fopenmp $opt -c -x cpp-output "$rewritten" -o "$tmp/c.o")" \
+        "$(( $(stat -c %s "$rewritten") / 1024 ))" "$(( $(stat -c %s "$pre") / 1024 ))"
+done

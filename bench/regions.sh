@@ -14,6 +14,12 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 gcc -O2 -fopenmp "$root/bench/regions.c" -o plain
 "$bin/cprof-cc" -O2 -fopenmp "$root/bench/regions.c" -o cprof
+# clang and libomp: the same model, fed by OMPT's callbacks instead of the wrappers.
+have_clang=$(command -v clang > /dev/null && echo 1 || echo 0)
+if [ "$have_clang" = 1 ]; then
+    clang -O2 -fopenmp "$root/bench/regions.c" -o plain_clang
+    "$bin/cprof-clang" -O2 -fopenmp "$root/bench/regions.c" -o cprof_clang
+fi
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 for round in $(seq "$rounds"); do
@@ -50,6 +56,15 @@ if command -v valgrind > /dev/null; then
         echo "callgrind, $t thread(s): $per_plain instructions per region execution with gcc," \
              "$per_cprof with cprof: $((per_cprof - per_plain)) added (all members);" \
              "traced (each member's body an event): $((per_traced - per_cprof)) more"
+        if [ "$have_clang" = 1 ]; then
+            for v in plain_clang cprof_clang; do
+                eval "per_$v=\$(( (\$(ir $v $t 2000) - \$(ir $v $t 1000)) / 1000 ))"
+            done
+            # shellcheck disable=SC2154
+            echo "callgrind, $t thread(s), clang and libomp: $per_plain_clang instructions per" \
+                 "region execution with clang, $per_cprof_clang with cprof-clang:" \
+                 "$((per_cprof_clang - per_plain_clang)) added (all members, OMPT's callbacks)"
+        fi
     done
 else
     echo "valgrind not installed: no instruction counts"

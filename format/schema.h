@@ -27,7 +27,11 @@
  * and of each worker (the PUs it ran on, for how long, its moves);
  * "sources" (docs/source.md): the files the units' routines and sites name, as each
  * unit was compiled (where, their size and hash, format/hash.h), one entry per unit; a
- * key of the header, and of each routine and site: its unit's index there. */
+ * key of the header, and of each routine and site: its unit's index there;
+ * "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
+ * it, whether the calls' cases and the parallel regions were measured, and if not why;
+ * "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
+ * profiling, each {"file", "reason"}, a key of the header written when there is one. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
@@ -36,11 +40,14 @@
 #define CPROF_SECTION_TOPOLOGY "topology"
 #define CPROF_SECTION_PLACEMENT "placement"
 #define CPROF_SECTION_SOURCES "sources"
+#define CPROF_SECTION_OPENMP "openmp"
+#define CPROF_SECTION_UNPROFILED "unprofiled"
 /* All of them: what a reader of this version knows. */
 __attribute__((unused))
 static const char *const cprof_sections[] = {
     CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
-    CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES };
+    CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
+    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED };
 
 /* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \

@@ -41,6 +41,35 @@ int defined_routine(const struct unit *u, const char *p, size_t n)
     return -1;
 }
 
+/* The blocks that may hold offset at, [*first, *last): those of the function body
+ * around it whose pragma comes before it (bodies and blocks are in the text's order).
+ * Searching only these keeps a unit of thousands of functions linear. */
+void blocks_around(const struct unit *u, unsigned at, int *first, int *last)
+{
+    int lo = 0, hi = u->nbodies;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (u->bodies[mid].start <= at)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *first = *last = 0;
+    if (!u->nbodies || u->bodies[lo].start > at || at >= u->bodies[lo].end)
+        return;
+    int a = 0, b = u->nblocks;
+    while (a < b) {
+        int mid = (a + b) / 2;
+        if (u->blocks[mid].pragma_start < u->bodies[lo].start)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *first = *last = a;
+    while (*last < u->nblocks && u->blocks[*last].pragma_start < at)
+        (*last)++;
+}
+
 /* How each call of a counted routine learns its case without calling the runtime.  A
  * site outside every parallel construct of its routine (d = 0) has the case of the
  * routine's entry: the routine copies case0 at entry.  A site inside one takes the
@@ -66,8 +95,9 @@ void choose_caches(struct unit *u)
         /* A region's call: the local case0 and caches are its function's, not its. */
         if (u->routines[s->routine].region)
             continue;
-        int inner = -1;             /* the innermost parallel block around the site */
-        for (int b = 0; b < u->nblocks; b++) {
+        int inner = -1, first, last;    /* the innermost parallel block around the site */
+        blocks_around(u, n->start, &first, &last);
+        for (int b = first; b < last; b++) {
             const struct block *k = &u->blocks[b];
             if (k->parallel && k->start <= n->start && n->start < k->end
                 && (inner < 0 || k->start >= u->blocks[inner].start))
@@ -76,7 +106,7 @@ void choose_caches(struct unit *u)
         if (s->d > 0 && (inner < 0 || !u->blocks[inner].cacheable))
             continue;
         int seen_through = 1;
-        for (int b = 0; b < u->nblocks; b++) {
+        for (int b = first; b < last; b++) {
             const struct block *k = &u->blocks[b];
             if (k->start <= n->start && n->start < k->end && !k->cacheable
                 && (inner < 0 || k->start >= u->blocks[inner].start))
@@ -99,11 +129,16 @@ void choose_caches(struct unit *u)
             new_node(u, N_CLAUSE, u->blocks[b].pragma_end, u->blocks[b].pragma_end)->index = b;
 }
 
+/* An insertion (a hook, a brace, a construct's line: no text of its own) before a node
+ * that starts where it is: at a body's `{f();` the hook goes before the call, not into
+ * its facade. */
 static int by_position(const void *a, const void *b)
 {
     const struct node *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
+    if ((x->end == x->start) != (y->end == y->start))
+        return x->end == x->start ? -1 : 1;
     if (x->end != y->end)
         return x->end > y->end ? -1 : 1;        /* the enclosing node first */
     return x->kind - y->kind;                   /* a hook before what follows it */
@@ -140,7 +175,10 @@ static int *build_tree(struct unit *u, int copy, int *ntop)
             continue;
         while (depth > 0) {
             struct node *p = &u->nodes[stack[depth - 1]];
-            if (n->start >= p->start && n->end <= p->end && p->end > p->start)
+            /* Inside p; an insertion at p's end is after it (`leaf(1);leaf(2);`, the
+             * brace closing the first statement). */
+            if (n->start >= p->start && n->end <= p->end && p->end > p->start
+                && !(n->start == n->end && n->start == p->end))
                 break;
             depth--;
         }
@@ -175,7 +213,7 @@ static void place_range(struct unit *u, unsigned from, unsigned to, const int *k
     unsigned pos = from;
     for (int i = 0; i < nkids; i++) {
         struct node *k = &u->nodes[kids[i]];
-        if (k->start < from || k->end > to || k->start < pos)
+        if (k->start < from || k->end > to || k->start < pos || (k->start == to && k->end == to))
             continue;
         k->placed = 1;
         place_node(u, k);
@@ -187,7 +225,8 @@ static void place_range(struct unit *u, unsigned from, unsigned to, const int *k
 static void place_node(struct unit *u, struct node *n)
 {
     if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK
-        || n->kind == N_CLOSE || n->kind == N_CONSTRUCT || n->kind == N_TWIN || n->kind == N_TWIN_END)
+        || n->kind == N_CLOSE || n->kind == N_CONSTRUCT || n->kind == N_TWIN || n->kind == N_TWIN_END
+        || n->kind == N_COMMENT)
         return;
     if (n->kind == N_REDUCTION) {
         place_range(u, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);

@@ -86,8 +86,10 @@ void cprof_cmdline_parse(struct cprof_cmdline *c, int argc, char **argv)
             c->mode = c->mode == CPROF_GCC_ONLY ? CPROF_GCC_ONLY : CPROF_ASSEMBLE_ONLY;
         else if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
             c->mode = CPROF_GCC_ONLY;
-        else if (!strcmp(a, "-fopenmp") || !strcmp(a, "-fno-openmp"))
-            c->openmp = a[2] == 'o';
+        else if (!strcmp(a, "-fopenmp") || !strncmp(a, "-fopenmp=", 9) || !strcmp(a, "-fno-openmp"))
+            c->openmp = a[2] == 'o';    /* clang's -fopenmp=RUNTIME too (CMake gives it) */
+        else if (!strncmp(a, "-O", 2))
+            c->optimizing = strcmp(a, "-O0") != 0;
         else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
             c->dep_md = 1;
         else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-ansi"))
@@ -172,8 +174,8 @@ char *cprof_base_name(const char *path, const char *new_ext)
     return cprof_fmt("%s%s", b, new_ext);
 }
 
-void cprof_dependency_flags(const struct cprof_cmdline *c, const struct cprof_input *in,
-                            const char *object, struct cprof_argv *pp)
+const char *cprof_dependency_flags(const struct cprof_cmdline *c, const struct cprof_input *in,
+                                   const char *object, struct cprof_argv *pp)
 {
     const char *dep_file = NULL;
     int has_target = 0;
@@ -193,22 +195,27 @@ void cprof_dependency_flags(const struct cprof_cmdline *c, const struct cprof_in
         if (n == 2)
             cprof_push(pp, c->argv[++i]);
     }
+    /* gcc 12's names: -o OUT's with its suffix dropped, then .d (the target OUT, even
+     * linking); linking without -o, a-SOURCE.d for SOURCE.o; else SOURCE.d. */
     if (!dep_file) {
-        if (c->output && c->mode != CPROF_LINK) {
+        if (c->output) {
             char *copy = cprof_fmt("%s", c->output);
             char *dot = strrchr(copy, '.');
             char *slash = strrchr(copy, '/');
             if (dot && (!slash || dot > slash))
                 *dot = 0;
-            cprof_push(pp, "-MF");
-            cprof_push(pp, cprof_fmt("%s.d", copy));
+            dep_file = cprof_fmt("%s.d", copy);
         } else {
-            cprof_push(pp, "-MF");
-            cprof_push(pp, cprof_base_name(in->path, ".d"));
+            dep_file = c->mode == CPROF_LINK ? cprof_fmt("a-%s", cprof_base_name(in->path, ".d"))
+                                             : cprof_base_name(in->path, ".d");
         }
+        cprof_push(pp, "-MF");
+        cprof_push(pp, dep_file);
     }
     if (!has_target) {
         cprof_push(pp, "-MQ");
-        cprof_push(pp, object);
+        cprof_push(pp, c->mode != CPROF_LINK ? object
+                       : c->output ? c->output : cprof_base_name(in->path, ".o"));
     }
+    return dep_file;
 }

@@ -32,6 +32,7 @@ struct cprof_cmdline {
     const char *std;
     int dep_md;             /* -MD or -MMD given */
     int openmp;             /* -fopenmp in effect */
+    int optimizing;         /* the last -O is not -O0 (none: -O0) */
     struct cprof_rewrite_options select;    /* cprof's own options (options.h) */
 };
 
@@ -52,9 +53,10 @@ int cprof_dependency_option(const char *a);
 void cprof_common_flags(const struct cprof_cmdline *c, struct cprof_argv *out, int preprocessing);
 
 /* -MD/-MMD: the dependency flags for the preprocessing of `in` into `object`, gcc's
- * defaults for the file and its target made explicit (the step writes elsewhere). */
-void cprof_dependency_flags(const struct cprof_cmdline *c, const struct cprof_input *in,
-                            const char *object, struct cprof_argv *pp);
+ * defaults for the file and its target made explicit (the step writes elsewhere).
+ * Returns the dependency file, NULL if the command line is missing it (gcc says so). */
+const char *cprof_dependency_flags(const struct cprof_cmdline *c, const struct cprof_input *in,
+                                   const char *object, struct cprof_argv *pp);
 
 /* path's last component with its suffix replaced by new_ext. */
 char *cprof_base_name(const char *path, const char *new_ext);

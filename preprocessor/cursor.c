@@ -3,6 +3,7 @@
  * designator names (unit.h). */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 #include "unit.h"
 
 char *cx_take(CXString s)
@@ -27,12 +28,20 @@ void extent_of(CXCursor c, unsigned *start, unsigned *end)
     *end = offset_of(clang_getRangeEnd(r));
 }
 
-/* Where a location is in the user's terms: gcc's line markers. */
+/* Where a location is in the user's terms: the line markers, as gcc writes them: clang
+ * names a header found beside the file it is in, in the current directory, ./NAME
+ * (gcc NAME), and a static routine is known by its file. */
 char *presumed(CXSourceLocation loc, unsigned *line)
 {
     CXString name;
     clang_getPresumedLocation(loc, &name, line, NULL);
-    return cx_take(name);
+    char *file = cx_take(name);
+    size_t skip = 0;
+    while (file[skip] == '.' && file[skip + 1] == '/' && file[skip + 2])
+        skip += 2;
+    if (skip)
+        memmove(file, file + skip, strlen(file + skip) + 1);
+    return file;
 }
 
 enum CXChildVisitResult first_child(CXCursor c, CXCursor parent, CXClientData data)

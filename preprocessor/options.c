@@ -50,6 +50,8 @@ static const struct option options[] = {
       "always time these", 0, 0 },
     { "input-size", "CPROF_INPUT_SIZE", SWITCH, FIELD(input_size), 0,
       "input-sensitive profiles: each\nroutine's cost by input size\n(implies -fcprof-small=0)", 0, 0 },
+    { "strict", "CPROF_STRICT", SWITCH, FIELD(strict), 0,
+      "a unit that cannot be\nprofiled is an error, not\ncompiled unprofiled (CI)", 0, 1 },
 };
 enum { NOPTIONS = sizeof options / sizeof *options };
 

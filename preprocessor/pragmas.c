@@ -83,6 +83,52 @@ static int directive_is_cacheable(const char *p, const char *end)
     return words > 0;
 }
 
+/* Does the directive at p (after "omp") make device code: "target ..." (but target
+ * data, enter data, exit data and update, which run no code), or "declare target"? */
+static int directive_is_target(const char *p, const char *end)
+{
+    const char *w[3], *e[3];
+    for (int i = 0; i < 3; i++)
+        p = e[i] = next_word(p, end, &w[i]);
+    if (word_is(w[0], e[0], "target"))
+        return !word_is(w[1], e[1], "data") && !word_is(w[1], e[1], "enter")
+               && !word_is(w[1], e[1], "exit") && !word_is(w[1], e[1], "update");
+    return (word_is(w[0], e[0], "declare") && word_is(w[1], e[1], "target"))
+           || (word_is(w[0], e[0], "begin") && word_is(w[1], e[1], "declare") && word_is(w[2], e[2], "target"));
+}
+
+/* May code inside the construct of the directive at p name no variable of the unit's
+ * or the runtime's?  With a default clause other than default(shared) each would need
+ * a clause; a target region maps them (defaultmap(none): each listed); a loop
+ * construct, order(concurrent) or an untied task refuses the runtime's thread-local
+ * variables. */
+static int restricts_names(const char *p, const char *end)
+{
+    if (directive_is_target(p, end))
+        return 1;
+    while (p < end) {
+        const char *w;
+        p = next_word(p, end, &w);
+        if (p == w) {
+            p++;
+            continue;
+        }
+        if (word_is(w, p, "loop") || word_is(w, p, "untied"))
+            return 1;
+        int def = word_is(w, p, "default"), order = word_is(w, p, "order");
+        if (!def && !order)
+            continue;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < end && *p == '(') {
+            const char *v, *e = next_word(p + 1, end, &v);
+            if (def ? !word_is(v, e, "shared") : word_is(v, e, "concurrent"))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* The site a directive that opens no parallel region gets: a task's, or a barrier's,
  * or a worksharing construct's that ends with one (no nowait clause). */
 static enum construct directive_construct(const char *p, const char *end)
@@ -170,19 +216,6 @@ int declares_reduction(const char *p, const char *end, const char **id, const ch
     return *id_end > *id;
 }
 
-/* Does the directive at p (after "omp") make device code: "target ..." (but target
- * data, enter data, exit data and update, which run no code), or "declare target"? */
-static int directive_is_target(const char *p, const char *end)
-{
-    const char *w[3], *e[3];
-    for (int i = 0; i < 3; i++)
-        p = e[i] = next_word(p, end, &w[i]);
-    if (word_is(w[0], e[0], "target"))
-        return !word_is(w[1], e[1], "data") && !word_is(w[1], e[1], "enter")
-               && !word_is(w[1], e[1], "exit") && !word_is(w[1], e[1], "update");
-    return (word_is(w[0], e[0], "declare") && word_is(w[1], e[1], "target"))
-           || (word_is(w[0], e[0], "begin") && word_is(w[1], e[1], "declare") && word_is(w[2], e[2], "target"));
-}
 
 void find_parallel_pragmas(struct unit *u)
 {
@@ -209,7 +242,8 @@ void find_parallel_pragmas(struct unit *u)
                 .pragma_start = (unsigned)(line - t),
                 .parallel = parallel,
                 .construct = parallel ? CONSTRUCT_PARALLEL : directive_construct(directive, eol),
-                .cacheable = directive_is_cacheable(directive, eol) };
+                .cacheable = directive_is_cacheable(directive, eol),
+                .restricted = restricts_names(directive, eol) };
         }
         const char *cprof = pragma_of(line, eol, "cprof");
         char *region = cprof ? region_name(cprof, eol) : NULL;

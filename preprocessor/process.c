@@ -13,16 +13,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static int as_clang;
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void cprof_driver_named(const char *argv0)
+{
+    as_clang = !strncmp(base_of(argv0), "cprof-clang", 11);
+}
+
 const char *cprof_gcc(void)
 {
     const char *g = getenv("CPROF_GCC");
-    return g && *g ? g : "gcc";
+    return g && *g ? g : as_clang ? "clang" : "gcc";
 }
 
 const char *cprof_gxx(void)
 {
     const char *g = getenv("CPROF_GXX");
-    return g && *g ? g : "g++";
+    return g && *g ? g : as_clang ? "clang++" : "g++";
+}
+
+int cprof_gcc_is_clang(void)
+{
+    const char *b = base_of(cprof_gcc());
+    return strstr(b, "clang") || !strncmp(b, "icx", 3);
 }
 
 pid_t cprof_spawn(const char *const *argv, int in, int out, int close_in_child,

@@ -6,9 +6,14 @@
 #include <sys/types.h>
 
 /* The C compiler ($CPROF_GCC, default gcc) and the C++ one ($CPROF_GXX, g++: C++ is
- * not profiled, and g++ links its library). */
+ * not profiled, and g++ links its library); run as cprof-clang, clang and clang++. */
 const char *cprof_gcc(void);
 const char *cprof_gxx(void);
+/* argv[0]: cprof-cc, or cprof-clang (docs/cprof-cc.md, "Clang"). */
+void cprof_driver_named(const char *argv0);
+/* Whether the C compiler is LLVM's (clang by any name, Intel's icx), by its name: it
+ * takes LLVM's options, and links LLVM's OpenMP runtime. */
+int cprof_gcc_is_clang(void);
 
 /* Starts argv with the given stdin and stdout descriptors (-1: inherited), closing
  * close_in_child (-1: none) in the child, and with err_path its stderr going there.

@@ -332,14 +332,14 @@ static int by_offset(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void assign_regions(struct unit *u, CXCursor body, int first_site, unsigned bstart, unsigned bend)
+void assign_regions(struct unit *u, CXCursor body, int first_node, int first_site, unsigned bstart, unsigned bend)
 {
     struct flow f = { .u = u };
     int ncalls = 0, regions = 0;
-    for (int i = 0; i < u->nnodes; i++)
+    for (int i = first_node; i < u->nnodes; i++)
         ncalls += u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site;
     f.events = cprof_xcalloc((size_t)(ncalls + u->nregion_ends) + 1, sizeof *f.events);
-    for (int i = 0; i < u->nnodes; i++)
+    for (int i = first_node; i < u->nnodes; i++)
         if (u->nodes[i].kind == N_CALL && u->nodes[i].index >= first_site) {
             f.events[f.nevents][0] = u->nodes[i].start;
             f.events[f.nevents++][1] = (unsigned)i + 1;

@@ -3,31 +3,34 @@
  * argument text keeps its newlines, in a new order); lines added (declare reduction
  * copies) are followed by a line marker, so every original line keeps its number. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
 
 static void render_node(struct unit *u, struct str *out, struct node *n);
 
-/* After lines of its own: the text at offset `at` (a line's start) is on its line. */
-void add_line_marker(struct unit *u, struct str *out, unsigned at)
+/* After lines of its own: the text at offset `at` (a line's start) is on its line; with
+ * system, in a system header, where gcc gives no warning. */
+void add_line_marker(struct unit *u, struct str *out, unsigned at, int system)
 {
     unsigned line;
     char *file = presumed(clang_getLocationForOffset(u->tu, u->file, at), &line);
     str_printf(out, "# %u ", line);
     str_literal(out, file);
-    str_add(out, "\n", 1);
+    str_add(out, system ? " 3\n" : "\n", system ? 3 : 1);
     free(file);
 }
 
-/* Copies [from, to) of the input with the given nodes inside it rewritten. */
+/* Copies [from, to) of the input with the given nodes inside it rewritten (an
+ * insertion at `to` belongs to what follows). */
 void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
                   const int *kids, int nkids)
 {
     unsigned pos = from;
     for (int i = 0; i < nkids; i++) {
         struct node *k = &u->nodes[kids[i]];
-        if (k->start < from || k->end > to || k->start < pos)
+        if (k->start < from || k->end > to || k->start < pos || (k->start == to && k->end == to))
             continue;
         str_add(out, u->text + pos, k->start - pos);
         render_node(u, out, k);
@@ -46,33 +49,94 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
     return 0;
 }
 
-/* The call site's half of a direct call of n->target. */
+/* May node n's code name the unit's tables and the runtime's variables?  Not in a
+ * declare reduction or a copy of one (its combiner and initializer may name omp_out,
+ * omp_in, omp_priv, omp_orig alone), nor inside a construct that would refuse them
+ * (pragmas.c's restricts_names: a default clause that makes every variable a clause's,
+ * a target region, a loop construct, an untied task): there it reaches them through
+ * the prelude's functions (tables.c), which gcc inlines when it optimizes, at a cost in
+ * compile time; elsewhere, the code names them. */
+static int names_tables(const struct unit *u, const struct node *n)
+{
+    unsigned at = n->start;
+    int first, last;
+    if (n->copy)
+        return 0;
+    for (int r = 0; r < u->nreductions; r++)
+        if (u->reductions[r].line <= at && at < u->reductions[r].eol)
+            return 0;
+    /* From the end of the pragma's line: the lines of the directives it is combined
+     * with (the site of a nested for's) are its body. */
+    blocks_around(u, at, &first, &last);
+    for (int b = first; b < last; b++)
+        if (u->blocks[b].restricted && u->blocks[b].pragma_end <= at && at < u->blocks[b].end)
+            return 0;
+    return 1;
+}
+
+/* The site's half of the handshake (target: NULL for a routine of the unit's, "0" for
+ * an implicitly declared function), in node n's code: a store of the runtime's
+ * thread-local pair, or in a unit with device code a call (tables.c).  A statement, or
+ * with expr an expression. */
+static void add_pending(struct unit *u, struct str *out, int site, const char *target,
+                        const struct node *n, int expr)
+{
+    const char *cast = target && strcmp(target, "0") ? "(void (*)(void))" : "";
+    if (u->offload || !names_tables(u, n))
+        str_printf(out, target ? "__cprof_call(%d, %s%s)" : "__cprof_site(%d)", site, cast,
+                   target ? target : "");
+    else if (target)
+        str_printf(out, "cprof_pending.site = &__cprof_s[%d]%scprof_pending.target = %s%s", site,
+                   expr ? ", " : "; ", cast, target);
+    else
+        str_printf(out, "cprof_pending.site = &__cprof_s[%d]", site);
+    if (!expr)
+        str_add(out, "; ", 2);
+}
+
+/* The entry hook of routine r (a function's, a library function's or a region's), in
+ * node n's code. */
+static void add_enter(struct unit *u, struct str *out, int r, const struct node *n)
+{
+    str_printf(out, names_tables(u, n) ? "cprof_facade.enter(&__cprof_r[%d])" : "__cprof_enter(%d)", r);
+}
+
+/* The call site's half of a direct call of n->target.  A counted callee's count is
+ * inline where gcc optimizes (a call of the prelude's helper at -O0, and in a counted
+ * routine, which gcc inlines into every caller: there the count's code would be
+ * compiled again in each copy; the prelude's inline helper where the tables may not be
+ * named). */
 void add_handshake(struct unit *u, struct str *out, const struct node *n)
 {
     int site = n->index;
     const struct site *s = &u->sites[site];
     int callee = s->callee;
+    int direct = names_tables(u, n), inline_count = direct && u->options->optimizing;
+    /* (Not under -fcprof-input-size: the helper's accesses would be sized.) */
+    int in_counted = u->routines[s->routine].counted && !u->options->input_size;
     if (callee >= 0) {
         /* Named by the site's descriptor: the callee's entry reads no target. */
         const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
         /* A twin counts by the runtime's call, not through the caches inline: their
          * loads of cprof's tables would be the sized activation's input. */
-        if (u->rendering_twin && u->routines[callee].counted)
-            str_printf(out, "__cprof_count(%d); ", site);
+        if ((u->rendering_twin && u->routines[callee].counted)
+            || (s->cache == CACHE_NONE && u->routines[callee].counted))
+            str_printf(out, direct ? "cprof_count(&__cprof_s[%d]); " : "__cprof_count(%d); ", site);
         else if (s->cache == CACHE_CASE0)
-            str_printf(out, "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s",
+            str_printf(out, in_counted ? "__cprof_case0_call(%d, %d, __cprof_c0); %s"
+                            : inline_count ? "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s"
+                            : "__cprof_case0(%d, %d, __cprof_c0); %s",
                        site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
         else if (s->cache == CACHE_BLOCK)
-            str_printf(out, "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
-                            "__cprof_k%d))%s; ", to_callee, s->block, site, s->slot, s->block,
-                       *to_callee ? " ? 2 : 0" : "");
+            str_printf(out, inline_count ? "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
+                                           "__cprof_k%d))%s; "
+                                         : "%s(__cprof_k%d = __cprof_cached(%d, %d, __cprof_k%d))%s; ",
+                       to_callee, s->block, site, s->slot, s->block, *to_callee ? " ? 2 : 0" : "");
         else
-            str_printf(out, u->routines[callee].counted ? "__cprof_count(%d); " : "__cprof_site(%d); ",
-                       site);
-    } else if (n->implicit)
-        str_printf(out, "__cprof_call(%d, 0); ", site);
-    else
-        str_printf(out, "__cprof_call(%d, (void (*)(void))%s); ", site, n->target);
+            add_pending(u, out, site, NULL, n, 0);
+    } else {
+        add_pending(u, out, site, n->implicit ? "0" : n->target, n, 0);
+    }
 }
 
 static void render_node(struct unit *u, struct str *out, struct node *n)
@@ -89,7 +153,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         str_printf(out, "#pragma omp declare reduction(__cprof_reduction%d", n->index);
         render_range(u, out, n->desig_start, n->desig_end, u->tops[n->index], u->ntops[n->index]);
         str_add(out, "\n", 1);
-        add_line_marker(u, out, n->start);
+        add_line_marker(u, out, n->start, 0);
         return;
     }
     if (n->kind == N_CLOSE || (n->kind == N_TWIN_END && !u->rendering_twin)) {
@@ -98,14 +162,20 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     }
     if (n->kind == N_TWIN_END)
         return;
+    if (n->kind == N_COMMENT) {
+        str_add(out, n->text, strlen(n->text));
+        return;
+    }
     if (n->kind == N_TWIN) {
         render_twin(u, out, n);
         return;
     }
     if (n->kind == N_CONSTRUCT) {
         /* On a line of its own before the pragma's, which the marker puts back. */
-        str_printf(out, "%s__cprof_construct(%d);\n", n->braced ? "{ " : "", n->index);
-        add_line_marker(u, out, n->start);
+        str_printf(out, names_tables(u, n) ? "%scprof_pending.construct = &__cprof_s[%d];\n"
+                                                  : "%s__cprof_construct(%d);\n",
+                   n->braced ? "{ " : "", n->index);
+        add_line_marker(u, out, n->start, 0);
         return;
     }
     if (n->kind == N_CLAUSE) {
@@ -115,9 +185,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     if (n->kind == N_HOOK) {
         if (u->rendering_twin)      /* the original's hook runs it */
             return;
-        if (!u->routines[n->index].counted)
-            str_printf(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused))"
-                            " = cprof_facade.enter(&__cprof_r[%d]);", n->index);
+        if (!u->routines[n->index].counted) {
+            str_add(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused)) = ", 82);
+            add_enter(u, out, n->index, n);
+            str_add(out, ";", 1);
+        }
         if (u->routines[n->index].reads_case0)
             str_printf(out, " int __cprof_c0 = cprof_pending.case0;");
         if (u->routines[n->index].twin)     /* a counted routine's too */
@@ -125,7 +197,13 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         return;
     }
     if (n->kind != N_CALL) {
+        /* The runtime's void * back to the buffer's own type, as C++ would want it
+         * (-Wc++-compat); the copy inside __typeof__ is not evaluated and adds no line. */
         render_range(u, out, n->start, n->arg_start[0], n->kids, n->nkids);
+        str_add(out, "(__typeof__(&*(", 15);
+        for (unsigned i = n->arg_start[0]; i < n->arg_end[0]; i++)
+            str_add(out, u->text[i] == '\n' ? " " : u->text + i, 1);
+        str_add(out, ")))", 3);
         str_add(out, n->kind == N_SETJMP ? "cprof_setjmp_mark(" : "cprof_longjmp_unwind(", n->kind == N_SETJMP ? 18 : 21);
         render_range(u, out, n->arg_start[0], n->arg_end[0], n->kids, n->nkids);
         str_add(out, ")", 1);
@@ -140,8 +218,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         if (n->region == 2)
             str_printf(out, "{ int __cprof_g%d __attribute__((cleanup(cprof_region_cleanup), unused)) = (",
                        site);
-        str_printf(out, "(__cprof_call(%d, 0), cprof_region_opened(cprof_facade.enter(&__cprof_r[%d])))",
-                   site, n->leaf);
+        str_add(out, "(", 1);
+        add_pending(u, out, site, "0", n, 1);
+        str_add(out, ", cprof_region_opened(", 22);
+        add_enter(u, out, n->leaf, n);
+        str_add(out, "))", 2);
         if (n->region == 2)
             str_add(out, ", 0);", 5);
         return;
@@ -173,9 +254,12 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     }
     if (n->leaf >= 0) {
         /* No hook in a library function: the call site opens and closes its activation. */
-        str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused))"
-                        " = (__cprof_call(%d, (void (*)(void))%s), cprof_facade.enter(&__cprof_r[%d])); ",
-                   site, site, n->target, n->leaf);
+        str_printf(out, "struct cprof_frame *__cprof_l%d __attribute__((cleanup(__cprof_leave), unused)) = (",
+                   site);
+        add_pending(u, out, site, n->target, n, 1);
+        str_add(out, ", ", 2);
+        add_enter(u, out, n->leaf, n);
+        str_add(out, "); ", 3);
         /* MPI_Abort ends the job from outside: this rank's profile is written first,
          * its own call in it (docs/mpi.md).  The other ranks are killed before their
          * exit path runs. */
@@ -185,7 +269,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     } else if (!n->target) {
         str_printf(out, "__auto_type __cprof_f%d = (", site);
         render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
-        str_printf(out, "); __cprof_call(%d, (void (*)(void))__cprof_f%d); __cprof_f%d", site, site, site);
+        str_add(out, "); ", 3);
+        char f[32];
+        snprintf(f, sizeof f, "__cprof_f%d", site);
+        add_pending(u, out, site, f, n, 0);
+        str_add(out, f, strlen(f));
     } else if (calls_twin(u, n)) {
         add_handshake(u, out, n);
         str_printf(out, "__cprof_tw_%s", n->target);
@@ -203,5 +291,12 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         pos = n->arg_end[i];
     }
     render_range(u, out, pos, n->end, n->kids, n->nkids);
-    str_add(out, n->initializer ? "; omp_priv; })" : "; })", n->initializer ? 14 : 4);
+    /* A call whose value the program discards stays one gcc sees discarded: not the
+     * statement expression's value (-Wunused-result). */
+    str_add(out, "; ", 2);
+    if (n->initializer)
+        str_add(out, "omp_priv; ", 10);
+    else if (n->discarded)
+        str_add(out, "(void)0; ", 9);
+    str_add(out, "})", 2);
 }

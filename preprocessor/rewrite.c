@@ -93,6 +93,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     choose_counted(&u);
     choose_caches(&u);
     add_twins(&u);
+    restore_comments(&u);
     number_sites(&u);
     build_trees(&u);
     /* The prelude goes on its own lines before the line of the first definition,
@@ -104,12 +105,12 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
 
     struct str out = { 0 };
     if (u.nroutines == 0) {
-        str_add(&out, text, size);
+        render_range(&u, &out, 0, (unsigned)size, u.tops[0], u.ntops[0]);
     } else {
-        str_add(&out, text, at);
+        render_range(&u, &out, 0, at, u.tops[0], u.ntops[0]);
         add_prelude(&u, &out);
         add_cleanup_wrappers(&u, &out, 0);
-        add_line_marker(&u, &out, at);
+        add_line_marker(&u, &out, at, 0);
         render_range(&u, &out, at, (unsigned)size, u.tops[0], u.ntops[0]);
         add_cleanup_wrappers(&u, &out, 1);
         add_tables(&u, &out, unit_file);
@@ -128,6 +129,7 @@ done:
         free(u.nodes[i].arg_end);
         free(u.nodes[i].arg_bitfield);
         free(u.nodes[i].target);
+        free(u.nodes[i].text);
         free(u.nodes[i].kids);
     }
     free(u.nodes);

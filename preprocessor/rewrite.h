@@ -8,6 +8,9 @@
  * pattern matches the file as gcc names it or its last component. */
 struct cprof_rewrite_options {
     int openmp;                     /* -fopenmp: gcc obeys the OpenMP pragmas */
+    /* gcc compiles with -O1 or more, so it inlines the unit's helpers; at -O0 (or no
+     * -O) they stay calls, which gcc compiles far faster than their bodies inline. */
+    int optimizing;
     const char *include_functions;  /* when set, only these functions ... */
     const char *include_files;      /* ... defined in these files are profiled */
     const char *exclude_functions;
@@ -25,6 +28,9 @@ struct cprof_rewrite_options {
      * hooks the runtime defines; every routine timed, and rendered with an instrumented
      * twin that the sized activations run (twins.c). */
     int input_size;
+    /* cprof-cc's alone: a unit it cannot profile is an error, not compiled without
+     * profiling. */
+    int strict;
 };
 
 /* Rewrites the gcc-preprocessed C source text[0..size) (of unit_file, as the user

@@ -33,32 +33,48 @@ void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v6", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v7", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
+    /* The helpers: always inline where gcc optimizes (the facade's cost), calls at -O0,
+     * which gcc compiles far faster than their bodies inline at every site; but under
+     * -fcprof-input-size, where a call's own accesses would be the sized activation's
+     * input. */
+    const char *helper = u->options->optimizing || u->options->input_size
+                         ? "static __inline__ __attribute__((always_inline, unused))"
+                         : "static __inline__ __attribute__((unused))";
     /* gcc makes every function a target region reaches a device function, where
      * thread-local storage is an error: in a unit with target regions the handshake is
      * a call of the runtime. */
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_call(int i, void (*t)(void)) { %s }\n",
+    str_printf(out, "%s void __cprof_call(int i, void (*t)(void)) { %s }\n", helper,
                u->offload ? "cprof_pending_set(&__cprof_s[i], t);"
                           : "cprof_pending.site = &__cprof_s[i]; cprof_pending.target = t;");
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_site(int i) { %s }\n",
+    str_printf(out, "%s void __cprof_site(int i) { %s }\n", helper,
                u->offload ? "cprof_pending_set(&__cprof_s[i], 0);" : "cprof_pending.site = &__cprof_s[i];");
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n");
-    /* A function, as the handshake: default(none) would want the table listed. */
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n");
-    if (u->nslots)
+    /* Inside a construct whose default clause wants every variable listed (render.c's
+     * names_tables), the code reaches the unit's tables and the runtime's variables
+     * through these functions, which need no clause. */
+    str_printf(out, "%s void __cprof_count(int i) { cprof_count(&__cprof_s[i]); }\n", helper);
+    str_printf(out, "%s void __cprof_construct(int i) { cprof_pending.construct = &__cprof_s[i]; }\n",
+               helper);
+    str_printf(out, "%s struct cprof_frame *__cprof_enter(int r) { return cprof_facade.enter(&__cprof_r[r]); }\n",
+               helper);
+    if (u->nslots) {
         str_printf(out, "static __thread struct cprof_count_slot __cprof_n[%d];\n", u->nslots);
+        str_printf(out, "%s int __cprof_cached(int i, int n, int k) "
+                        "{ return cprof_count_cached(&__cprof_s[i], &__cprof_n[n], k); }\n", helper);
+        str_printf(out, "%s void __cprof_case0(int i, int n, int c) "
+                        "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n", helper);
+        /* A counted routine's own counts: out of line in the copies gcc inlines. */
+        str_printf(out, "static __attribute__((noinline, unused)) void __cprof_case0_call(int i, int n, int c) "
+                        "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n");
+    }
     for (int b = 0; b < u->nblocks; b++)
         if (u->blocks[b].clause)
             str_printf(out, "static int __cprof_k%d = -1;\n", b);
-    str_printf(out, "static __inline__ __attribute__((always_inline, unused)) void "
-                    "__cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n");
+    str_printf(out, "%s void __cprof_leave(struct cprof_frame **f) { if (*f) cprof_facade.leave(*f); }\n",
+               helper);
 }
 
 /* Declared with the prelude, defined after the last line, where every file-scope
@@ -183,8 +199,8 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
     str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s,"
                     " .nsources = %d, .sources = __cprof_f };\n"
                     "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
-                    "{ cprof_register_unit_v6(&__cprof_unit); }\n"
+                    "{ cprof_register_unit_v7(&__cprof_unit); }\n"
                     "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
-                    "{ cprof_unregister_unit_v6(&__cprof_unit); }\n",
+                    "{ cprof_unregister_unit_v7(&__cprof_unit); }\n",
                u->nroutines, u->nsites, nsources);
 }

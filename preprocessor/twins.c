@@ -164,17 +164,40 @@ static void add_renaming_func(struct str *out, const char *p, size_t n, const ch
  * callers' twins as its twin when that is defined before them (renamed in render_call);
  * only if some call is made before its definition, or from a routine with no twin, does
  * it test cprof_sizes_twin itself, which keeps gcc from inlining it into plain code. */
+static int by_start(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
 void add_twins(struct unit *u)
 {
     int nnodes = u->nnodes;
+    /* The nodes by start, and the largest end of each prefix: a routine keeps its twin
+     * if no node starting up to its body ends at or after its definition's start. */
+    struct span *by = cprof_xcalloc((size_t)nnodes + 1, sizeof *by);
+    for (int k = 0; k < nnodes; k++)
+        by[k] = (struct span){ u->nodes[k].start, u->nodes[k].end };
+    if (nnodes)
+        qsort(by, (size_t)nnodes, sizeof *by, by_start);
+    for (int k = 1; k < nnodes; k++)
+        if (by[k].end < by[k - 1].end)
+            by[k].end = by[k - 1].end;
     for (int i = 0; i < u->nroutines; i++) {
         struct routine *r = &u->routines[i];
-        for (int k = 0; r->twin && k < nnodes; k++) {
-            const struct node *n = &u->nodes[k];
-            r->twin = n->start > r->body_start || n->end < r->def_start;
+        int lo = 0, hi = nnodes;        /* the nodes starting up to the body: [0, lo) */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (by[mid].start <= r->body_start)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        if (r->twin && lo > 0 && by[lo - 1].end >= r->def_start)
+            r->twin = 0;
         r->twin_dispatch = !r->counted;
     }
+    free(by);
     for (int k = 0; k < nnodes; k++) {
         const struct node *n = &u->nodes[k];
         int callee = n->kind == N_CALL && n->target ? defined_routine(u, n->target, strlen(n->target)) : -1;
@@ -202,27 +225,53 @@ int calls_twin(const struct unit *u, const struct node *n)
            && !u->routines[callee].twin_dispatch;
 }
 
+/* Copies p[0..n) with each of gcc's line markers in it flagged as a system header's
+ * (flag 3), so that what follows each is one too. */
+static void add_as_system(struct str *out, const char *p, size_t n)
+{
+    const char *end = p + n;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        str_add(out, p, len);
+        const char *flags = len > 2 && p[0] == '#' && p[1] == ' ' && p[2] >= '0' && p[2] <= '9'
+                            ? memrchr(p, '"', len) : NULL;
+        if (flags) {
+            size_t k = len - (size_t)(flags - p);
+            if (!memmem(flags, k, " 3", 2))
+                str_add(out, " 3", 2);
+        }
+        if (!eol)
+            break;
+        str_add(out, "\n", 1);
+        p = eol + 1;
+    }
+}
+
 /* The prototype and the twin of routine n->index, before its definition; the
- * definition follows on the line the marker gives back. */
+ * definition follows on the line the marker gives back.  Both are the routine's text
+ * again, whose warnings gcc gave for the original: as a system header's, they give
+ * none (gcc's own line markers among them flagged so too). */
 void render_twin(struct unit *u, struct str *out, const struct node *n)
 {
     const struct routine *r = &u->routines[n->index];
+    struct str copy = { 0 }, body = { 0 };
     str_add(out, "\n", 1);
+    add_line_marker(u, out, r->def_start, 1);
     /* A prototype for the twin's recursive calls, unless one was given (a second one
      * would be news to -Wredundant-decls); its lines as they are (gcc's line markers
      * among them, where a macro of a system header was expanded), the marker after it
      * putting the definition's line back. */
     if (!r->twin_declared) {
-        str_add(out, u->text + r->def_start, r->body_start - r->def_start);
-        str_add(out, ";\n", 2);
+        str_add(&copy, u->text + r->def_start, r->body_start - r->def_start);
+        str_add(&copy, ";\n", 2);
+        add_line_marker(u, &copy, r->def_start, 1);
     }
-    add_line_marker(u, out, r->def_start);
     if (r->twin_static)
-        str_add(out, "static ", 7);
-    str_add(out, u->text + r->def_start, r->name_start - r->def_start);
-    str_printf(out, "__cprof_tw_%s", r->name);
-    str_add(out, u->text + r->name_end, r->body_start - r->name_end);
-    struct str body = { 0 };
+        str_add(&copy, "static ", 7);
+    str_add(&copy, u->text + r->def_start, r->name_start - r->def_start);
+    str_printf(&copy, "__cprof_tw_%s", r->name);
+    str_add(&copy, u->text + r->name_end, r->body_start - r->name_end);
     u->rendering_twin = 1;
     render_range(u, &body, r->body_start, r->def_end, u->tops[0], u->ntops[0]);
     u->rendering_twin = 0;
@@ -230,12 +279,14 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
     size_t close = body.len;
     if (!strcmp(r->name, "main") && !r->twin_void && close > 0 && body.p[close - 1] == '}')
         close--;
-    add_renaming_func(out, body.p, close, r->name);
+    add_renaming_func(&copy, body.p, close, r->name);
     if (close < body.len)
-        str_add(out, " return 0; }", 12);
+        str_add(&copy, " return 0; }", 12);
+    add_as_system(out, copy.p, copy.len);
     free(body.p);
+    free(copy.p);
     str_add(out, "\n", 1);
-    add_line_marker(u, out, r->def_start);
+    add_line_marker(u, out, r->def_start, 0);
     str_add(out, "__attribute__((no_sanitize_thread)) ", 36);
 }
 

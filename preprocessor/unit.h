@@ -23,7 +23,7 @@ enum construct { CONSTRUCT_NONE, CONSTRUCT_PARALLEL, CONSTRUCT_TASK, CONSTRUCT_F
                  CONSTRUCT_SECTIONS, CONSTRUCT_SINGLE, CONSTRUCT_BARRIER };
 
 enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE,
-                 N_CONSTRUCT, N_TWIN, N_TWIN_END };
+                 N_CONSTRUCT, N_TWIN, N_TWIN_END, N_COMMENT };
 
 struct node {
     enum node_kind kind;
@@ -33,6 +33,7 @@ struct node {
     unsigned *arg_start, *arg_end;
     unsigned char *arg_bitfield;
     char *target;                   /* direct call: the function's name; NULL: a pointer */
+    char *text;                     /* N_COMMENT: the source's text that replaces the range */
     int implicit;                   /* direct call of an implicitly declared function */
     int leaf;                       /* a library function profiled as a leaf, or a user
                                        region (region): its routine */
@@ -40,6 +41,7 @@ struct node {
                                        line of a #pragma cprof region("NAME") */
     int cleanup;                    /* N_CALL: the function named by a cleanup attribute */
     int initializer;                /* N_CALL: a declare reduction's initializer(f(...)) */
+    int discarded;                  /* N_CALL: its value is unused (an expression statement) */
     int index;                      /* N_CALL, N_CONSTRUCT: site; N_HOOK: routine;
                                        N_REDUCTION: its copy; N_CLAUSE: block */
     int copy;                       /* a call in that copy of a declare reduction, else 0 */
@@ -105,6 +107,10 @@ struct block {
     int cacheable;
     enum construct construct;       /* the site it gets, if any */
     int clause;                     /* gets firstprivate(__cprof_k<index>) */
+    /* The code rewritten inside may name no variable of the unit's or the runtime's
+     * (a default clause but default(shared), a target region, a loop construct or
+     * order(concurrent): pragmas.c's restricts_names, render.c's names_tables). */
+    int restricted;
     char *region;                   /* #pragma cprof region("NAME"): NAME, else NULL */
     unsigned pragma_start;          /* where its line starts */
 };
@@ -231,10 +237,11 @@ int is_function(struct unit *u, const char *p, size_t n);
 void walk(struct unit *u);
 
 /* ---- regions.c: assign_regions gives each call site of a body (sites from first_site
- * on, the body's text [bstart, bend)) the user region it is made in as its caller,
- * following the body's control flow from each region's begin to its end; a warning
+ * on, its nodes from first_node on, the body's text [bstart, bend)) the user region it
+ * is made in as its caller, following the body's control flow from each region's begin to its end; a warning
  * where paths that disagree meet. */
-void assign_regions(struct unit *u, CXCursor body, int first_site, unsigned bstart, unsigned bend);
+void assign_regions(struct unit *u, CXCursor body, int first_node, int first_site,
+                    unsigned bstart, unsigned bend);
 
 /* ---- clauses.c: calls in OpenMP clauses, and the copies of declare reductions with calls. */
 void add_clause_calls(struct unit *u, CXTranslationUnit tu, unsigned from, unsigned to);
@@ -244,10 +251,15 @@ void add_reductions(struct unit *u, unsigned definition_line, int first_block);
  * called_uninstrumented. */
 void find_addresses_taken(struct unit *u);
 
+/* ---- comments.c: restore_comments puts the source's comments back before each label
+ * (a fall-through comment), as N_COMMENT nodes. */
+void restore_comments(struct unit *u);
+
 /* ---- analyze.c: after the walk, in this order: index_routines (then defined_routine
  * answers), choose_caches (after choose_counted), number_sites (nodes sorted, sites in
  * source order), build_trees, find_callees (the calls placed from an offset on). */
 void index_routines(struct unit *u);
+void blocks_around(const struct unit *u, unsigned at, int *first, int *last);
 int defined_routine(const struct unit *u, const char *p, size_t n);
 void choose_caches(struct unit *u);
 void number_sites(struct unit *u);
@@ -256,7 +268,7 @@ void find_callees(struct unit *u, unsigned from);
 
 /* ---- render.c: render_range copies a range of the text with the nodes placed in it
  * rewritten; add_handshake writes a direct call's half of the handshake. */
-void add_line_marker(struct unit *u, struct str *out, unsigned at);
+void add_line_marker(struct unit *u, struct str *out, unsigned at, int system);
 void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
                   const int *kids, int nkids);
 void add_handshake(struct unit *u, struct str *out, const struct node *n);

@@ -103,6 +103,32 @@ static int region_routine(struct unit *u, CXCursor call, unsigned start)
     return named_region(u, cprof_xstrndup(t + 1, b - a - 2), file, line);
 }
 
+/* Is the call's value discarded, as an expression statement's (in a block, after a
+ * label, an if's or a loop's body: then a ';' follows it) or cast to void?  Its facade
+ * then ends with a statement of its own, so that the call's value stays unused for gcc
+ * (-Wunused-result). */
+static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsigned end)
+{
+    switch (clang_getCursorKind(parent)) {
+    case CXCursor_CompoundStmt:
+    case CXCursor_CaseStmt:
+    case CXCursor_DefaultStmt:
+    case CXCursor_LabelStmt:
+        return 1;
+    case CXCursor_IfStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_DoStmt:
+        while (end < u->size && strchr(" \t\n", u->text[end]))
+            end++;
+        return end < u->size && u->text[end] == ';';
+    case CXCursor_CStyleCastExpr:
+        return clang_getCursorType(parent).kind == CXType_Void;
+    default:
+        (void)call;
+        return 0;
+    }
+}
+
 /* A call that no node of a routine of this unit stands for (the C library, an
  * unprofiled function, setjmp, the runtime): its routine's activations may take long,
  * unless it is a compiler builtin, which makes no call or a short one.  The calls that
@@ -113,7 +139,7 @@ static void calls_out(struct unit *u, const char *name)
         u->routines[u->routine].calls_out = 1;
 }
 
-static void add_call(struct unit *u, CXCursor call)
+static void add_call(struct unit *u, CXCursor call, CXCursor parent)
 {
     CXCursor designator = clang_getNullCursor();
     clang_visitChildren(call, first_child, &designator);
@@ -177,6 +203,7 @@ static void add_call(struct unit *u, CXCursor call)
     n->target = name;
     n->leaf = leaf;
     n->region = region;
+    n->discarded = value_discarded(u, call, parent, end);
     /* A function first declared by a call inside a body (an implicit declaration) may
      * not be named before that call: it would be undeclared there. */
     if (name) {
@@ -274,7 +301,7 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         u->block_next++;
     }
     if (kind == CXCursor_CallExpr)
-        add_call(u, c);
+        add_call(u, c, parent);
     else if (kind == CXCursor_UnexposedAttr)
         add_cleanup(u, c);
     return CXChildVisit_Recurse;
@@ -393,13 +420,14 @@ static void add_function(struct unit *u, CXCursor fn)
     u->block_last = last;
     u->body_start = bstart;
     u->body_end = bend;
-    int first_site = u->nsites;
+    int first_site = u->nsites, first_node = u->nnodes;
     clang_visitChildren(body, visit_body, u);
     add_clause_calls(u, u->tu, bstart, bend);
     add_region_pragmas(u, first, bend);
     add_constructs(u, first, bend);
-    /* d: parallel blocks of this body around the call (or construct). */
-    for (int i = 0; i < u->nnodes; i++) {
+    /* d: parallel blocks of this body around the call (or construct).  Only this
+     * body's nodes: the unit's would make the walk quadratic. */
+    for (int i = first_node; i < u->nnodes; i++) {
         struct node *n = &u->nodes[i];
         if ((n->kind != N_CALL && n->kind != N_CONSTRUCT) || n->index < first_site)
             continue;
@@ -407,7 +435,7 @@ static void add_function(struct unit *u, CXCursor fn)
             if (u->blocks[b].parallel && u->blocks[b].start <= n->start && n->start < u->blocks[b].end)
                 u->sites[n->index].d++;
     }
-    assign_regions(u, body, first_site, bstart, bend);
+    assign_regions(u, body, first_node, first_site, bstart, bend);
     unsigned definition_line = fstart;
     while (definition_line > 0 && u->text[definition_line - 1] != '\n')
         definition_line--;

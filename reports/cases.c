@@ -135,6 +135,10 @@ cprof_table *cprof_section_cases(const cprof_view *v)
     const cprof_profile *p = v->p;
     cprof_table *t = cprof_table_new("Concurrency cases", explain, cols,
                                      sizeof cols / sizeof *cols);
+    if (cprof_cases_unknown(p)) {
+        cprof_table_note(t, "Not measured: %s (the summary says more).", p->omp_reason);
+        return t;
+    }
     size_t nseq = 0;
     int64_t calls = 0;
     for (size_t i = 0; i < p->nroutines; i++) {

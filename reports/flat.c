@@ -199,8 +199,13 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         cprof_cell_time(t, cprof_if_measured(r->timed, r->inclusive));
         cprof_cell_time(t, cprof_if_measured(r->wall_timed, r->wall_self));
         cprof_cell_time(t, cprof_if_measured(r->wall_timed, r->wall));
-        cprof_cell_int(t, r->s_calls);
-        cprof_cell_int(t, r->c_calls);
+        if (cprof_cases_unknown(v->p)) {
+            cprof_cell_empty(t);
+            cprof_cell_empty(t);
+        } else {
+            cprof_cell_int(t, r->s_calls);
+            cprof_cell_int(t, r->c_calls);
+        }
         cprof_cell_per_call(t, cprof_if_measured(r->timed, r->self), calls);
         cprof_cell_per_call(t, cprof_if_measured(r->timed, r->inclusive), calls);
         cprof_rescols_cells(rc, t, order[k]);

@@ -13,8 +13,8 @@
  * heaviest PAGE_ROUTINES, and every table only their rows: the arcs into and out of
  * them (the PAGE_ROWS heaviest if there are more), their call graph entries with the
  * lines of those arcs; the profile document is then only what the script reads of it
- * (program, workers, those routines) and says what was cut, with each routine's arcs
- * left out.  Past PAGE_ROWS contexts the call paths hold the heaviest PAGE_ROWS and
+ * (program, workers, those routines, the units not profiled) and says what was cut,
+ * with each routine's arcs left out.  Past PAGE_ROWS contexts the call paths hold the heaviest PAGE_ROWS and
  * those above them.  Each table that lost rows says what it left out.
  */
 #define _GNU_SOURCE
@@ -380,11 +380,16 @@ static char *profile_cut(const cprof_profile *p, const struct cut *c)
                                                       "file", r->file, "line", (json_int_t)r->line,
                                                       "inlinable", r->inlinable));
     }
-    return cprof_json_text(json_pack("{s:s, s:s, s:o, s:o, s:{s:I, s:I, s:o}}", "format", "cprof",
-                                     "program", p->program, "workers", workers,
-                                     "routines", routines, "cut", "routines_shown",
-                                     (json_int_t)json_object_size(keep), "routines",
-                                     (json_int_t)p->nroutines, "arcs_left_out", left), 0);
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:o, s:{s:I, s:I, s:o}}", "format", "cprof",
+                            "program", p->program, "workers", workers,
+                            "routines", routines, "cut", "routines_shown",
+                            (json_int_t)json_object_size(keep), "routines",
+                            (json_int_t)p->nroutines, "arcs_left_out", left);
+    if (doc && p->nunprofiled && json_object_set_new(doc, "unprofiled", cprof_unprofiled_json(p))) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    return cprof_json_text(doc, 0);
 }
 
 /* The source lines' tables; on a cut page only the rows of the kept routines (a

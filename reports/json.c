@@ -486,6 +486,23 @@ char *cprof_report_json(const cprof_profile *p)
         doc = NULL;
     } else if (!doc)
         json_decref(res);
+    /* The OpenMP runtime and what cprof could observe of it (docs/report-json.md). */
+    if (doc && p->omp_runtime) {
+        json_t *omp = json_pack("{s:s, s:s, s:b, s:b}", "runtime", p->omp_runtime, "observed",
+                                p->omp_observed, "cases", !cprof_cases_unknown(p),
+                                "regions", p->omp_unseen_files < p->nfiles);
+        if (omp && p->omp_reason && json_object_set_new(omp, "reason", json_string(p->omp_reason)))
+            omp = NULL;
+        if (!omp || json_object_set_new(doc, "openmp", omp)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    /* The units cprof-cc compiled without profiling (docs/cprof-cc.md). */
+    if (doc && p->nunprofiled && json_object_set_new(doc, "unprofiled", cprof_unprofiled_json(p))) {
+        json_decref(doc);
+        doc = NULL;
+    }
     /* Where the workers ran (docs/placement.md). */
     if (doc && p->nprocesses) {
         json_t *placement = cprof_placement_json(p);
@@ -503,6 +520,15 @@ char *cprof_report_json(const cprof_profile *p)
         }
     }
     return cprof_json_text(doc, 2);
+}
+
+struct json_t *cprof_unprofiled_json(const cprof_profile *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->nunprofiled; i++)
+        a = append(a, json_pack("{s:s, s:s}", "file", p->unprofiled[i].file,
+                                "reason", p->unprofiled[i].reason));
+    return a;
 }
 
 char *cprof_json_text(struct json_t *doc, int indent)

@@ -518,8 +518,12 @@ int main(int argc, char **argv)
             free(t);
         } else if (regions) {
             cprof_table *t[2] = {cprof_section_regions(&v[0]), cprof_section_region_workers(&v[0])};
+            /* None seen is none run only where the runtime was observed. */
             text = t[0] ? cprof_tables_text(t, 2, -1, o.brief)
-                        : cprof_xstrdup("No OpenMP parallel region or task ran in the profiled program.\n");
+                 : p[0].omp_unseen_files
+                     ? cprof_xasprintf("The program's parallel regions and tasks were not observed: "
+                                       "%s.\n", p[0].omp_reason)
+                     : cprof_xstrdup("No OpenMP parallel region or task ran in the profiled program.\n");
         } else if (sizes) {
             if (cprof_sizes_check(&v[0], sizes_name)) {
                 char msg[512] = "no input sizes in the profile (built with cprof-cc"

@@ -213,6 +213,27 @@ static int merge_rows(struct loader *l, cprof_profile *p, const struct raw_file 
     return 0;
 }
 
+/* Unit (file, reason) in p's list of units compiled without profiling, kept in order
+ * and once (the list is short: a linear search). */
+static void add_unprofiled(cprof_profile *p, const char *file, const char *reason)
+{
+    size_t k = 0;
+    int d = 1;
+    for (; k < p->nunprofiled; k++) {
+        d = strcmp(p->unprofiled[k].file, file);
+        if (!d)
+            d = strcmp(p->unprofiled[k].reason, reason);
+        if (d >= 0)
+            break;
+    }
+    if (k < p->nunprofiled && d == 0)
+        return;
+    p->unprofiled = cprof_xrealloc(p->unprofiled, (p->nunprofiled + 1) * sizeof *p->unprofiled);
+    memmove(&p->unprofiled[k + 1], &p->unprofiled[k], (p->nunprofiled - k) * sizeof *p->unprofiled);
+    p->unprofiled[k] = (cprof_prof_unprofiled){cprof_xstrdup(file), cprof_xstrdup(reason)};
+    p->nunprofiled++;
+}
+
 /* Sum one file, already read, into a profile of its own. */
 int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bool comp)
 {
@@ -229,6 +250,13 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->start_unix_ns = rf->start_unix_ns;
     p->call_cost_ns = rf->call_cost_ns;
     p->count_cost_ns = rf->count_cost_ns;
+    if (rf->omp_runtime) {
+        p->omp_runtime = cprof_xstrdup(rf->omp_runtime);
+        p->omp_observed = cprof_xstrdup(rf->omp_observed);
+        p->omp_reason = rf->omp_reason ? cprof_xstrdup(rf->omp_reason) : NULL;
+        p->omp_uncased_files = !json_is_true(rf->omp_cases);
+        p->omp_unseen_files = !json_is_true(rf->omp_regions);
+    }
     p->trace_files = rf->traced;
     p->trace_events = rf->trace_events;
     p->trace_dropped = rf->trace_dropped;
@@ -238,6 +266,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->elapsed_ns = rf->elapsed_ns;
     p->nworkers = rf->nworkers;
     p->size = -1;
+    for (size_t i = 0; i < rf->nunprofiled; i++)
+        add_unprofiled(p, rf->unprofiled[i].file, rf->unprofiled[i].reason);
     /* A rank of a job (job.c has seen that the files are all ranks or none). */
     if (rf->rank >= 0) {
         p->size = rf->size;
@@ -534,6 +564,9 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
         a->nranks && b->nranks && a->ranks[0].rank > b->ranks[0].rank ? b : a;
     out->nfiles = a->nfiles + b->nfiles;
     sum_programs(out, a, b);
+    for (size_t s = 0; s < 2; s++)
+        for (size_t i = 0; i < (s ? b : a)->nunprofiled; i++)
+            add_unprofiled(out, (s ? b : a)->unprofiled[i].file, (s ? b : a)->unprofiled[i].reason);
     out->clock = cprof_xstrdup(first->clock);
     out->untimed_files = a->untimed_files + b->untimed_files;
     /* A file without contexts takes nothing from their self times. */
@@ -545,6 +578,13 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     out->overhead_ns = a->overhead_ns + b->overhead_ns;
     out->compensated = a->compensated;
     out->compensated_ns = a->compensated_ns + b->compensated_ns;
+    const cprof_profile *named = a->omp_runtime ? a : b;
+    out->omp_runtime = named->omp_runtime ? cprof_xstrdup(named->omp_runtime) : NULL;
+    out->omp_observed = named->omp_observed ? cprof_xstrdup(named->omp_observed) : NULL;
+    named = a->omp_reason ? a : b;
+    out->omp_reason = named->omp_reason ? cprof_xstrdup(named->omp_reason) : NULL;
+    out->omp_uncased_files = a->omp_uncased_files + b->omp_uncased_files;
+    out->omp_unseen_files = a->omp_unseen_files + b->omp_unseen_files;
     out->trace_files = a->trace_files + b->trace_files;
     if (__builtin_add_overflow(a->trace_events, b->trace_events, &out->trace_events) ||
         __builtin_add_overflow(a->trace_dropped, b->trace_dropped, &out->trace_dropped))

@@ -210,6 +210,12 @@ function draw() {
     card("overhead, estimated", sv("overhead_ns"), "ms", sv("overhead_pct") + "% of elapsed \u00d7 workers"),
     card("times compensated", sv("compensated"), "", summaryRow("compensated_ns")
       ? sv("compensated_ns") + " ms taken out of self times" : "--compensate takes the profiler's cost out"));
+  // Units cprof-cc compiled without profiling: said first, their routines are in no
+  // table of the page.
+  if (P.unprofiled)
+    document.querySelector("main").prepend(el("p", {className: "note", id: "unprofiled",
+      textContent: sv("unprofiled_units") + ".  cprof-cc compiled them without profiling " +
+        "(-fcprof-strict makes that an error): their routines are in no table below."}));
   // The cards above hold what most readers want; the notes stay in sight, every row of
   // the text report's summary is one click away, in two tables side by side (the run,
   // then its figures from the elapsed time on).

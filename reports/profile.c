@@ -181,10 +181,23 @@ void cprof_profile_free(cprof_profile *p)
     for (size_t i = 0; i < p->nprograms; i++)
         free(p->programs[i].name);
     free(p->programs);
+    for (size_t i = 0; i < p->nunprofiled; i++) {
+        free(p->unprofiled[i].file);
+        free(p->unprofiled[i].reason);
+    }
+    free(p->unprofiled);
     for (size_t k = 0; k < p->nranks; k++)
         free(p->ranks[k].host);
     free(p->ranks);
     free(p->job);
     free(p->clock);
+    free(p->omp_runtime);
+    free(p->omp_observed);
+    free(p->omp_reason);
     memset(p, 0, sizeof *p);
+}
+
+bool cprof_cases_unknown(const cprof_profile *p)
+{
+    return p->nfiles && p->omp_uncased_files == p->nfiles;
 }

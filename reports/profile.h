@@ -184,6 +184,12 @@ typedef struct {
     int64_t samples, sampled_ns;
 } cprof_prof_sizes_info;
 
+/* A unit of the program cprof-cc compiled without profiling (docs/cprof-cc.md): its
+ * routines are not in the profile. */
+typedef struct {
+    char *file, *reason;
+} cprof_prof_unprofiled;
+
 /* Where the workers ran (docs/placement.md).  A set of PUs, by OS index, ascending. */
 typedef struct {
     int64_t *pu;
@@ -295,6 +301,12 @@ typedef struct {
     double overhead_ns;              /* sum over files of call_cost_ns x entries */
     bool compensated;                /* times have the profiler's cost taken out */
     double compensated_ns;           /* what that took out of the self times, in all */
+    /* The OpenMP runtime of the first file that names one, and how it was observed
+     * (docs/profile-format.md, "openmp"); the files whose calls' cases were not measured
+     * (two runtimes loaded), and those whose parallel regions and tasks were not
+     * observed, with the first file's reason. */
+    char *omp_runtime, *omp_observed, *omp_reason;
+    size_t omp_uncased_files, omp_unseen_files;
     /* The files recorded with a trace (CPROF_TRACE=1), their events recorded and
      * dropped (a full buffer), summed. */
     size_t trace_files;
@@ -326,6 +338,10 @@ typedef struct {
     cprof_prof_size *path_sizes;     /* by routine, path, then n */
     size_t npath_sizes;
     cprof_prof_sizes_info size_info;
+    /* The units the files say cprof-cc compiled without profiling, each (file, reason)
+     * once, by file then reason. */
+    cprof_prof_unprofiled *unprofiled;
+    size_t nunprofiled;
     /* Placement (docs/placement.md): the machines (one per host), the processes (a job's
      * ranks; of repeated runs the first file's), and each worker's ([nworkers], NULL if
      * no file has any). */
@@ -374,5 +390,8 @@ void cprof_paths_inclusive(cprof_prof_path *paths, size_t npaths);
 int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, size_t errlen);
 
 void cprof_profile_free(cprof_profile *p);
+
+/* Whether no file measured the calls' cases (two OpenMP runtimes were loaded). */
+bool cprof_cases_unknown(const cprof_profile *p);
 
 #endif

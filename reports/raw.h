@@ -68,6 +68,11 @@ struct raw_worker {
     size_t nroutine_rows, ncall_rows, npath_rows, nregion_rows;
 };
 
+/* A unit of the program cprof-cc compiled without profiling, and why. */
+struct raw_unprofiled {
+    const char *file, *reason;
+};
+
 struct raw_file {
     json_t *root;  /* owns the strings below */
     const char *program, *clock;
@@ -82,6 +87,11 @@ struct raw_file {
     json_t *placement, *topology;
     /* Its paths rows have the contexts' self times (an older writer's have not). */
     bool path_self;
+    /* Its "openmp" section (docs/profile-format.md), if any: the OpenMP runtime, how it
+     * was observed, and whether the calls' cases and the parallel regions were (null:
+     * an older writer's, which always saw both). */
+    const char *omp_runtime, *omp_observed, *omp_reason;
+    json_t *omp_cases, *omp_regions;
     /* Its "trace" section (docs/tracing.md), if any: the events recorded and dropped. */
     bool traced;
     int64_t trace_events, trace_dropped;
@@ -91,6 +101,8 @@ struct raw_file {
     size_t nroutines, nsites, nworkers;
     struct raw_resource resources[CPROF_RESOURCES_MAX];
     size_t nresources;
+    struct raw_unprofiled *unprofiled;
+    size_t nunprofiled;
     /* Its "sources" section (docs/source.md): each unit's files; has_sources false
      * without one. */
     bool has_sources;

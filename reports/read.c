@@ -396,6 +396,38 @@ static int get_trace(struct loader *l, struct raw_file *rf, json_t *obj)
     return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_TRACE);
 }
 
+/* The header's "openmp": the runtime, how cprof observed it, what it could not. */
+static int get_openmp(struct loader *l, struct raw_file *rf, json_t *obj)
+{
+    const char *version;
+    const struct field f[] = {
+        {"runtime", JSON_STRING, &rf->omp_runtime, 0},
+        {"version", JSON_STRING | OPTIONAL, &version, 0},
+        {"observed", JSON_STRING, &rf->omp_observed, 0},
+        {"cases", JSON_TRUE | BOOLEAN, &rf->omp_cases, 0},
+        {"regions", JSON_TRUE | BOOLEAN, &rf->omp_regions, 0},
+        {"reason", JSON_STRING | OPTIONAL, &rf->omp_reason, 0},
+    };
+    return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_OPENMP);
+}
+
+/* The units compiled without profiling (docs/cprof-cc.md), each {"file", "reason"}. */
+static int get_unprofiled(struct loader *l, struct raw_file *rf, json_t *arr)
+{
+    rf->nunprofiled = json_array_size(arr);
+    rf->unprofiled = cprof_xcalloc(rf->nunprofiled + 1, sizeof *rf->unprofiled);
+    for (size_t i = 0; i < rf->nunprofiled; i++) {
+        struct raw_unprofiled *u = &rf->unprofiled[i];
+        const struct field f[] = {
+            {"file", JSON_STRING, &u->file, 0},
+            {"reason", JSON_STRING, &u->reason, 0},
+        };
+        if (get_fields(l, json_array_get(arr, i), f, NELEM(f), "%s[%zu]", CPROF_SECTION_UNPROFILED, i))
+            return -1;
+    }
+    return 0;
+}
+
 /* The "sources" section (docs/source.md): per unit, its files. */
 static int get_sources(struct loader *l, struct raw_file *rf, json_t *arr)
 {
@@ -541,6 +573,7 @@ void cprof_raw_free(struct raw_file *rf)
     free(rf->workers);
     free(rf->sites);
     free(rf->routines);
+    free(rf->unprofiled);
     for (size_t i = 0; i < rf->nunits; i++)
         free(rf->units[i].files);
     free(rf->units);
@@ -567,8 +600,8 @@ static int check_format(struct loader *l, json_t *root)
 /* Version 2's "sections": the additions a writer declares, each {"name", "required"}.
  * This reader knows every one format/schema.h lists (cprof_sections: "job" read with
  * the header, "input_sizes" by sizes.c, "topology" and "placement" by placement.c,
- * "sources" by sources.c...); another optional one is skipped (get_fields lets its key
- * by), another required one refuses the file. */
+ * "sources" by sources.c, "unprofiled" here...); another optional one is skipped
+ * (get_fields lets its key by), another required one refuses the file. */
 static int check_sections(struct loader *l, json_t *sections)
 {
     size_t i;
@@ -598,7 +631,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
-    json_t *sources = NULL;
+    json_t *sources = NULL, *openmp = NULL, *unprofiled = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -626,6 +659,8 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {"workers", JSON_ARRAY, &workers, 0},
         {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
         {CPROF_SECTION_TRACE, JSON_OBJECT | OPTIONAL, &trace, 0},
+        {CPROF_SECTION_OPENMP, JSON_OBJECT | OPTIONAL, &openmp, 0},
+        {CPROF_SECTION_UNPROFILED, JSON_ARRAY | OPTIONAL, &unprofiled, 0},
         {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &rf->placement, 0},
         {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
     };
@@ -645,7 +680,9 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     if (get_fields(l, rf->root, top, NELEM(top), "the profile") ||
         get_fields(l, machine, mach, NELEM(mach), "\"machine\""))
         return -1;
-    if (trace && get_trace(l, rf, trace))
+    if ((trace && get_trace(l, rf, trace)) || get_unprofiled(l, rf, unprofiled))
+        return -1;
+    if (openmp && get_openmp(l, rf, openmp))
         return -1;
     bool v2 = rf->version >= 2;
     if (v2 != (columns && metrics && rf->host && json_object_get(rf->root, "rank") &&

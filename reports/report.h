@@ -14,6 +14,9 @@ char *cprof_report_json(const cprof_profile *p);
 /* doc (a jansson value, released; NULL allowed) as newline-terminated text. */
 struct json_t;
 char *cprof_json_text(struct json_t *doc, int indent);
+/* The --json document's "unprofiled" (the units cprof-cc compiled without profiling),
+ * which --html's page shows first: a jansson array, NULL if out of memory. */
+struct json_t *cprof_unprofiled_json(const cprof_profile *p);
 
 /* The sections of the text report, in report order (docs/report.md), each one table;
  * those of ranks are NULL unless the profile is an MPI job's (docs/mpi.md). */

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char explain[] =
     "program and started come from the (first) profile file; elapsed is summed over\n"
@@ -52,6 +53,39 @@ static void estimate_row(cprof_table *t, const char *label, const char *key, dou
     cprof_cell_time(t, (int64_t)llround(fmin(ns, 9e18)));
 }
 
+/* The OpenMP runtime, how cprof observed it, and what it could not (docs/semantics.md,
+ * "OpenMP runtimes"). */
+static void openmp_rows(cprof_table *t, const cprof_profile *p)
+{
+    if (!p->omp_runtime)
+        return;
+    static const struct { const char *key, *says; } how[] = {
+        {"link", "its entry points, wrapped"}, {"ompt", "OMPT"}, {"none", "not observed"},
+    };
+    const char *says = p->omp_observed;
+    for (size_t i = 0; i < sizeof how / sizeof *how; i++)
+        if (!strcmp(how[i].key, p->omp_observed))
+            says = how[i].says;
+    char *text = cprof_xasprintf("%s (%s)", p->omp_runtime, says);
+    row(t, "OpenMP runtime", "openmp");
+    cprof_cell_str2(t, text, p->omp_runtime);
+    free(text);
+    if (cprof_cases_unknown(p))
+        cprof_table_note(t, "The calls' cases are not measured: %s.\n"
+                            "Every call is counted, but whether it ran inside a parallel region\n"
+                            "is not known: the figures split by case are left out.",
+                         p->omp_reason);
+    else if (p->omp_uncased_files)
+        cprof_table_note(t, "In %zu of the %zu files the calls' cases are not measured: %s.\n"
+                            "Their calls count as sequential in the sums.", p->omp_uncased_files,
+                         p->nfiles, p->omp_reason);
+    if (p->omp_unseen_files && !cprof_cases_unknown(p))
+        cprof_table_note(t, "Parallel regions and tasks were not observed%s: %s.\n"
+                            "No <parallel> or <task> step in the call paths, no --regions, no\n"
+                            "team time; the calls and their cases are measured.",
+                         p->omp_unseen_files < p->nfiles ? " in some files" : "", p->omp_reason);
+}
+
 cprof_table *cprof_section_summary(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
@@ -97,6 +131,29 @@ cprof_table *cprof_section_summary(const cprof_view *v)
                             "rank's threads, (rank, worker).  Wall times add up the ranks' (up to\n"
                             "elapsed x ranks).");
     }
+    /* Units cprof-cc compiled without profiling (docs/cprof-cc.md): said first, since
+     * the rest is about the units it did profile. */
+    if (p->nunprofiled) {
+        char *list = NULL;
+        for (size_t i = 0; i < p->nunprofiled; i++) {
+            char *s = cprof_xasprintf("%s%s%s (%s)", list ? list : "", list ? ", " : "",
+                                      p->unprofiled[i].file, p->unprofiled[i].reason);
+            free(list);
+            list = s;
+        }
+        char *n = cprof_xasprintf("%zu", p->nunprofiled);
+        char *say = cprof_xasprintf("%zu unit%s not profiled: %s", p->nunprofiled,
+                                    p->nunprofiled == 1 ? "" : "s", list);
+        row(t, "units not profiled", "unprofiled_units");
+        cprof_cell_str2(t, say, n);
+        cprof_table_note(t, "Units not profiled were compiled by gcc alone (cprof-cc said why when\n"
+                            "it compiled them; -fcprof-strict makes that an error): their routines\n"
+                            "are not in this profile, and the profiled routines they call are\n"
+                            "entered from <external>.");
+        free(say);
+        free(n);
+        free(list);
+    }
     row(t, "started", "start_unix_ns");
     cprof_cell_date(t, p->start_unix_ns);
     int_row(t, "pid", "pid", p->pid);
@@ -112,8 +169,16 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     row(t, "elapsed (ms)", "elapsed_ns");
     cprof_cell_time(t, p->elapsed_ns);
     int_row(t, "calls profiled", "calls", cprof_add(s_calls, c_calls));
-    int_row(t, "  sequential", "s_calls", s_calls);
-    int_row(t, "  concurrent", "c_calls", c_calls);
+    if (cprof_cases_unknown(p)) {
+        row(t, "  sequential", "s_calls");
+        cprof_cell_empty(t);
+        row(t, "  concurrent", "c_calls");
+        cprof_cell_empty(t);
+    } else {
+        int_row(t, "  sequential", "s_calls", s_calls);
+        int_row(t, "  concurrent", "c_calls", c_calls);
+    }
+    openmp_rows(t, p);
     row(t, "cost of one call (ns)", "call_cost_ns");
     cprof_cell_real(t, p->call_cost_ns);
     estimate_row(t, "overhead, estimated (ms)", "overhead_ns", p->overhead_ns);

@@ -56,8 +56,8 @@ static __inline__ void cprof_region_end(void) {}
 
 /* The layout of the descriptors below, which the code cprof-cc generates fills in by
  * name: an object compiled against another layout fails to link (the entry points
- * carry the version, cprof_register_unit_v6). */
-#define CPROF_API_VERSION 6
+ * carry the version, cprof_register_unit_v7). */
+#define CPROF_API_VERSION 7
 
 /* One per instrumented function definition; static in its translation unit. */
 struct cprof_routine {
@@ -158,11 +158,18 @@ void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures and of the protocol: an object
- * compiled by a cprof-cc with another layout (v5: no sources, v4: no constructs), or
- * that does not unregister its units (v3), fails to link instead of being misread.  The profile is written at exit when
- * the last registered unit unregisters. */
-void cprof_register_unit_v6(struct cprof_unit *unit);
-void cprof_unregister_unit_v6(struct cprof_unit *unit);
+ * compiled by a cprof-cc with another protocol (v6: units compiled without profiling
+ * not registered), another layout (v5: no sources, v4: no constructs), or that does
+ * not unregister its units (v3), fails to link instead of being misread.  The profile
+ * is written at exit when the last registered unit unregisters. */
+void cprof_register_unit_v7(struct cprof_unit *unit);
+void cprof_unregister_unit_v7(struct cprof_unit *unit);
+/* A unit cprof-cc compiled without profiling (docs/cprof-cc.md, "When a unit cannot be
+ * profiled"): the constructor and destructor it adds to gcc's own object register it
+ * as a unit of no routines, its file and the reason copied, so that the profile lists
+ * it and is written as for any other unit. */
+void cprof_register_unprofiled_v7(const char *file, const char *reason);
+void cprof_unregister_unprofiled_v7(void);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the

@@ -678,18 +678,22 @@ static unsigned long long *counts_in_context(struct cprof_worker *w, const struc
 
 int cprof_stopped;
 
-/* The runtime's count of a counted call from site at active level al: its case
- * (-1: not counted), and where it counted. */
-static int count_now(const struct cprof_site *site, int al, unsigned long long **counts)
+/* The runtime's count of a counted call from site: its case (-1: not counted), the
+ * active level al, and where it counted.  No OpenMP call before the thread may count:
+ * an ifunc resolver runs before libomp is relocated. */
+static int count_now(const struct cprof_site *site, int *al, unsigned long long **counts)
 {
     struct cprof_worker *w = cprof_self;
     /* No worker may be made yet (an ifunc resolver before thread-local storage is set
-     * up) or now (the runtime's own code): count nothing. */
+     * up, or libomp relocated) or now (the runtime's own code): count nothing, ask
+     * OpenMP nothing. */
     if (!w && !(w = cprof_self_slow()))
         return -1;
+    /* after cprof_self_slow, which may start the runtime (and its probe enters) */
+    *al = omp_get_active_level();
     if (__builtin_expect(site->id < 0, 0))
         cprof_site_id_slow((struct cprof_site *)site);
-    int kase = case_of(site, al);
+    int kase = case_of(site, *al);
     *counts = counts_in_context(w, site, kase);
     (*counts)[kase]++;
     return kase;
@@ -697,31 +701,32 @@ static int count_now(const struct cprof_site *site, int al, unsigned long long *
 
 void cprof_count(const struct cprof_site *site)
 {
-    int al = omp_get_active_level();
+    int al;
     unsigned long long *counts;
-    if (!__builtin_expect(__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED), 0))
-        count_now(site, al, &counts);
-    /* after count_now, which may start the runtime (and its probe enters) */
+    if (__builtin_expect(__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED), 0))
+        al = omp_get_active_level();
+    else if (count_now(site, &al, &counts) < 0)
+        return;
     cprof_pending.case0 = case0_of(al);
 }
 
 int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
 {
-    int al = omp_get_active_level();
     /* Stopped: the case, for the cache, but no count and no slot, so the next call
      * misses too (a slot set before the stop keeps counting: control.c takes those
      * counts out). */
     if (__atomic_load_n(&cprof_stopped, __ATOMIC_RELAXED)) {
+        int al = omp_get_active_level();
         cprof_pending.case0 = case0_of(al);
         return case_of(site, al);
     }
     unsigned long long *counts;
-    int kase = count_now(site, al, &counts);
-    if (kase >= 0) {
-        /* Records and contexts never move. */
-        slot->counts = counts;
-        slot->not_context = ~(unsigned long)cprof_pending.context;
-    }
+    int al, kase = count_now(site, &al, &counts);
+    if (kase < 0)
+        return -1;
+    /* Records and contexts never move. */
+    slot->counts = counts;
+    slot->not_context = ~(unsigned long)cprof_pending.context;
     cprof_pending.case0 = case0_of(al);
     return kase;
 }

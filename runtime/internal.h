@@ -2,11 +2,64 @@
 #ifndef CPROF_INTERNAL_H
 #define CPROF_INTERNAL_H
 
+#include <omp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "cprof.h"
 #include "../format/schema.h"
+
+/* ---- openmp.c: the program's OpenMP runtime, and how cprof observes it ---- */
+
+/* What the runtime asks the OpenMP runtime, through this thread's table: libgomp's or
+ * libomp's functions, or, on a thread libomp has not registered yet, the answers of
+ * the initial task (level 0, one thread) without calling it: libomp initializes itself
+ * on its first call, with the program's malloc (docs/semantics.md, "OpenMP runtimes").
+ * Every omp_get_ call of the runtime goes through it (the macros below). */
+struct cprof_omp_api {
+    int (*active_level)(void);
+    int (*level)(void);
+    int (*team_size)(int level);
+    int (*num_threads)(void);
+    int (*thread_num)(void);
+};
+extern __thread const struct cprof_omp_api *cprof_omp_here;
+#define omp_get_active_level() (cprof_omp_here->active_level())
+#define omp_get_level() (cprof_omp_here->level())
+#define omp_get_team_size(l) (cprof_omp_here->team_size(l))
+#define omp_get_num_threads() (cprof_omp_here->num_threads())
+#define omp_get_thread_num() (cprof_omp_here->thread_num())
+/* libomp registered the calling thread (OMPT thread-begin): its own answers from now;
+ * and let it go (thread-end): the initial task's again. */
+void cprof_omp_registered(void);
+void cprof_omp_unregistered(void);
+
+/* How the parallel regions and tasks are observed: at the link (gomp.c wraps libgomp's
+ * entry points), by OMPT (ompt.c, libomp), or not at all: libomp gives no OMPT (so the
+ * cases are right, but no region is seen), or two runtimes are loaded (neither the
+ * cases nor the regions can be known). */
+enum cprof_omp_source { CPROF_OMP_UNKNOWN, CPROF_OMP_LINK, CPROF_OMP_OMPT, CPROF_OMP_UNSEEN,
+                        CPROF_OMP_MIXED };
+extern enum cprof_omp_source cprof_omp_source;
+/* Start-up (before the facade is chosen): which runtimes the process loaded, the
+ * source, and one line on stderr if the regions or the cases cannot be observed. */
+void cprof_openmp_start(void);
+/* ompt.c: libomp offers OMPT (runtime_version its name): whether cprof takes it; and
+ * the tool's initialization, which registered every callback (ok) or not (missing
+ * names the first it could not). */
+int cprof_openmp_tool_offered(const char *runtime_version);
+void cprof_openmp_tool_ready(int ok, const char *missing);
+/* Whether the OpenMP runtime may be asked anything now without starting it (libgomp:
+ * always; libomp: once it has started, by itself or by cprof; two runtimes: never). */
+int cprof_openmp_ready(void);
+struct cprof_json;
+/* The profile's "openmp" section (format/schema.h). */
+void cprof_openmp_write(struct cprof_json *j);
+/* ompt.c's ompt_start_tool, which openmp.c checks the runtime will call. */
+struct ompt_start_tool_result_t;
+struct ompt_start_tool_result_t *cprof_ompt_start_tool(unsigned int omp_version,
+                                                       const char *runtime_version);
 
 /* ---- clock.c: one monotonic tick source shared by all workers ---- */
 
@@ -311,8 +364,6 @@ struct cprof_frame {
             const void *saved_context;  /* the calls' context then (the frame below's,
                                            if it was whole) */
         };
-        uint64_t tasks0;            /* a task's body: its worker's task time at its start
-                                       (omp.c) */
     };
 };
 /* A frame's marks, which take its exit off the common path: not the routine's
@@ -416,11 +467,15 @@ struct cprof_worker {
     struct cprof_execution *running;
     uint64_t task_ticks;
     struct { const struct cprof_node *theirs; struct cprof_node *mine; } *mapped;
-    /* omp.c: its task state off the thread's stack, the newest task block on it, and
-     * the if(0) tasks' heads waiting for libgomp to run their bodies. */
+    /* omp.c: its task state off the thread's stack; gomp.c: the newest task block on
+     * it, and the if(0) tasks' heads waiting for libgomp to run their bodies; ompt.c:
+     * the innermost OMPT scope open on this thread, and its free task records. */
     struct cprof_lifo *lifo;
     struct cprof_task_call *blocks;
     struct cprof_inline_task *inline_tasks;
+    struct cprof_ompt_scope *ompt_top;
+    struct cprof_ompt_task *ompt_free;
+    int ompt_nfree;
     struct cprof_worker *next;
     struct cprof_trace *trace;              /* trace.c: its events; null if not tracing */
 };
@@ -614,6 +669,14 @@ int cprof_unit_of(int site, int id);
 const struct cprof_site *cprof_site_by_id(int id);
 /* Units registered and not yet unregistered. */
 int cprof_units_loaded(void);
+/* The units compiled without profiling that registered, each (file, reason) once, in
+ * that order: a list that only grows at its end (read with __atomic_load_n from the
+ * head this returns). */
+struct cprof_unprofiled {
+    char *file, *reason;
+    struct cprof_unprofiled *next;
+};
+const struct cprof_unprofiled *cprof_unprofiled_units(void);
 /* Units are loaded and the program has not stopped profiling: OpenMP constructs are
  * followed (omp.c).  Changed as they change (units.c, cprof_facade_stop). */
 extern int cprof_following_now;
@@ -659,6 +722,152 @@ int cprof_frame_side(const struct cprof_worker *w, const struct cprof_frame *f);
 extern int cprof_paths_max;         /* contexts per worker (CPROF_PATHS_MAX) */
 /* Of the d innermost nesting levels, how many are active (more than one thread). */
 int cprof_active_levels_within(int d);
+
+/* ---- omp.c: the model of parallel regions and tasks (docs/semantics.md, "Parallel
+ * regions and tasks"), which two sources feed: gomp.c, libgomp's entry points wrapped
+ * at the link, and ompt.c, libomp's OMPT callbacks.  Each hands the model the same
+ * moments: a team opened and joined, a member's body begun and ended, a task made,
+ * a task's body begun and ended, a barrier's wait; the rest is the model's. ---- */
+
+/* Profiled units are loaded, the program has not stopped profiling, and this thread
+ * may count; and this thread's worker, made if need be (null if it may not count). */
+int cprof_omp_counting(void);
+struct cprof_worker *cprof_omp_self(void);
+/* The construct the rewritten code left for the next request of kind on this thread,
+ * taken (null: none, or one of another kind). */
+const struct cprof_site *cprof_omp_take(int kind);
+
+/* A worker's task state, off its thread's stack: the tasks a thread runs nest, so a
+ * LIFO serves, in chunks kept once made. */
+struct cprof_lifo {
+    struct cprof_lifo *prev, *next;
+    char *top, *end;
+};
+void *cprof_lifo_push_slow(struct cprof_worker *w, size_t size, size_t align);
+/* size bytes aligned to align (a power of two), until cprof_lifo_pop(w, them); each
+ * keeps the top it was pushed at just below it. */
+static inline void *cprof_lifo_push(struct cprof_worker *w, size_t size, size_t align)
+{
+    struct cprof_lifo *c = w->lifo;
+    if (__builtin_expect(!c, 0))
+        return cprof_lifo_push_slow(w, size, align);
+    uintptr_t at = ((uintptr_t)c->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
+    char *p = (char *)at;
+    if (__builtin_expect(p > c->end || size > (size_t)(c->end - p), 0))
+        return cprof_lifo_push_slow(w, size, align);
+    ((char **)p)[-1] = c->top;
+    c->top = p + size;
+    return p;
+}
+static inline void cprof_lifo_pop(struct cprof_worker *w, void *p)
+{
+    struct cprof_lifo *c = w->lifo;
+    c->top = ((char **)p)[-1];
+    if (c->top == (char *)(c + 1) && c->prev)
+        w->lifo = c->prev;
+}
+
+/* One execution of a region's body on one worker, or of a task: the innermost one a
+ * worker runs takes the waits at the barriers it meets. */
+struct cprof_execution {
+    struct cprof_construct_rec *rec;
+    uint64_t barrier_wait;
+    uint64_t last_sync;             /* its start, or the end of the last barrier in it */
+    struct cprof_execution *outer;
+};
+
+/* A body: a region's on one member, or a task's. */
+struct cprof_body {
+    struct cprof_worker *w;
+    struct cprof_frame *frame;
+    struct cprof_execution e;
+    uint64_t t0, tasks0;            /* its start, and the worker's task time then */
+    uint64_t calls0;                /* the worker's calls then */
+    uint64_t *counted;              /* the count its opening added to */
+    struct cprof_body_nest in;      /* at its end: its frame's time, and the activations
+                                       nested directly in it */
+};
+
+/* What a member tells the opener of its execution: its time then, and the time it
+ * had spent in tasks, which it runs while it waits at the closing barrier. */
+struct cprof_member {
+    struct cprof_construct_rec *rec;    /* null: no such member, or not counted */
+    const struct cprof_worker *w;
+    uint64_t busy, end, tasks;
+};
+
+/* One execution of a parallel region, kept by its opener until the team joined. */
+struct cprof_team {
+    const struct cprof_site *construct;
+    const struct cprof_node *ctx;       /* the opener's context, in its worker's tree */
+    const struct cprof_worker *opener;
+    int kase;                           /* the construct's case at the opener: C-S (2) if
+                                           it was entered concurrently, + 1 if one of its
+                                           routine's own constructs around it is active */
+    int cap;
+    struct cprof_member *members;       /* by thread number, cap of them */
+};
+
+/* Contexts of the opener's path looked at for a member's team time: a region opened
+ * deeper leaves the routines above them out. */
+#define CPROF_TEAM_PATH_MAX 64
+
+/* A member's body, and, on a member other than the opener, the routines its body
+ * works for and the time each had been open on this thread then (docs/semantics.md,
+ * "Team time"). */
+struct cprof_member_body {
+    struct cprof_body b;
+    int followed;
+    int n, self;
+    struct cprof_routine_rec *rec[CPROF_TEAM_PATH_MAX];
+    uint64_t open0[CPROF_TEAM_PATH_MAX];
+};
+
+/* The opener: the construct left for it taken, its context and case.  0 if the region
+ * is not followed (then the source runs it as the program asked). */
+int cprof_team_begin(struct cprof_team *t, struct cprof_member *m, int cap);
+/* After the team joined: each member's wait at the closing barrier, the imbalance. */
+void cprof_team_end(struct cprof_team *t);
+/* A member of t's team (size threads, this one index) begins its body, or ends it;
+ * sp: the stack position no activation in the body is above. */
+void cprof_member_begin(struct cprof_member_body *mb, const struct cprof_team *t, int size,
+                        const void *sp);
+void cprof_member_end(struct cprof_member_body *mb, const struct cprof_team *t, int index);
+/* An upper bound of a team's size: what it asks for, or the default. */
+int cprof_team_cap(unsigned num_threads);
+
+/* What a task carries from where it was made to where its body runs. */
+struct cprof_task_origin {
+    /* On the creator's worker: the body's context there, under the creator's (null:
+     * no calling contexts kept; its parent's <other> past the node limit), and the
+     * construct's record. */
+    struct cprof_node *node;
+    struct cprof_construct_rec *rec;
+    const struct cprof_worker *creator;
+    unsigned char kase;                 /* of the body: as a call at the construct, not a
+                                           parallel construct of the creator's */
+};
+/* A task construct s met on w, the creator: its origin, and the construct's count of
+ * tasks opened (a taskloop's counts once, for all its tasks). */
+void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
+                     const struct cprof_site *s, int opened);
+/* The body of a task of origin o begins on this thread, worker w, and ends.  A body
+ * that is no task of the program's, or the later part of one (libomp's taskloop
+ * generators, an untied task's parts), takes back the execution it counted. */
+void cprof_task_begin(struct cprof_body *b, struct cprof_worker *w,
+                      const struct cprof_task_origin *o, const void *sp);
+void cprof_task_uncount(struct cprof_body *b);
+void cprof_task_close(struct cprof_body *b);
+
+/* A barrier's wait: of the innermost execution on this worker, and of the construct
+ * that ends there (the one the rewritten code left, or an unnamed barrier). */
+struct cprof_wait {
+    struct cprof_worker *w;
+    const struct cprof_site *construct;
+    uint64_t t0, tasks0;
+};
+void cprof_wait_begin(struct cprof_wait *x);
+void cprof_wait_end(struct cprof_wait *x);
 
 /* Closes every open activation of every worker as if it returned now (exit). */
 void cprof_close_open_frames(void);

@@ -1,28 +1,24 @@
-/* omp.c: parallel regions and tasks, seen where the program asks libgomp for them.
- *
- * libgomp has no OMPT, and a parallel loop that calls no routine runs no hook of
- * ours.  So cprof-cc links profiled programs with `ld --wrap` for libgomp's entry
- * points that start a team (GOMP_parallel and the combined constructs' forms), create
- * a task (GOMP_task, GOMP_taskloop) and wait at a barrier (the list is the __wrap_
- * functions below: the Makefile derives the linker's options from this object).  Each
- * __wrap_ function hands libgomp a body of ours that runs the program's on every
- * thread that runs it (docs/semantics.md, "Parallel regions and tasks"):
- *  - the body is timed on each worker, and the calls made in it hang from a context
- *    for the construct under the opener's (or the task's creator's) context, found or
- *    made in the running worker's own tree from the other worker's, so every thread of
- *    a team sees the opener's whole path;
- *  - the waits at barriers inside the body, the wait at the region's closing barrier
- *    (from the member's end to the opener's return from libgomp) and, for the
- *    opener, the slowest and the mean member's busy time of each execution.
+/* omp.c: the model of parallel regions and tasks (docs/semantics.md, "Parallel regions
+ * and tasks"), fed by two sources: gomp.c, where the program asks libgomp for them
+ * (its entry points wrapped at the link), and ompt.c, where libomp tells its OMPT tool
+ * about them.  Each source hands the model the same moments (internal.h):
+ *  - a team opened and joined (the opener's context and the construct's case);
+ *  - each member's body begun and ended: timed on its worker, and the calls made in it
+ *    hang from a context for the construct under the opener's (or the task's
+ *    creator's) context, found or made in the running worker's own tree from the other
+ *    worker's, so every thread of a team sees the opener's whole path;
+ *  - a task made, its body begun and ended (tasks nest on a thread);
+ *  - a barrier's wait, less the tasks run meanwhile, and at the join each member's wait
+ *    from its end to the opener's, and the execution's slowest and mean member.
  * The construct is named by its site, which the rewritten code leaves in
  * cprof_pending.construct just before it; a construct cprof-cc did not compile (or one
  * whose clauses opened another region first) is unnamed.
  *
  * Only the owner writes a worker's records, but for end_wait, which the opener of an
- * execution adds to each member's record atomically (and reads its task time).  Nothing here runs per loop
- * iteration: per region execution and member, per task, per barrier.
+ * execution adds to each member's record atomically (and reads its task time).
+ * Nothing here runs per loop iteration: per region execution and member, per task,
+ * per barrier.
  */
-#include <omp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -35,55 +31,16 @@ _Static_assert((int)CPROF_CONSTRUCT_PARALLEL == (int)CPROF_REGION_PARALLEL
                && (int)CPROF_CONSTRUCT_BARRIER == (int)CPROF_REGION_BARRIER,
                "a site's construct is its regions row's kind");
 
-/* One execution of a region's body on one worker, or of a task: the innermost one a
- * worker runs takes the waits at the barriers it meets. */
-struct cprof_execution {
-    struct cprof_construct_rec *rec;
-    uint64_t barrier_wait;
-    uint64_t last_sync;             /* its start, or the end of the last barrier in it */
-    struct cprof_execution *outer;
-};
-
-/* What a member tells the opener of its execution: its time then, and the time it
- * had spent in tasks, which it runs while it waits at the closing barrier. */
-struct member {
-    struct cprof_construct_rec *rec;    /* null: no such member, or not counted */
-    const struct cprof_worker *w;
-    uint64_t busy, end, tasks;
-};
-
-/* One execution of a parallel region, on the opener's stack: what the members run
- * instead of the program's fn and data.  libgomp reads the first word of
- * GOMP_parallel_reductions' data (the reductions' array), so that word is the
- * program's. */
-struct team {
-    void *front;
-    void (*fn)(void *);
-    void *data;
-    const struct cprof_site *construct;
-    const struct cprof_node *ctx;       /* the opener's context, in its worker's tree */
-    const struct cprof_worker *opener;
-    int side;                           /* the opener entered concurrently: C-S (2), else 0 */
-    int cap;
-    struct member *members;             /* by thread number, cap of them */
-};
-
 /* Profiled units are loaded (the profile is not written yet), the program has not
  * stopped profiling, and this thread may count. */
-static int counting(void)
+int cprof_omp_counting(void)
 {
     return cprof_may_count() && cprof_following();
 }
 
-/* This thread's worker if it follows the program's constructs now (counting), made if
- * need be; else null.  One that has a worker already tests one flag. */
-static struct cprof_worker *self(void);
-static inline struct cprof_worker *follower(void)
+struct cprof_worker *cprof_omp_self(void)
 {
-    struct cprof_worker *w = cprof_pending.worker;
-    if (__builtin_expect(w != &cprof_no_worker, 1))
-        return cprof_following() ? w : 0;
-    return counting() ? self() : 0;
+    return cprof_self ? cprof_self : cprof_self_slow();
 }
 
 static struct cprof_construct_rec *rec_of(struct cprof_worker *w, const struct cprof_site *s,
@@ -95,8 +52,7 @@ static struct cprof_construct_rec *rec_of(struct cprof_worker *w, const struct c
     return cprof_construct_rec_slow(w, s, kind);
 }
 
-/* The construct left for the next request of kind, taken. */
-static const struct cprof_site *take_construct(int kind)
+const struct cprof_site *cprof_omp_take(int kind)
 {
     const struct cprof_site *s = cprof_pending.construct;
     if (!s || s->construct != kind)
@@ -146,7 +102,7 @@ static struct cprof_call_rec *same_key(struct cprof_worker *w, const struct cpro
 
 /* n's path made in w's tree (a canonical context for n's canonical one).  Another
  * worker's contexts never change their key or parent once made, and the one handed
- * here was made before libgomp passed it on. */
+ * here was made before the OpenMP runtime passed it on. */
 static struct cprof_node *map(struct cprof_worker *w, const struct cprof_node *n)
 {
     if (!n || !n->parent)
@@ -168,37 +124,14 @@ static struct cprof_node *map(struct cprof_worker *w, const struct cprof_node *n
 
 /* ---- a body: a region's on one member, or a task's ---- */
 
-struct body {
-    struct cprof_worker *w;
-    struct cprof_frame *frame;
-    struct cprof_execution e;
-    uint64_t t0, tasks0;            /* its start, and the worker's task time then */
-    uint64_t calls0;                /* the worker's calls then */
-    struct cprof_body_nest in;      /* at its end: its frame's time, and the activations
-                                       nested directly in it */
-};
-
-/* This thread's worker, made if need be; null if it may not count. */
-static struct cprof_worker *self(void)
+/* The body's frame opened (figures time[case], its calls' context ctx) and its
+ * execution begun. */
+static void body_open(struct cprof_body *b, struct cprof_worker *w, struct cprof_construct_rec *c,
+                      uint64_t *time, struct cprof_node *ctx, int kase, const void *sp)
 {
-    return cprof_self ? cprof_self : cprof_self_slow();
-}
-
-/* Opens the body of construct s (kind) on worker w, met at context ctx of worker owner
- * (w or another), case kase. */
-static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_worker *w, const struct cprof_site *s,
-                       int kind, const struct cprof_node *ctx, const struct cprof_worker *owner,
-                       int kase, const void *sp)
-{
-    struct cprof_construct_rec *c = rec_of(w, s, kind);
     b->w = w;
-    /* Past the node limit n is its parent's <other>: counted in the record, as a call
-     * is, and the calls made in the body hang from that <other>. */
-    struct cprof_node *n = 0;
-    if (cprof_paths_on && cprof_clock != CPROF_CLOCK_NONE)
-        n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
-    b->frame = cprof_body_open(w, c, n && n->key ? &n->time[kase] : &c->key.time[kase],
-                               n ? n->canon : w->root, kase, sp);
+    b->counted = time - CPROF_NCASES;   /* count[case], where cprof_body_open counts it */
+    b->frame = cprof_body_open(w, c, time, ctx, kase, sp);
     b->tasks0 = w->task_ticks;
     b->calls0 = w->calls;
     b->t0 = cprof_ticks();
@@ -207,8 +140,24 @@ static __attribute__((noinline)) void body_begin(struct body *b, struct cprof_wo
     cprof_placement_observe(w, 0);
 }
 
+/* Opens the body of construct s (kind) on worker w, met at context ctx of worker owner
+ * (w or another), case kase. */
+static __attribute__((noinline)) void body_begin(struct cprof_body *b, struct cprof_worker *w,
+    const struct cprof_site *s, int kind, const struct cprof_node *ctx,
+    const struct cprof_worker *owner, int kase, const void *sp)
+{
+    struct cprof_construct_rec *c = rec_of(w, s, kind);
+    /* Past the node limit n is its parent's <other>: counted in the record, as a call
+     * is, and the calls made in the body hang from that <other>. */
+    struct cprof_node *n = 0;
+    if (cprof_paths_on && cprof_clock != CPROF_CLOCK_NONE)
+        n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
+    body_open(b, w, c, n && n->key ? &n->time[kase] : &c->key.time[kase],
+              n ? n->canon : w->root, kase, sp);
+}
+
 /* Closes it: returns the busy time (the body's, less its barriers' waits). */
-static __attribute__((noinline)) uint64_t body_end(struct body *b, uint64_t now)
+static __attribute__((noinline)) uint64_t body_end(struct cprof_body *b, uint64_t now)
 {
     struct cprof_worker *w = b->w;
     w->running = b->e.outer;
@@ -218,10 +167,9 @@ static __attribute__((noinline)) uint64_t body_end(struct body *b, uint64_t now)
 
 /* ---- parallel regions ---- */
 
-/* The size of the team running c now, among those it ran with. */
-static void count_team(struct cprof_construct_rec *c)
+/* A team of size running c now, among those it ran with. */
+static void count_team(struct cprof_construct_rec *c, int size)
 {
-    int size = omp_get_num_threads();
     c->sum.team_sum += (uint64_t)size;
     if (size < c->team_min)
         c->team_min = size;
@@ -235,10 +183,6 @@ static uint64_t tasks_of(const struct cprof_worker *w)
     return __atomic_load_n(&w->task_ticks, __ATOMIC_RELAXED);
 }
 
-/* Contexts of the opener's path looked at for a member's team time: a region opened
- * deeper leaves the routines above them out. */
-#define TEAM_PATH_MAX 64
-
 /* On a member that did not open the region, the routines its body works for
  * (docs/semantics.md, "Team time"): those on the opener's path (its canonical
  * contexts: each routine once, and through the body of an outer region or a task, on
@@ -247,12 +191,6 @@ static uint64_t tasks_of(const struct cprof_worker *w)
  * construct is unnamed), -1 if none.  Each one's records on this worker, and the time
  * it had been open on this thread when the body began: its activations in the body
  * count that time themselves. */
-struct team_path {
-    int n, self;
-    struct cprof_routine_rec *rec[TEAM_PATH_MAX];
-    uint64_t open0[TEAM_PATH_MAX];
-};
-
 /* The time a routine's activations were open on this worker: of the ones that
  * closed, those not nested in another of its own on this thread, in its records and
  * their contexts. */
@@ -275,7 +213,8 @@ static uint64_t open_time(const struct cprof_routine_rec *r)
     return t;
 }
 
-static void team_path_add(struct team_path *p, struct cprof_worker *w, int routine, int self)
+static void team_path_add(struct cprof_member_body *p, struct cprof_worker *w, int routine,
+                          int self)
 {
     struct cprof_routine_rec *r = cprof_routine_rec(w, routine);
     if (self)
@@ -284,18 +223,17 @@ static void team_path_add(struct team_path *p, struct cprof_worker *w, int routi
     p->open0[p->n++] = open_time(r);
 }
 
-static void team_path_begin(struct team_path *p, const struct team *t, struct cprof_worker *w)
+static void team_path_begin(struct cprof_member_body *p, const struct cprof_team *t,
+                            struct cprof_worker *w)
 {
     const struct cprof_routine *named = t->construct ? t->construct->caller : 0;
     int self = named ? named->id : -1, steps = 0;
-    p->n = 0;
-    p->self = -1;
     if (!cprof_paths_on) {
         if (self >= 0)
             team_path_add(p, w, self, 1);
         return;
     }
-    for (const struct cprof_node *c = t->ctx; c && c->parent && steps < TEAM_PATH_MAX;
+    for (const struct cprof_node *c = t->ctx; c && c->parent && steps < CPROF_TEAM_PATH_MAX;
          c = c->parent, steps++) {
         int id = c->key ? c->key->callee : -1;
         if (id < 0)
@@ -309,8 +247,9 @@ static void team_path_begin(struct team_path *p, const struct team *t, struct cp
 /* The body ended: its frame's time (its context's on this worker) is team time of the
  * path's routines, less what their own activations in it counted; and, less the
  * activations nested directly in it, team self time of the routine that has it. */
-static void team_path_end(const struct team_path *p, const struct body *b)
+static void team_path_end(const struct cprof_member_body *p)
 {
+    const struct cprof_body *b = &p->b;
     uint64_t dt = b->in.elapsed, nested = b->w->calls - b->calls0;
     for (int i = 0; i < p->n; i++) {
         uint64_t own = open_time(p->rec[i]) - p->open0[i];
@@ -325,66 +264,64 @@ static void team_path_end(const struct team_path *p, const struct body *b)
     s->direct += b->in.direct;
 }
 
-static void run_member(void *arg)
+void cprof_member_begin(struct cprof_member_body *mb, const struct cprof_team *t, int size,
+                        const void *sp)
 {
-    struct team *t = arg;
-    struct body b;
     struct cprof_worker *w;
-    if (!counting() || !(w = self())) {
-        t->fn(t->data);
+    mb->followed = cprof_omp_counting() && (w = cprof_omp_self());
+    mb->n = 0;
+    mb->self = -1;
+    if (!mb->followed)
         return;
-    }
-    /* The body runs concurrently if the region or a construct of the opener's around it
-     * is active: only known in the team. */
-    int d = t->construct ? t->construct->d : 0;
-    int kase = t->side + (cprof_active_levels_within(d + 1) > 0);
-    body_begin(&b, w, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener, kase,
-               __builtin_dwarf_cfa());
-    struct cprof_construct_rec *c = b.e.rec;
-    count_team(c);
-    struct team_path path;
-    path.n = 0;
-    if (b.w != t->opener && b.frame)
-        team_path_begin(&path, t, b.w);
-    t->fn(t->data);
-    /* A worksharing construct whose barrier gcc left out (the region's end is one). */
-    cprof_pending.construct = 0;
-    uint64_t now = cprof_ticks();
-    uint64_t busy = body_end(&b, now);
-    cprof_placement_observe(b.w, b.w != t->opener);     /* a member then waits for work */
-    if (path.n)
-        team_path_end(&path, &b);
-    int me = omp_get_thread_num();
-    if (me < t->cap)
-        t->members[me] = (struct member){ c, b.w, busy, now, tasks_of(b.w) };
+    /* The body runs concurrently if the region is active (more than one thread) or a
+     * construct of the opener's around it is. */
+    int kase = (t->kase & CPROF_CS) + ((t->kase & 1) || size > 1);
+    body_begin(&mb->b, w, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener, kase, sp);
+    count_team(mb->b.e.rec, size);
+    if (w != t->opener && mb->b.frame)
+        team_path_begin(mb, t, w);
 }
 
-/* An upper bound of the team's size: what it asks for, or the default. */
-static int team_cap(unsigned num_threads)
+void cprof_member_end(struct cprof_member_body *mb, const struct cprof_team *t, int index)
+{
+    /* A worksharing construct whose barrier the compiler left out (the region's end is
+     * one). */
+    cprof_pending.construct = 0;
+    if (!mb->followed)
+        return;
+    uint64_t now = cprof_ticks();
+    uint64_t busy = body_end(&mb->b, now);
+    cprof_placement_observe(mb->b.w, mb->b.w != t->opener);   /* a member then waits for work */
+    if (mb->n)
+        team_path_end(mb);
+    if (index >= 0 && index < t->cap)
+        t->members[index] = (struct cprof_member){ mb->b.e.rec, mb->b.w, busy, now,
+                                                   tasks_of(mb->b.w) };
+}
+
+int cprof_team_cap(unsigned num_threads)
 {
     int n = num_threads ? (int)num_threads : omp_get_max_threads();
     return n < 1 ? 1 : n > 1024 ? 1024 : n;
 }
 
-static int team_begin(struct team *t, void (*fn)(void *), void *data, struct member *m, int cap)
+int cprof_team_begin(struct cprof_team *t, struct cprof_member *m, int cap)
 {
-    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_PARALLEL);
+    const struct cprof_site *s = cprof_omp_take(CPROF_CONSTRUCT_PARALLEL);
     struct cprof_worker *w;
-    if (!counting() || !(w = self()))
+    if (!cprof_omp_counting() || !(w = cprof_omp_self()))
         return 0;
     memset(m, 0, (size_t)cap * sizeof *m);
-    *t = (struct team){ 0, fn, data, s, context_here(w), w, case_here(s) & CPROF_CS, cap, m };
+    *t = (struct cprof_team){ s, context_here(w), w, case_here(s), cap, m };
     return 1;
 }
 
-/* After the team joined: each member's wait at the closing barrier, and the
- * execution's imbalance for the opener. */
-static void team_end(struct team *t)
+void cprof_team_end(struct cprof_team *t)
 {
     uint64_t now = cprof_ticks(), max = 0, sum = 0;
     int n = 0;
     for (int i = 0; i < t->cap; i++) {
-        struct member *m = &t->members[i];
+        struct cprof_member *m = &t->members[i];
         if (!m->rec)
             continue;
         /* The tasks a member ran at the closing barrier are the region's work, done
@@ -406,87 +343,8 @@ static void team_end(struct team *t)
     c->sum.mean_busy += sum / (uint64_t)n;
 }
 
-void __real_GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
-void __wrap_GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
-{
-    int cap = team_cap(num_threads);
-    struct member m[cap];
-    struct team t;
-    if (!team_begin(&t, fn, data, m, cap))
-        return __real_GOMP_parallel(fn, data, num_threads, flags);
-    __real_GOMP_parallel(run_member, &t, num_threads, flags);
-    team_end(&t);
-}
-
-unsigned __real_GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
-                                         unsigned flags);
-unsigned __wrap_GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
-                                         unsigned flags)
-{
-    int cap = team_cap(num_threads);
-    struct member m[cap];
-    struct team t;
-    if (!team_begin(&t, fn, data, m, cap))
-        return __real_GOMP_parallel_reductions(fn, data, num_threads, flags);
-    t.front = *(void **)data;
-    unsigned r = __real_GOMP_parallel_reductions(run_member, &t, num_threads, flags);
-    team_end(&t);
-    return r;
-}
-
-void __real_GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
-                                   unsigned count, unsigned flags);
-void __wrap_GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
-                                   unsigned count, unsigned flags)
-{
-    int cap = team_cap(num_threads);
-    struct member m[cap];
-    struct team t;
-    if (!team_begin(&t, fn, data, m, cap))
-        return __real_GOMP_parallel_sections(fn, data, num_threads, count, flags);
-    __real_GOMP_parallel_sections(run_member, &t, num_threads, count, flags);
-    team_end(&t);
-}
-
-/* The combined parallel loops: with a chunk size (static, dynamic, guided) or without
- * (runtime schedules). */
-#define PARALLEL_LOOP(name, ...) \
-    void __real_GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned num_threads, \
-                                          long start, long end, long incr, __VA_ARGS__); \
-    void __wrap_GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned num_threads, \
-                                          long start, long end, long incr, __VA_ARGS__)
-#define PARALLEL_LOOP_BODY(name, ...) \
-    { \
-        int cap = team_cap(num_threads); \
-        struct member m[cap]; \
-        struct team t; \
-        if (!team_begin(&t, fn, data, m, cap)) \
-            return __real_GOMP_parallel_loop_##name(fn, data, num_threads, start, end, incr, \
-                                                    __VA_ARGS__); \
-        __real_GOMP_parallel_loop_##name(run_member, &t, num_threads, start, end, incr, \
-                                         __VA_ARGS__); \
-        team_end(&t); \
-    }
-#define CHUNKED(name) \
-    PARALLEL_LOOP(name, long chunk, unsigned flags) PARALLEL_LOOP_BODY(name, chunk, flags)
-#define UNCHUNKED(name) PARALLEL_LOOP(name, unsigned flags) PARALLEL_LOOP_BODY(name, flags)
-CHUNKED(static)
-CHUNKED(dynamic)
-CHUNKED(guided)
-CHUNKED(nonmonotonic_dynamic)
-CHUNKED(nonmonotonic_guided)
-UNCHUNKED(runtime)
-UNCHUNKED(nonmonotonic_runtime)
-UNCHUNKED(maybe_nonmonotonic_runtime)
-
 /* ---- barriers: a wait of the innermost execution on this worker, and of the
  * construct that ends there ---- */
-
-struct wait {
-    struct cprof_worker *w;
-    const struct cprof_site *construct;     /* null: a barrier cprof-cc did not name */
-    uint64_t t0, tasks0;
-};
 
 /* The construct left for the next barrier: a worksharing construct's (without nowait)
  * or a barrier's. */
@@ -499,7 +357,7 @@ static const struct cprof_site *take_barrier_construct(void)
     return s;
 }
 
-static void wait_begin(struct wait *x)
+void cprof_wait_begin(struct cprof_wait *x)
 {
     x->construct = take_barrier_construct();
     x->w = cprof_self;
@@ -512,7 +370,7 @@ static void wait_begin(struct wait *x)
 /* The wait, less the tasks the thread ran meanwhile (a barrier runs the team's pending
  * tasks), is the execution's; the construct's are the wait and the time since the
  * worker's last synchronization, its work in the construct. */
-static void wait_end(struct wait *x)
+void cprof_wait_end(struct cprof_wait *x)
 {
     struct cprof_worker *w = x->w;
     if (!w || !w->running)
@@ -530,49 +388,12 @@ static void wait_end(struct wait *x)
     c->key.time[kase] += x->t0 - e->last_sync + dt;
     c->sum.barriers++;
     c->sum.barrier_wait += dt;
-    count_team(c);
+    count_team(c, omp_get_num_threads());
     e->last_sync = now;
     cprof_placement_observe(w, 0);
 }
 
-#define BARRIER(type, name) \
-    type __real_GOMP_##name(void); \
-    type __wrap_GOMP_##name(void) \
-    { \
-        struct wait x; \
-        wait_begin(&x); \
-        type r = (type)__real_GOMP_##name(); \
-        wait_end(&x); \
-        return r; \
-    }
-BARRIER(bool, barrier_cancel)
-BARRIER(bool, loop_end_cancel)
-BARRIER(bool, sections_end_cancel)
-#undef BARRIER
-#define BARRIER(name) \
-    void __real_GOMP_##name(void); \
-    void __wrap_GOMP_##name(void) \
-    { \
-        struct wait x; \
-        wait_begin(&x); \
-        __real_GOMP_##name(); \
-        wait_end(&x); \
-    }
-BARRIER(barrier)
-BARRIER(loop_end)
-BARRIER(sections_end)
-
-/* ---- tasks ---- */
-
-/* A worker's task state, off its thread's stack: a task's block (head and the
- * program's data) while libgomp takes it, and a task body's record while it runs.  The
- * tasks a thread runs nest, so a LIFO serves, in chunks that are kept once made; on
- * the thread's stack they would make each nested task cost more stack than gcc's
- * build (bench/task_stack.sh). */
-struct cprof_lifo {
-    struct cprof_lifo *prev, *next;
-    char *top, *end;
-};
+/* ---- the worker's LIFO ---- */
 
 #define LIFO_CHUNK (64u << 10)
 
@@ -596,8 +417,8 @@ static __attribute__((noinline)) struct cprof_lifo *lifo_chunk(struct cprof_lifo
 
 /* The chunk after c (or the first) with room for size bytes aligned to align, made if
  * none is, and the worker's current one from now on. */
-static __attribute__((noinline)) void *lifo_push_slow(struct cprof_worker *w, size_t size,
-                                                      size_t align)
+__attribute__((noinline)) void *cprof_lifo_push_slow(struct cprof_worker *w, size_t size,
+                                                     size_t align)
 {
     struct cprof_lifo *c = w->lifo, *next = c ? c->next : 0;
     size_t need = size + align + sizeof(char *);
@@ -611,505 +432,77 @@ static __attribute__((noinline)) void *lifo_push_slow(struct cprof_worker *w, si
     return p;
 }
 
-/* size bytes aligned to align (a power of two), until lifo_pop(w, them); each keeps
- * the top it was pushed at just below it. */
-static inline void *lifo_push(struct cprof_worker *w, size_t size, size_t align)
+/* ---- tasks ---- */
+
+/* The context a task body of construct s (record rec on w) has under the context ctx
+ * of w's tree, case kase: null where none is kept; past the node limit, an <other>.
+ * A named construct's slot keeps it, as a call site's does. */
+static struct cprof_node *task_node(struct cprof_worker *w, const struct cprof_site *s,
+                                    struct cprof_construct_rec *rec, struct cprof_node *ctx,
+                                    int kase)
 {
-    struct cprof_lifo *c = w->lifo;
-    if (__builtin_expect(!c, 0))
-        return lifo_push_slow(w, size, align);
-    uintptr_t at = ((uintptr_t)c->top + sizeof(char *) + align - 1) & ~(uintptr_t)(align - 1);
-    char *p = (char *)at;
-    if (__builtin_expect(p > c->end || size > (size_t)(c->end - p), 0))
-        return lifo_push_slow(w, size, align);
-    ((char **)p)[-1] = c->top;
-    c->top = p + size;
-    return p;
-}
-
-static void lifo_pop(struct cprof_worker *w, void *p)
-{
-    struct cprof_lifo *c = w->lifo;
-    c->top = ((char **)p)[-1];
-    if (c->top == (char *)(c + 1) && c->prev)
-        w->lifo = c->prev;
-}
-
-/* What libgomp itself reads and writes at the start of a task's data block (its
- * struct gomp_data_head): taskloop writes each task's bounds to the first two words
- * and reads the reduction's array from the third (GOMP_TASK_FLAG_REDUCTION), GOMP_task
- * writes a detached task's event to the first (GOMP_TASK_FLAG_DETACH).  libgomp's
- * gomp-constants.h, gcc 12 to 15. */
-#define FLAG_DEPEND (1u << 3)
-#define FLAG_REDUCTION (1u << 12)
-#define FLAG_DETACH (1u << 13)
-enum { FRONT_WORDS = 3 };
-
-/* Put before the program's data in the block libgomp is given, which it copies (or
- * the program's copy function fills).  Its front stands for the program's block's
- * first words there: what libgomp reads there is the program's, and what it writes
- * there reaches the program's data before its body runs.  What the creator knows of
- * the body's figures is worked out once, where the task is made: a runner on the
- * creator's worker uses it as it is. */
-struct task_head {
-    long front[FRONT_WORDS];
-    void (*fn)(void *);
-    union {
-        void (*cpyfn)(void *, void *);  /* the program's copy function, until it ran */
-        struct cprof_frame *frame;      /* the body's while it runs; null: not followed */
-    };
-    void *orig;                         /* the program's data, for its cpyfn */
-    const struct cprof_node *ctx;       /* the creator's context, in its worker's tree */
-    const struct cprof_worker *creator;
-    uint64_t *time;                     /* the body's figures on the creator's worker,
-                                           time[case] */
-    struct cprof_node *node;            /* there, the context of the body's calls */
-    struct cprof_construct_rec *rec;    /* the construct's record there; the runner's
-                                           once the body runs */
-    unsigned off;                       /* where the program's data starts */
-    unsigned char kase;                 /* of the body: as a call at the construct, not a
-                                           parallel construct of the creator's */
-    unsigned char back;                 /* bytes of the front the body's data takes */
-    unsigned char detached;             /* libgomp writes its event to the front */
-    unsigned char held;                 /* the block is in use: its body runs on it, or
-                                           its wrapper waits for libgomp to return */
-};
-
-/* After the program's data, the rest of a block on the LIFO: libgomp is not told of
- * it.  Most wrappers hand the block to libgomp in a tail call, so that no frame of
- * theirs stays under the task's body: nothing pops it then, and the next task made on
- * the worker pops the blocks that are no longer held (reap).  A block is no longer
- * needed once libgomp returned, and it returns before it runs another task but where
- * the task has depend clauses (it may first run the tasks it depends on): those, and
- * detached ones, whose event is written back after, keep the wrapper's frame
- * (task_followed). */
-struct cprof_task_call {
-    struct task_head *h;
-    struct cprof_task_call *below;      /* the worker's block made before, not yet popped */
-    long size, align;                   /* the block's, as libgomp is told */
-    bool if_clause;                     /* task_followed's call */
-    unsigned flags;
-    int priority;
-    void **depend;
-    void *detach;
-};
-
-/* Pops the blocks on top of w's LIFO no longer held. */
-static __attribute__((noinline)) void reap_slow(struct cprof_worker *w)
-{
-    struct cprof_task_call *c;
-    while ((c = w->blocks) && !c->h->held && (char *)(c + 1) == w->lifo->top) {
-        w->blocks = c->below;
-        lifo_pop(w, c->h);
-    }
-}
-
-static inline void reap(struct cprof_worker *w)
-{
-    struct cprof_task_call *c = w->blocks;
-    if (c && !c->h->held)
-        reap_slow(w);
-}
-
-/* The figures a task body of construct s (record rec on w) counts in: under the context
- * ctx of w's tree, time[case], and the context of its calls.  A named construct's slot
- * keeps them, as a call site's does. */
-static uint64_t *task_figures(struct cprof_worker *w, const struct cprof_site *s,
-                              struct cprof_construct_rec *rec, struct cprof_node *ctx, int kase,
-                              struct cprof_node **node)
-{
-    *node = w->root;
     if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE)
-        return &rec->key.time[kase];
+        return 0;
     uintptr_t key = (uintptr_t)ctx | (uintptr_t)kase;
     int id = s ? s->id : -1;
     struct cprof_slot *slot = id >= 0 && (unsigned)id < w->nslots ? &w->slots[id] : 0;
-    if (slot && slot->key == key) {
-        *node = slot->ctx;
-        return slot->time;
-    }
-    struct cprof_node *n = cprof_node_slow(w, ctx, &rec->key);
-    if (!n->key) {
-        *node = n;      /* past the limit: the record's, calls under that <other> */
-        return &rec->key.time[kase];
-    }
-    if (id >= 0) {
+    if (slot && slot->key == key)   /* it keeps the node's time[case] */
+        return (struct cprof_node *)((char *)(slot->time - kase) - offsetof(struct cprof_node, time));
+    struct cprof_node *n = child(w, ctx, &rec->key);
+    if (n->key && id >= 0) {
         slot = cprof_slot_slow(w, id);
         *slot = (struct cprof_slot){ .key = key, .time = &n->time[kase], .ctx = n->canon };
     }
-    *node = n->canon;
-    return &n->time[kase];
+    return n;
 }
 
-/* The body of task h begins on this thread (task_close ends it): h->frame its frame,
- * null if the task is not followed (the program stopped profiling, or the thread may
- * not count, or counts only).  Apart from its callers, as task_close is: their frames,
- * under the program's, keep the least stack. */
-static __attribute__((noinline)) void task_open(struct task_head *h, const void *sp)
-{
-    h->held++;
-    h->frame = 0;
-    struct cprof_worker *w = follower();
-    if (!w)
-        return;
-    uint64_t *time = h->time;
-    struct cprof_node *node = h->node;
-    if (w != h->creator) {
-        int id = h->rec->key.site;
-        struct cprof_construct_rec *c;
-        h->rec = id >= 0 && id < w->constructs_cap && (c = w->constructs[id])
-                     ? c : cprof_construct_rec_slow(w, id >= 0 ? cprof_site_by_id(id) : 0,
-                                                    CPROF_REGION_TASK);
-        time = task_figures(w, 0, h->rec, cprof_paths_on ? map(w, h->ctx) : w->root, h->kase,
-                            &node);
-    }
-    uint64_t tasks0 = w->task_ticks;
-    struct cprof_frame *f = cprof_body_open(w, h->rec, time, node, h->kase, sp);
-    if (f)
-        f->tasks0 = tasks0;
-    h->frame = f;
-}
-
-/* It ended.  The worker's task time counts each task once: this one's less the tasks
- * it ran inside (a taskwait, a barrier in it), which counted themselves.  pop: the
- * block it ran on may be popped (its own, run at once by libgomp). */
-static __attribute__((noinline)) void task_close(struct task_head *h, int pop)
-{
-    struct cprof_frame *f = h->frame;
-    h->held--;
-    if (!f)
-        return;
-    struct cprof_worker *w = cprof_pending.worker;
-    uint64_t tasks0 = f->tasks0;
-    struct cprof_body_nest in = cprof_body_close(w, f);
-    uint64_t inside = w->task_ticks - tasks0;
-    h->rec->sum.tasks_inside += inside;
-    __atomic_store_n(&w->task_ticks, w->task_ticks + (in.elapsed - inside), __ATOMIC_RELAXED);
-    if (pop)
-        reap(w);
-}
-
-static void run_task(void *arg)
-{
-    struct task_head *h = arg;
-    void *data = (char *)arg + h->off;
-    if (h->back)
-        memcpy(data, h->front, h->back);
-    task_open(h, __builtin_dwarf_cfa());
-    h->fn(data);
-    task_close(h, 1);
-}
-
-/* libgomp's writes to the source block's front are the program's block's under gcc,
- * and its copy function reads them there. */
-static void copy_task(void *to, void *from)
-{
-    const struct task_head *h = from;
-    memcpy(to, h, sizeof *h);
-    if (h->detached)
-        memcpy(h->orig, h->front, sizeof(void *));
-    h->cpyfn((char *)to + h->off, h->orig);
-}
-
-/* The head of a task made now on w of construct s, and what its body counts in. */
-static void head_fill(struct task_head *h, struct cprof_worker *w, const struct cprof_site *s)
+void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
+                     const struct cprof_site *s, int opened)
 {
     struct cprof_construct_rec *rec = rec_of(w, s, CPROF_REGION_TASK);
-    rec->sum.opened++;
-    struct cprof_node *ctx = w->top[-1].ctx;
+    if (opened)
+        rec->sum.opened++;
     int kase = case_here(s);
-    h->ctx = ctx;
-    h->creator = w;
-    h->rec = rec;
-    h->kase = (unsigned char)kase;
-    h->time = task_figures(w, s, rec, ctx, kase, &h->node);
+    *o = (struct cprof_task_origin){ task_node(w, s, rec, w->top[-1].ctx, kase), rec, w,
+                                     (unsigned char)kase };
 }
 
-/* The block of a task of the program's (fn, data, ...), its head first, its call after
- * the program's data, on w's LIFO.  Only taskloop and a detached task have libgomp
- * read or write the block's front (front: mirror it). */
-static __attribute__((noinline)) struct cprof_task_call *block_new(struct cprof_worker *w,
-    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-    unsigned flags, int taskloop)
+/* What the creator worked out is used as it is by a runner on its worker; another
+ * finds the same context in its own tree.  Apart from its callers, as cprof_task_close
+ * is: their frames, under the program's, keep the least stack. */
+__attribute__((noinline)) void cprof_task_begin(struct cprof_body *b, struct cprof_worker *w,
+                                                const struct cprof_task_origin *o, const void *sp)
 {
-    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
-    reap(w);
-    long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
-                                                               : (long)_Alignof(struct task_head);
-    long off = ((long)sizeof(struct task_head) + align - 1) & -align;    /* a power of two */
-    long at = (off + arg_size + (long)_Alignof(struct cprof_task_call) - 1)
-              & -(long)_Alignof(struct cprof_task_call);
-    struct task_head *h = lifo_push(w, (size_t)at + sizeof(struct cprof_task_call), (size_t)align);
-    struct cprof_task_call *c = (struct cprof_task_call *)((char *)h + at);
-    h->fn = fn;
-    h->cpyfn = cpyfn;
-    h->orig = data;
-    h->off = (unsigned)off;
-    h->held = 0;
-    h->back = 0;
-    head_fill(h, w, s);
-    c->h = h;
-    c->below = w->blocks;
-    c->size = off + arg_size;
-    c->align = align;
-    c->flags = flags;
-    w->blocks = c;
-    /* What libgomp reads of the front is the program's; what it writes there, the
-     * body's data takes: all of it for a byte copy of the program's block, else only
-     * taskloop's bounds (a copy function made the rest from the program's block, a
-     * detached task's event included, copy_task). */
-    h->detached = !taskloop && (flags & FLAG_DETACH) && data;
-    if (taskloop || h->detached) {
-        if (!cpyfn) {
-            h->back = arg_size < (long)sizeof h->front ? (unsigned char)arg_size : sizeof h->front;
-            memcpy(h->front, data, h->back);
-        } else if (taskloop) {
-            h->back = 2 * sizeof(long);
-            if (flags & FLAG_REDUCTION)
-                h->front[2] = ((const long *)data)[2];
-        }
+    struct cprof_construct_rec *rec = o->rec;
+    struct cprof_node *n = o->node;
+    if (w != o->creator) {
+        int id = rec->key.site;
+        rec = id >= 0 && id < w->constructs_cap && w->constructs[id]
+                  ? w->constructs[id]
+                  : cprof_construct_rec_slow(w, id >= 0 ? cprof_site_by_id(id) : 0,
+                                             CPROF_REGION_TASK);
+        /* n's parent: the creator's context (or an <other> mapped as its parent) */
+        if (n)
+            n = task_node(w, 0, rec, map(w, n->parent), o->kase);
     }
-    if (!cpyfn && arg_size)
-        memcpy((char *)h + off, data, (size_t)arg_size);
-    return c;
+    int kase = o->kase;
+    body_open(b, w, rec, n && n->key ? &n->time[kase] : &rec->key.time[kase],
+              !n ? w->root : n->key ? n->canon : n, kase, sp);
 }
 
-void __real_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                      void *detach);
-
-/* ---- if(0) tasks: no block of ours ----
- * An undeferred task's body runs before GOMP_task returns, on this thread, with the
- * program's data: when libgomp is sure to run it (if(0), no copy function, no
- * cancellation that would skip it), its head waits on the worker's LIFO and the
- * wrapper hands over to libgomp in a tail call, so that a recursion of if(0) tasks
- * costs the stack gcc's build does but for run_task_inline's frame. */
-struct cprof_inline_task {
-    struct task_head h;
-    struct cprof_inline_task *outer;
-};
-
-static __attribute__((noinline)) struct cprof_inline_task *inline_open(void *data, const void *sp)
+void cprof_task_uncount(struct cprof_body *b)
 {
-    struct cprof_worker *w = cprof_self;
-    struct cprof_inline_task *p = w ? w->inline_tasks : 0;
-    if (!p || p->h.orig != data) {
-        fputs("cprof: internal error: an if(0) task's body ran without its head\n", stderr);
-        abort();
-    }
-    w->inline_tasks = p->outer;
-    task_open(&p->h, sp);
-    return p;
+    --*b->counted;
 }
 
-static __attribute__((noinline)) void inline_close(struct cprof_inline_task *p)
+__attribute__((noinline)) void cprof_task_close(struct cprof_body *b)
 {
-    struct cprof_worker *w = (struct cprof_worker *)p->h.creator;
-    task_close(&p->h, 0);
-    reap(w);
-    lifo_pop(w, p);
+    uint64_t now = cprof_ticks();
+    body_end(b, now);
+    /* The worker's task time counts each task once: this one's less the tasks it ran
+     * inside (a taskwait, a barrier in it), which counted themselves. */
+    struct cprof_worker *w = b->w;
+    uint64_t inside = w->task_ticks - b->tasks0;
+    b->e.rec->sum.tasks_inside += inside;
+    __atomic_store_n(&w->task_ticks, w->task_ticks + (now - b->t0 - inside), __ATOMIC_RELAXED);
 }
-
-static void run_task_inline(void *data)
-{
-    struct cprof_inline_task *p = inline_open(data, __builtin_dwarf_cfa());
-    p->h.fn(p->h.orig);     /* data: one register less kept across the call */
-    inline_close(p);
-}
-
-/* libgomp skips a task construct met after a cancellation, without running it; 1 or
- * 0 once known. */
-static int known_cancellation = -1;
-static int cancellation(void)
-{
-    if (known_cancellation < 0)
-        known_cancellation = omp_get_cancellation();
-    return known_cancellation;
-}
-
-static __attribute__((noinline)) struct cprof_task_call *task_begin(struct cprof_worker *w,
-    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-    bool if_clause, unsigned flags, void **depend, int priority, void *detach)
-{
-    struct cprof_task_call *c = block_new(w, fn, data, cpyfn, arg_size, arg_align, flags, 0);
-    c->h->held = 1;
-    c->if_clause = if_clause;
-    c->depend = depend;
-    c->priority = priority;
-    c->detach = detach;
-    return c;
-}
-
-/* A task whose block is held across GOMP_task: its arguments, so that the wrapper
- * still hands over in a tail call, and a frame that keeps only the call. */
-static __attribute__((noinline)) void task_followed(struct cprof_worker *w, void (*fn)(void *),
-    void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
-    unsigned flags, void **depend, int priority, void *detach)
-{
-    struct cprof_task_call *c = task_begin(w, fn, data, cpyfn, arg_size, arg_align, if_clause,
-                                           flags, depend, priority, detach);
-    __real_GOMP_task(run_task, c->h, c->h->cpyfn ? copy_task : 0, c->size, c->align, c->if_clause,
-                     c->flags, c->depend, c->priority, c->detach);
-    /* What libgomp wrote to the front is in the program's block too, as under gcc (a
-     * detached task's event). */
-    if (c->h->detached)
-        memcpy(c->h->orig, c->h->front, sizeof(void *));
-    c->h->held = 0;
-    reap((struct cprof_worker *)c->h->creator);
-}
-
-/* A task in a team: its head goes straight into the block libgomp makes of it, through
- * a copy function of cprof's that reads it from here (libgomp calls it on this thread
- * before GOMP_task returns), with the program's data or what its copy function makes;
- * no block of cprof's to keep. */
-struct task_spec {
-    struct task_head h;
-    void *data;
-    void (*cpyfn)(void *, void *);
-    long arg_size, align;               /* the program's data's; the block's alignment */
-};
-static __thread struct task_spec spec;
-
-static void copy_spec(void *to, void *from)
-{
-    const struct task_spec *sp = from;
-    memcpy(to, &sp->h, sizeof sp->h);
-    char *data = (char *)to + sp->h.off;
-    if (sp->cpyfn)
-        sp->cpyfn(data, sp->data);
-    else
-        memcpy(data, sp->data, (size_t)sp->arg_size);
-}
-
-static __attribute__((noinline)) struct task_spec *spec_fill(struct cprof_worker *w,
-    void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align)
-{
-    struct task_spec *sp = &spec;
-    sp->align = arg_align > (long)_Alignof(struct task_head) ? arg_align
-                                                              : (long)_Alignof(struct task_head);
-    sp->h.fn = fn;
-    sp->h.off = (unsigned)(((long)sizeof(struct task_head) + sp->align - 1) & -sp->align);
-    sp->h.back = 0;
-    sp->h.held = 0;
-    sp->h.detached = 0;
-    head_fill(&sp->h, w, take_construct(CPROF_CONSTRUCT_TASK));
-    sp->data = data;
-    sp->cpyfn = cpyfn;
-    sp->arg_size = arg_size;
-    return sp;
-}
-
-/* An if(0) task libgomp is sure to run now: its head on the LIFO, its data the
- * program's. */
-static __attribute__((noinline)) void inline_head(struct cprof_worker *w, void (*fn)(void *),
-                                                  void *data)
-{
-    const struct cprof_site *s = take_construct(CPROF_CONSTRUCT_TASK);
-    struct cprof_inline_task *p = lifo_push(w, sizeof *p, _Alignof(struct cprof_inline_task));
-    p->h.fn = fn;
-    p->h.orig = data;
-    p->h.held = 0;
-    head_fill(&p->h, w, s);
-    p->outer = w->inline_tasks;
-    w->inline_tasks = p;
-}
-
-/* Every task the straight path below does not take: not followed, with depend or
- * detach clauses, if(0), made outside any team or after a cancellation, a construct
- * not named or new to the worker. */
-static __attribute__((noinline)) void task_general(void (*fn)(void *), void *data,
-    void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags,
-    void **depend, int priority, void *detach)
-{
-    struct cprof_worker *w = follower();
-    if (!w) {
-        take_construct(CPROF_CONSTRUCT_TASK);
-        return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                                priority, detach);
-    }
-    if (flags & (FLAG_DEPEND | FLAG_DETACH))
-        return task_followed(w, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                             priority, detach);
-    /* libgomp runs a task at once, on the program's data when it has no copy function,
-     * if it is if(0) or made outside any team; a cancellation may skip it. */
-    if (cpyfn || cancellation() || (if_clause && omp_get_level())) {
-        struct task_spec *sp = spec_fill(w, fn, data, cpyfn, arg_size, arg_align);
-        return __real_GOMP_task(run_task, sp, copy_spec, sp->h.off + arg_size, sp->align,
-                                if_clause, flags, depend, priority, detach);
-    }
-    inline_head(w, fn, data);
-    return __real_GOMP_task(run_task_inline, data, 0, arg_size, arg_align, if_clause, flags,
-                            depend, priority, detach);
-}
-
-/* The straight path: a task made in a team (the worker runs a region's body), of a
- * construct the worker has met in the same context and case, its head put together
- * here and handed to libgomp in a tail call, with nothing called before it. */
-void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                      void *detach)
-{
-    struct cprof_worker *w = cprof_pending.worker;
-    const struct cprof_site *s = cprof_pending.construct;
-    struct cprof_construct_rec *rec;
-    struct cprof_slot *slot;
-    unsigned id;
-    if (__builtin_expect(w == &cprof_no_worker || !cprof_following() || !if_clause || !w->running ||
-                         (flags & (FLAG_DEPEND | FLAG_DETACH)) || known_cancellation ||
-                         !s || s->construct != CPROF_CONSTRUCT_TASK ||
-                         (id = (unsigned)s->id) >= (unsigned)w->constructs_cap ||
-                         !(rec = w->constructs[id]) || id >= w->nslots, 0))
-        return task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                            priority, detach);
-    struct cprof_node *ctx = (struct cprof_node *)cprof_pending.context;
-    int kase = case_here(s);
-    slot = &w->slots[id];
-    if (__builtin_expect(slot->key != ((uintptr_t)ctx | (uintptr_t)kase) ||
-                         cprof_clock == CPROF_CLOCK_NONE || !cprof_paths_on, 0))
-        return task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                            priority, detach);
-    cprof_pending.construct = 0;
-    rec->sum.opened++;
-    struct task_spec *sp = &spec;
-    long align = arg_align > (long)_Alignof(struct task_head) ? arg_align
-                                                               : (long)_Alignof(struct task_head);
-    unsigned off = (unsigned)(((long)sizeof(struct task_head) + align - 1) & -align);
-    sp->h.fn = fn;
-    sp->h.ctx = ctx;
-    sp->h.creator = w;
-    sp->h.time = slot->time;
-    sp->h.node = slot->ctx;
-    sp->h.rec = rec;
-    sp->h.off = off;
-    sp->h.kase = (unsigned char)kase;
-    sp->h.back = 0;
-    sp->h.held = 0;
-    sp->h.detached = 0;
-    sp->data = data;
-    sp->cpyfn = cpyfn;
-    sp->arg_size = arg_size;
-    return __real_GOMP_task(run_task, sp, copy_spec, off + arg_size, align, if_clause, flags, depend,
-                            priority, detach);
-}
-
-#define TASKLOOP(name, type) \
-    void __real_GOMP_##name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), \
-                            long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, \
-                            int priority, type start, type end, type step); \
-    void __wrap_GOMP_##name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), \
-                            long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, \
-                            int priority, type start, type end, type step) \
-    { \
-        _Static_assert(sizeof(type) == sizeof(long), "taskloop bounds are the front's words"); \
-        struct cprof_worker *w = follower(); \
-        if (!w) { \
-            take_construct(CPROF_CONSTRUCT_TASK); \
-            return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
-                                      priority, start, end, step); \
-        } \
-        struct cprof_task_call *c = block_new(w, fn, data, cpyfn, arg_size, arg_align, flags, 1); \
-        return __real_GOMP_##name(run_task, c->h, cpyfn ? copy_task : 0, c->size, c->align, \
-                                  flags, num_tasks, priority, start, end, step); \
-    }
-TASKLOOP(taskloop, long)
-TASKLOOP(taskloop_ull, unsigned long long)

@@ -65,7 +65,8 @@ static const char *const env_names[] = { "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CP
 #define NENV (sizeof env_names / sizeof *env_names)
 static char env_values[NENV][1024];
 static int env_set[NENV];
-static int proc_bind, nplaces;
+static int proc_bind = -1, nplaces;    /* -1: not read */
+static void read_binding(void);
 static int *place_procs, *place_ids;   /* place i's PU count; the places' PUs, in order */
 
 /* Times are kept in the clock's ticks (clock.c: the time-stamp counter, or ns), and
@@ -103,7 +104,19 @@ void cprof_placement_start(void)
         cprof_free(process_mask, mask_bytes);
         process_mask = 0;
     }
-    /* libgomp has read its variables: its binding, and its places if it has some. */
+    read_binding();
+}
+
+/* The OpenMP runtime's binding, once it has read its variables: libgomp when it loads,
+ * libomp on its first call (not asked before, openmp.c: at the latest as the profile is
+ * written). */
+static void read_binding(void)
+{
+    static int read;
+    if (read || !cprof_openmp_ready())
+        return;
+    read = 1;
+    /* Its binding, and its places if it has some. */
     proc_bind = omp_get_proc_bind();
     nplaces = omp_get_num_places();
     int total = 0;
@@ -317,6 +330,7 @@ void cprof_placement_write(struct cprof_json *j, double npt)
     /* The writing thread is where it is now. */
     if (mine)
         observe(mine, 0, 0);
+    read_binding();
     cprof_json_key(j, CPROF_SECTION_PLACEMENT);
     cprof_json_begin(j, '{');
     cprof_json_field_uint(j, "origin_unix_ns", origin_unix);

@@ -65,6 +65,7 @@ void cprof_last_unit_gone(void)
 
 void cprof_runtime_start(void)
 {
+    cprof_openmp_start();       /* before the facade asks OpenMP anything */
     cprof_clock_start();
     cprof_placement_start();
     cprof_resources_start();    /* before the first context: contexts hold its samples */
@@ -727,7 +728,8 @@ static void write_section(struct cprof_json *j, const char *name)
     cprof_json_end(j, '}');
 }
 
-static void write_layout(struct cprof_json *j, const struct trace_file *tf)
+static void write_layout(struct cprof_json *j, const struct trace_file *tf,
+                         const struct cprof_unprofiled *unprofiled)
 {
     const struct cprof_resource *res;
     int nres = cprof_resources(&res);
@@ -759,6 +761,7 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
     cprof_json_key(j, "sections");
     cprof_json_begin(j, '[');
     write_section(j, CPROF_SECTION_JOB);
+    write_section(j, CPROF_SECTION_OPENMP);
     write_section(j, CPROF_SECTION_TOPOLOGY);
     write_section(j, CPROF_SECTION_PLACEMENT);
     if (any_regions())
@@ -774,6 +777,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf)
     if (cprof_sources(&units))
         write_section(j, CPROF_SECTION_SOURCES);
     cprof_tables_unlock();
+    if (unprofiled)
+        write_section(j, CPROF_SECTION_UNPROFILED);
     cprof_json_end(j, ']');
 }
 
@@ -803,6 +808,23 @@ static void write_sources(struct cprof_json *j)
             cprof_json_end(j, '}');
         }
         cprof_json_end(j, ']');
+        cprof_json_end(j, '}');
+    }
+    cprof_json_end(j, ']');
+}
+
+/* The units compiled without profiling, and why: the list from the head the layout
+ * declared the section for. */
+static void write_unprofiled(struct cprof_json *j, const struct cprof_unprofiled *u)
+{
+    if (!u)
+        return;
+    cprof_json_key(j, CPROF_SECTION_UNPROFILED);
+    cprof_json_begin(j, '[');
+    for (; u; u = __atomic_load_n(&u->next, __ATOMIC_ACQUIRE)) {
+        cprof_json_begin(j, '{');
+        cprof_json_field_string(j, "file", u->file);
+        cprof_json_field_string(j, "reason", u->reason);
         cprof_json_end(j, '}');
     }
     cprof_json_end(j, ']');
@@ -863,8 +885,11 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     cprof_json_field_string(j, "clock", cprof_clock_name());
     cprof_json_field_real(j, "call_cost_ns", facade_cost_ns.timed);
     cprof_json_field_real(j, "count_cost_ns", facade_cost_ns.counted);
-    write_layout(j, tf);
+    const struct cprof_unprofiled *unprofiled = cprof_unprofiled_units();
+    write_layout(j, tf, unprofiled);
     cprof_json_field_string(j, CPROF_SECTION_JOB, pl->job);
+    cprof_openmp_write(j);
+    write_unprofiled(j, unprofiled);
     write_resources(j);
     if (tf->path)
         cprof_trace_describe(j, tf->path, tf->beside, tf->bytes);

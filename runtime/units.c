@@ -12,6 +12,9 @@
  * is gone; the same unit loaded again takes its ids back.  At exit, the last unit to
  * unregister has the profile written (profile.c).
  *
+ * A unit cprof-cc compiled without profiling registers too, with no tables: its file
+ * and why, listed in the profile (each pair once), and it counts as loaded.
+ *
  * Each unit's files (where its routines and sites are spelled, their hashes when it was
  * compiled: the profile's "sources") are copied when it first registers, and every
  * routine and site is given its unit's place in that list.
@@ -46,6 +49,8 @@ struct gone {
     struct gone *next;
 };
 static struct gone *gone;
+
+static struct cprof_unprofiled *unprofiled;
 
 /* What a unit leaves behind lives until exit: the runtime's memory (memory.c). */
 static void *own(size_t size) { return cprof_alloc(size); }
@@ -180,7 +185,7 @@ static void set_unit(int **of, int *cap, int n, int id, int k)
     (*of)[id] = k + 1;
 }
 
-void cprof_register_unit_v6(struct cprof_unit *unit)
+void cprof_register_unit_v7(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
@@ -247,7 +252,7 @@ static struct gone *remember(const struct cprof_unit *unit)
     return gone = g;
 }
 
-void cprof_unregister_unit_v6(struct cprof_unit *unit)
+void cprof_unregister_unit_v7(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     struct gone *g = gone;
@@ -280,6 +285,39 @@ void cprof_unregister_unit_v6(struct cprof_unit *unit)
     pthread_mutex_unlock(&tables_lock);
     if (last)
         cprof_last_unit_gone();
+}
+
+void cprof_register_unprofiled_v7(const char *file, const char *reason)
+{
+    pthread_mutex_lock(&tables_lock);
+    start_once();
+    __atomic_store_n(&loaded, loaded + 1, __ATOMIC_RELAXED);
+    struct cprof_unprofiled **u = &unprofiled;
+    while (*u && (strcmp((*u)->file, file) || strcmp((*u)->reason, reason)))
+        u = &(*u)->next;
+    if (!*u) {
+        /* Linked last, complete: the writer reads the list without the lock. */
+        struct cprof_unprofiled *n = own(sizeof *n);
+        n->file = strcpy(own(strlen(file) + 1), file);
+        n->reason = strcpy(own(strlen(reason) + 1), reason);
+        __atomic_store_n(u, n, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&tables_lock);
+}
+
+void cprof_unregister_unprofiled_v7(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
+    int last = loaded == 0;
+    pthread_mutex_unlock(&tables_lock);
+    if (last)
+        cprof_last_unit_gone();
+}
+
+const struct cprof_unprofiled *cprof_unprofiled_units(void)
+{
+    return __atomic_load_n(&unprofiled, __ATOMIC_ACQUIRE);
 }
 
 /* Changed under the tables' lock; read without it by every parallel region (omp.c). */

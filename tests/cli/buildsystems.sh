@@ -39,7 +39,7 @@ if command -v cmake > /dev/null; then
     st=$?
     check "cmake -DCMAKE_C_COMPILER=cprof-cc with find_package(OpenMP): configures and builds" \
         "$(indent cmake/cmake.log 30)" "$(indent cmake/make.log 20)" -- [ $st = 0 ]
-    check "cmake identifies cprof-cc as gcc and finds OpenMP" "$(indent cmake/cmake.log 30)" -- \
+    check "cmake identifies cprof-cc as $plain_cc and finds OpenMP" "$(indent cmake/cmake.log 30)" -- \
         grep -q 'Found OpenMP_C: -fopenmp' cmake/cmake.log
     (cd cmake/b && CPROF_OUT=prof.out ./demo > out) && "$bin/cprof-report" --json cmake/b/prof.out > cmake.json 2>&1
     expect_jq "cmake build: profiled (arcs exact)" cmake.json "$arcs" "$want"

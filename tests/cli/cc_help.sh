@@ -22,9 +22,9 @@ for v in $({ cat "$root"/preprocessor/*.c "$root"/runtime/*.c | grep -oE 'getenv
     grep -q "$v" help.out || missing="$missing $v"
 done
 check "-fcprof-help lists every CPROF_ variable cprof reads" "missing:$missing" -- test -z "$missing"
-gcc --help > gcc.help 2>&1
+"$plain_cc" --help > gcc.help 2>&1
 "$bin/cprof-cc" --help > cc.help 2>&1
-check "--help is gcc's" "$(diff gcc.help cc.help | head -5)" -- cmp -s gcc.help cc.help
+check "--help is $plain_cc's" "$(diff gcc.help cc.help | head -5)" -- cmp -s gcc.help cc.help
 echo 'int main(void) { return 0; }' > ok.c
 for bad in -fcprof-small=many -fcprof-small=-1 -fcprof-small=; do
     "$bin/cprof-cc" "$bad" ok.c -o ok > bad.out 2>&1; st=$?

@@ -89,9 +89,21 @@ check "-MD -MP -MF: m.d names m.o, m.c and inc/conf.h" "$(indent m.d)" -- grep -
 check "-MD -MP -MF: dependency target is m.o" "$(indent m.d)" -- grep -q '^m\.o:' m.d
 check "-MD -MP -MF: no temporary file names in m.d" "$(indent m.d)" -- bash -c "! grep -qE '/tmp/|cprof' m.d"
 
+# Compiling and linking at once, -MD writes gcc 12's file: OUT.d for -o OUT (target
+# OUT), a-SOURCE.d (target SOURCE.o) without -o.
+mkdir -p ref_md cc_md
+for d in ref_md cc_md; do
+    cp -R m.c inc "$d"/
+    compiler=gcc
+    [ $d = cc_md ] && compiler=$bin/cprof-cc
+    (cd $d && $compiler -fopenmp -DN=2 -Iinc -MD -MP m.c -o mlink && $compiler -fopenmp -DN=2 -Iinc -MMD m.c) 2> /dev/null
+done
+check "-MD while linking: gcc's dependency files, byte for byte" "$(cd ref_md && ls *.d)" "$(cd cc_md && ls *.d)" -- \
+    bash -c 'cmp -s ref_md/mlink.d cc_md/mlink.d && cmp -s ref_md/a-m.d cc_md/a-m.d'
+
 "$bin/cprof-cc" -DN=2 -Iinc -MM m.c > mm.out 2> mm.err; st=$?
-gcc -DN=2 -Iinc -MM m.c > mm.ref 2>&1
-check "-MM: same output as gcc -MM" "status $st" "$(diff mm.ref mm.out | head -5)" -- cmp -s mm.out mm.ref
+"$plain_cc" -DN=2 -Iinc -MM m.c > mm.ref 2>&1
+check "-MM: same output as $plain_cc -MM" "status $st" "$(diff mm.ref mm.out | head -5)" -- cmp -s mm.out mm.ref
 
 "$bin/cprof-cc" -DN=2 -Iinc -E m.c > e.out 2> e.err; st=$?
 check "-E: exits 0 and preprocesses" "status $st" "$(indent e.err)" -- test $st = 0 -a -s e.out

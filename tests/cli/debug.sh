@@ -30,10 +30,10 @@ EOF2
 check "cprof-cc -g -O0 builds silently" "$(indent e)" -- test ! -s e
 CPROF_OUT=/dev/null gdb -batch -nx -ex 'info line leaf' -ex 'info line work' -ex 'break dbg.c:5' \
     -ex run -ex bt -ex 'info source' ./dbg > gdb.out 2>&1
-gcc -g -O0 dbg.c -o ref
+"$plain_cc" -g -O0 dbg.c -o ref
 gdb -batch -nx -ex 'info line leaf' -ex 'info line work' ./ref 2>&1 | grep -o '^Line [0-9]* of "[^"]*"' > ref.lines
 grep -o '^Line [0-9]* of "[^"]*"' gdb.out > dbg.lines
-check "info line leaf, work: the lines gcc's build gives ($(echo $(cat ref.lines)))" "$(indent dbg.lines)" -- \
+check "info line leaf, work: the lines $plain_cc's build gives ($(echo $(cat ref.lines)))" "$(indent dbg.lines)" -- \
     bash -c 'test -s ref.lines && cmp -s ref.lines dbg.lines'
 check "break dbg.c:5 is hit in leaf" "$(indent gdb.out 20)" -- grep -qE 'Breakpoint 1, leaf \(x=0\) at dbg.c:5' gdb.out
 check "backtrace: leaf at dbg.c:5, work at dbg.c:12, main at dbg.c:18" "$(indent gdb.out 20)" -- \

@@ -2,7 +2,9 @@
 # Every examples/*/ program, built with cprof-cc and run on 2 threads: its report's
 # numbers agree with each other (tests/report/consistency.sh: self <= inclusive in wall
 # and in worker time, worker time within elapsed x workers, shares, arcs), and its
-# annotated source shows them at their lines (tests/lib/source_check.py).
+# annotated source shows them at their lines (tests/lib/source_check.py).  Under another
+# compiler than gcc (tests/run's clang pass), its profile is gcc's build's: the same
+# counts, cases, arcs, call paths, regions and tasks (tests/lib/same_profile.py).
 . "$(dirname "$0")/../lib/cli.sh"
 for dir in "$root"/examples/*/; do
     [ -f "$dir/Makefile" ] || continue
@@ -23,5 +25,15 @@ for dir in "$root"/examples/*/; do
     python3 "$root/tests/lib/source_check.py" "$bin/cprof-report" "$tmp/$name/prof.out" > "$tmp/$name.src" 2>&1
     check "examples/$name: --source shows --json's figures at their lines (docs/source.md)" \
         "$(indent "$tmp/$name.src" 6)" -- grep -q '^ok ' "$tmp/$name.src"
+    [ "$plain_cc" = gcc ] && continue
+    cp -R "$dir" "$tmp/$name.gcc"
+    (env -u CPROF_GCC -u CPROF_GXX make -s -C "$tmp/$name.gcc" CC="$bin/cprof-cc" &&
+     cd "$tmp/$name.gcc" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out timeout 300 "./$prog" > /dev/null) \
+        > "$tmp/$name.gcc.log" 2>&1
+    "$bin/cprof-report" --json "$tmp/$name.gcc/prof.out" > "$tmp/$name.gcc.json" 2>> "$tmp/$name.gcc.log"
+    "$bin/cprof-report" --json "$tmp/$name/prof.out" > "$tmp/$name.json" 2>&1
+    python3 "$root/tests/lib/same_profile.py" "$tmp/$name.gcc.json" "$tmp/$name.json" > "$tmp/$name.same" 2>&1
+    check "examples/$name: the same profile as gcc's build (counts, cases, arcs, paths, regions, tasks)" \
+        "$(indent "$tmp/$name.same" 12)" "$(indent "$tmp/$name.gcc.log")" -- test ! -s "$tmp/$name.same"
 done
 finish

@@ -37,7 +37,7 @@ cc="$bin/cprof-cc"
 mkdir ref
 "$cc" -fPIC -shared -O2 lib.c -o libd.so 2> e1 && "$cc" -O2 app.c -L. -ld -Wl,-rpath,. -o app 2>> e1
 check "cprof-cc builds the library and the program" "$(indent e1)" -- test -s libd.so -a -x app -a ! -s e1
-gcc -fPIC -shared -O2 lib.c -o ref/libd.so && gcc -O2 app.c -L. -ld -Wl,-rpath,. -o ref/app
+"$plain_cc" -fPIC -shared -O2 lib.c -o ref/libd.so && "$plain_cc" -O2 app.c -L. -ld -Wl,-rpath,. -o ref/app
 
 # run NAME PROG ARGS...: PROG's output and status against gcc's build's, in ref/.
 run() {
@@ -45,7 +45,7 @@ run() {
     # (in subshells: the shell's own "Aborted" goes to their stderr, not the log)
     (cd ref && (./app "${@:2}" > "$name.txt" 2>&1); echo "status $?" >> "$name.txt") 2> /dev/null
     (CPROF_OUT=$name.out "$@" > "$name.txt" 2>&1; echo "status $?" >> "$name.txt") 2> /dev/null
-    check "$name: output and status equal gcc's build" "$(indent "$name.txt")" -- cmp -s "$name.txt" "ref/$name.txt"
+    check "$name: output and status equal $plain_cc's build" "$(indent "$name.txt")" -- cmp -s "$name.txt" "ref/$name.txt"
 }
 arcs='[.arcs[] | [.caller, .callee, .s_callarc, .c_callarc]]'
 

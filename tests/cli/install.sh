@@ -62,9 +62,9 @@ if command -v pkg-config > /dev/null; then
         test "$v" = "$(sed -n 's/^#define CPROF_VERSION "\(.*\)"/\1/p' "$root/format/version.h")"
     rm -f cprof.out
     "$tmp/inst/bin/cprof-cc" -fopenmp -O2 -c prog.c -o prog.o > cc.err 2>&1 &&
-        gcc -fopenmp prog.o $(pkg-config --libs cprof) -o linked > ld.err 2>&1 && ./linked > out.txt 2>&1
+        "$plain_cc" -fopenmp prog.o $(pkg-config --libs cprof) -o linked > ld.err 2>&1 && ./linked > out.txt 2>&1
     st=$?
-    check "objects of cprof-cc, linked by gcc \$(pkg-config --libs cprof): run, profile" "status $st" \
+    check "objects of cprof-cc, linked by $plain_cc \$(pkg-config --libs cprof): run, profile" "status $st" \
         "$(indent cc.err)" "$(indent ld.err)" -- test $st = 0 -a -s cprof.out
     "$tmp/inst/bin/cprof-report" --json cprof.out > r2.json 2> /dev/null
     expect_jq "that profile: leaf c_caller [100,100]" r2.json 'r("leaf") | [.s_caller, .c_caller]' '[0, [100, 100]]'

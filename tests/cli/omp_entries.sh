@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Every libgomp entry point cprof wraps (runtime/omp.c, build/lib/cprof-link.opt) with
+# Every libgomp entry point cprof wraps (runtime/gomp.c, build/lib/cprof-link.opt) with
 # each clause that changes the data block libgomp is given, its flags or how it runs
 # the body: reduction, in_reduction, task_reduction, detach, depend, priority, affinity,
 # allocate, grainsize and num_tasks (strict or not), nogroup, final, if, mergeable,
 # untied, a copy function (a firstprivate VLA), cancellation; taskloop over long and
 # unsigned long long; parallel, parallel_reductions, the combined loops of every
 # schedule, sections; the barriers of loops, sections and cancellable regions.  One
-# program per combination, built by gcc and by cprof-cc: the same output and exit
+# program per combination, built by gcc and by cprof-cc (under clang: clang and
+# cprof-clang, the same constructs on libomp, observed by OMPT): the same output and exit
 # status, and the profile's counts exact (the task bodies the program counted itself,
 # the constructs met, the leaf's calls).  Last, every wrapped entry point is called by
 # one of these programs (a new wrapper needs its cases here).
@@ -345,8 +346,13 @@ called=$tmp/called
 for name in "${names[@]}"; do
     envvar=env_$name
     extra=${!envvar:-}
-    if ! gcc -fopenmp -O2 "$name.c" -o "$name.gcc" 2> "$name.gcc.err"; then
-        nok "$name: gcc compiles it" "$(indent "$name.gcc.err")"
+    if ! "$plain_cc" -fopenmp -O2 "$name.c" -o "$name.gcc" 2> "$name.gcc.err"; then
+        # clang refuses some of gcc's (a firstprivate VLA in a task, strict grainsize).
+        if [ "$plain_cc" = gcc ]; then
+            nok "$name: $plain_cc compiles it" "$(indent "$name.gcc.err")"
+        else
+            skip "$name" "$plain_cc rejects it: $(grep -m1 'error:' "$name.gcc.err" | cut -c1-160)"
+        fi
         continue
     fi
     nm -D "$name.gcc" | sed -n 's/^ *U \(GOMP_[a-z_]*\).*/\1/p' >> "$called"
@@ -358,8 +364,8 @@ for name in "${names[@]}"; do
     fi
     env $extra ./"$name.gcc" > "$name.want" 2>&1; want_st=$?
     env $extra CPROF_OUT="$name.out" ./"$name" > "$name.got" 2>&1; got_st=$?
-    check "$name: the output and exit status of gcc's build ($want_st)" \
-        "gcc's:  $(head -c 200 "$name.want")" "cprof's: $(head -c 200 "$name.got") (status $got_st)" -- \
+    check "$name: the output and exit status of $plain_cc's build ($want_st)" \
+        "$plain_cc's:  $(head -c 200 "$name.want")" "cprof's: $(head -c 200 "$name.got") (status $got_st)" -- \
         cmp -s <(cat "$name.want"; echo "status $want_st") <(cat "$name.got"; echo "status $got_st")
     # The checking facade (CPROF_DEBUG) and the traced one (CPROF_TRACE) run it as well.
     env $extra CPROF_DEBUG=1 CPROF_OUT="$name.d.out" ./"$name" > "$name.debug" 2>&1; debug_st=$?
@@ -369,6 +375,12 @@ for name in "${names[@]}"; do
         "traced: $(head -c 200 "$name.traced") (status $traced_st)" -- \
         cmp -s <(cat "$name.want" "$name.want"; echo "status $want_st $want_st") \
                <(cat "$name.debug" "$name.traced"; echo "status $debug_st $traced_st")
+    # libomp 14 aborts on an untied if(0) task (an assertion in kmp_tasking.cpp), clang's
+    # build as cprof's: no profile to read.
+    if [ "$want_st" -gt 128 ] && [ "$plain_cc" != gcc ]; then
+        skip "$name: the profile" "$plain_cc's build itself dies (status $want_st): $(grep -m1 -i 'assert\|error' "$name.want" | cut -c1-120)"
+        continue
+    fi
     if ! "$bin/cprof-report" --json "$name.out" > "$name.json" 2> "$name.rep.err"; then
         nok "$name: a profile cprof-report reads" "$(indent "$name.rep.err")"
         continue
@@ -389,7 +401,9 @@ for name in "${names[@]}"; do
         "[[$bodies, $opened], $leaves]"
 done
 
-# Every libgomp entry point cprof-cc links with --wrap is called by one of the programs.
+# Every libgomp entry point cprof-cc links with --wrap is called by one of the programs
+# (gcc's: clang's call libomp's own entry points, which OMPT observes).
+only_gcc "clang's programs call none of libgomp's entry points"
 wrapped=$(sed -n "s/^--wrap=\(GOMP_\)/\1/p" "$root/build/lib/cprof-link.opt" | sort -u)
 missing=$(comm -23 <(echo "$wrapped") <(sort -u "$called"))
 check "every wrapped entry point ($(echo "$wrapped" | wc -l)) is called by a program here" \

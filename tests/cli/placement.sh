@@ -162,6 +162,7 @@ check "taskset -c $A: the per-thread table: both workers on PU $A, core $CA, 0 m
     test "$got" = "0 $A $CA 0 1 $A $CA 0 "
 
 run places OMP_NUM_THREADS=2 "OMP_PLACES={$A}" OMP_PROC_BIND=true -- ./place
+if [ "$plain_cc" = gcc ]; then
 expect_jq "OMP_PLACES={$A} OMP_PROC_BIND=true: both workers on PU $A only, never moved" places.json \
     '[.placement.workers[] | [.id, [.pus[].pu], .moves]]' "[[0, [$A], 0], [1, [$A], 0]]"
 expect_jq "OMP_PLACES={$A}: the binding as set and as libgomp took it" places.json \
@@ -175,8 +176,32 @@ got=$(for k in omp_proc_bind omp_places gomp_cpu_affinity kmp_affinity proc_bind
           csv_col places binding $k; done | tr '\n' '|')
 check "OMP_PLACES={$A}: --csv binding: as set, as libgomp took it, the mask" "got: $got" -- \
     test "$got" = "true|{$A}|||true|{$A}|$A|"
+else
+# libomp binds the initial thread on its first call, not when it loads (libgomp does):
+# worker 0 may have run elsewhere first (then one move), the process's mask when the
+# runtime started is the launch's, and OMP_PROC_BIND=true is libomp's spread.
+expect_jq "OMP_PLACES={$A} OMP_PROC_BIND=true: worker 1 on PU $A only, never moved, worker 0 there at the end" \
+    places.json "[(.placement.workers[1] | [[.pus[].pu], .moves]), (.placement.workers[0].pus | map(.pu) | index($A) != null)]" \
+    "[[[$A], 0], true]"
+expect_jq "OMP_PLACES={$A}: the binding as set and as libomp took it (spread), the launch's mask" places.json \
+    ".placement.processes[0] | [.env, .proc_bind, .places, (.affinity | index($A) != null)]" \
+    "[{\"OMP_PROC_BIND\": \"true\", \"OMP_PLACES\": \"{$A}\"}, \"spread\", [[$A]], true]"
+expect_jq "OMP_PLACES={$A}: the shared PU flagged for worker 1's placed time" places.json \
+    '.placement as $p | [([$p.flags[] | select(.kind == "shared_pu") | [.workers, .pu]]), (($p.sharing[0].pu_ns - $p.workers[1].placed_ns) | fabs <= 256)]' \
+    "[[[[0, 1], $A]], true]"
+got=$(for k in omp_proc_bind omp_places gomp_cpu_affinity kmp_affinity proc_bind places; do
+          csv_col places binding $k; done | tr '\n' '|')
+check "OMP_PLACES={$A}: --csv binding: as set, as libomp took it" "got: $got" -- \
+    test "$got" = "true|{$A}|||spread|{$A}|"
+fi
 
 # ---- workers bound one per PU ----
+# (libgomp's: libomp binds the initial thread on its first call, so worker 0 ran where
+# the launch put it first, and moved once: what these runs say of it differs under
+# clang, and the runs above say what libomp does.)
+if [ "$plain_cc" != gcc ]; then
+    skip "workers bound one per PU, SMT siblings" "libomp binds the initial thread on its first call, not when it loads: worker 0 moves once under $plain_cc (the OMP_PLACES={$A} run above checks what libomp does)"
+else
 if [ "$B" -ge 0 ]; then
     run spread OMP_NUM_THREADS=2 "OMP_PLACES={$A},{$B}" OMP_PROC_BIND=close -- ./place
     expect_jq "OMP_PLACES={$A},{$B} close: worker 0 on PU $A (core $CA), worker 1 on PU $B (core $CB), no moves" spread.json \
@@ -219,6 +244,7 @@ else
     for c in "SMT: placement and sharing" "SMT: the flag" "SMT: flags agree"; do
         skip "$c" "no core with two PUs this process may use"
     done
+fi
 fi
 
 # ---- unbound ----
@@ -421,12 +447,14 @@ int main(int argc, char **argv)
 }
 C
 "$bin/cprof-cc" -fopenmp -O2 -fno-builtin quiet.c -o quiet > qcc.err 2>&1
-gcc -fopenmp -O2 -fno-builtin quiet.c -o quiet.gcc > /dev/null 2>&1
+"$plain_cc" -fopenmp -O2 -fno-builtin quiet.c -o quiet.gcc > /dev/null 2>&1
 OMP_NUM_THREADS=2 CPROF_OUT=quiet.out ./quiet > quiet.stdout 2> quiet.stderr; st=$?
 OMP_NUM_THREADS=2 ./quiet.gcc > gcc.stdout 2> gcc.stderr
-check "own malloc, a SIGCHLD handler: output, stderr and status are gcc's build's (no malloc after main, no SIGCHLD)" \
+check "own malloc, a SIGCHLD handler: output, stderr and status are $plain_cc's build's (no malloc after main, no SIGCHLD)" \
     "$(indent qcc.err)" "$(indent quiet.stderr)" -- \
-    bash -c "[ $st = 0 ] && cmp -s quiet.stdout gcc.stdout && cmp -s quiet.stderr gcc.stderr && [ ! -s quiet.stderr ]"
+    bash -c "[ $st = 0 ] && cmp -s quiet.stdout gcc.stdout && cmp -s quiet.stderr gcc.stderr &&
+             { [ $plain_cc != gcc ] || [ ! -s quiet.stderr ]; }"
+# (libomp's shutdown calls the program's malloc, clang's build's as cprof's.)
 expect_jq "own malloc: the topology was read all the same" quiet.out '.machine.topology | has("pus")' 'true'
 OMP_NUM_THREADS=2 CPROF_OUT=closed.out ./quiet closed > closed.stdout 2> closed.stderr; st=$?
 expect_jq "stdout and stderr closed before exit: the helper's pipe took their numbers, the topology was read" \

@@ -25,12 +25,12 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-gcc -O1 -I"$root/runtime" misuse.c -o plain
+"$plain_cc" -O1 -I"$root/runtime" misuse.c -o plain
 "$bin/cprof-cc" -O1 misuse.c -o prof 2> cc.err
 check "a name that is not a literal: one warning at compile time, naming the line" "$(indent cc.err)" -- \
     bash -c '[ $(wc -l < cc.err) = 1 ] && grep -q "^cprof-cc: misuse.c:9: warning: cprof_region_begin wants a string literal" cc.err'
 CPROF_OUT=p.out ./prof > out.txt 2> err.txt; st=$?
-check "the run prints what gcc's does, exit 0" "status $st" -- \
+check "the run prints what $plain_cc's does, exit 0" "status $st" -- \
     bash -c "[ $st = 0 ] && [ \"\$(cat out.txt)\" = \"\$(./plain)\" ]"
 check "at run time: the unrewritten begin and the stray end, one line each" "$(indent err.txt)" -- \
     bash -c '[ $(wc -l < err.txt) = 2 ] && grep -q "^cprof: cprof_region_begin() not rewritten" err.txt &&

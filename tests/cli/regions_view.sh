@@ -317,10 +317,10 @@ l_outer=$(grep -n 'omp parallel num_threads(2)' shapes.c | sed -n 2p | cut -d: -
 l_team=$(grep -n 'omp parallel$' shapes.c | cut -d: -f1); l_task=$(line 'omp task')
 l_intask=$(grep -n 'omp parallel num_threads(2)' shapes.c | sed -n 3p | cut -d: -f1)
 "$bin/cprof-cc" -fopenmp -O1 shapes.c -o shapes > cc2.err 2>&1
-gcc -fopenmp -O1 shapes.c -o shapes.gcc
+"$plain_cc" -fopenmp -O1 shapes.c -o shapes.gcc
 for n in 2 4; do
     OMP_NUM_THREADS=$n CPROF_OUT=s$n.out ./shapes > s$n.txt 2> s$n.err
-    check "shapes on $n threads: prints what gcc's build does" "$(indent cc2.err)" "$(indent s$n.err)" -- \
+    check "shapes on $n threads: prints what $plain_cc's build does" "$(indent cc2.err)" "$(indent s$n.err)" -- \
         bash -c "[ \"\$(cat s$n.txt)\" = \"\$(OMP_NUM_THREADS=$n ./shapes.gcc)\" ]"
     "$bin/cprof-report" --json s$n.out > s$n.json
     # g LINE: the construct at that line

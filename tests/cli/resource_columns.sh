@@ -70,7 +70,7 @@ C
 "$bin/cprof-cc" -fopenmp -O1 cols.c -o cols > cc.err 2>&1
 check "compiles" "$(indent cc.err)" -- test -x cols
 CPROF_RESOURCES=cpu:1000000,faults:1,csw CPROF_OUT=c.out ./cols > out.txt 2> err.txt
-check "the run prints what gcc's would" "$(indent err.txt)" -- \
+check "the run prints what $plain_cc's would" "$(indent err.txt)" -- \
     bash -c '[ "$(cat out.txt)" = 2000 ] && grep -q "^spin" err.txt'
 if ! jq -e '.resources[0].available' c.out > /dev/null 2>&1; then
     skip "the resources' columns" "perf_event_open refused here: $(jq -r '.resources[0].reason' c.out)"

@@ -70,14 +70,14 @@ C
 check "compiles" "$(indent cc.err)" -- test -x res
 
 CPROF_RESOURCES=cpu:1000000,faults:1,csw,cycles CPROF_OUT=r.out ./res > out.txt 2> err.txt
-check "the run goes on and prints what gcc's would" "$(indent err.txt)" -- \
+check "the run goes on and prints what $plain_cc's would" "$(indent err.txt)" -- \
     bash -c '[ "$(cat out.txt)" = 3000 ] && grep -q "^spun" err.txt && [ $(wc -l < err.txt) = 1 ]'
 "$bin/cprof-report" --json r.out > r.json 2> rep.err
 check "cprof-report reads it" "$(indent rep.err)" -- test -s r.json -a ! -s rep.err
 
 expect_jq "the header declares the resources, in order, as an optional section" r.out \
     '[[.resources[] | [.name, .unit, .event, .period]], .sections]' \
-    '[[["cpu","ns","task-clock",1000000],["faults","faults","page-faults",1],["csw","switches","context-switches",0],["cycles","cycles","cycles",'"$(jq 'if .resources[3].available then 10000000 else 0 end' r.out)"']], [{"name":"job","required":false},{"name":"topology","required":false},{"name":"placement","required":false},{"name":"regions","required":false},{"name":"resources","required":false},{"name":"sources","required":false}]]'
+    '[[["cpu","ns","task-clock",1000000],["faults","faults","page-faults",1],["csw","switches","context-switches",0],["cycles","cycles","cycles",'"$(jq 'if .resources[3].available then 10000000 else 0 end' r.out)"']], [{"name":"job","required":false},{"name":"openmp","required":false},{"name":"topology","required":false},{"name":"placement","required":false},{"name":"regions","required":false},{"name":"resources","required":false},{"name":"sources","required":false}]]'
 expect_jq "paths rows carry samples columns for the sampled resources only" r.out \
     '.columns.paths[-4:]' '["s_samples@cpu","c_samples@cpu","s_samples@faults","c_samples@faults"]'
 
@@ -243,12 +243,12 @@ int main(void)
     return 0;
 }
 C
-gcc -O1 -pthread pp.c -o pp_gcc
+"$plain_cc" -O1 -pthread pp.c -o pp_gcc
 "$bin/cprof-cc" -O1 -pthread pp.c -o pp > /dev/null 2>&1
 # (csw alone: a CPU sample, which its own thread takes, can cut a sleep short as gprof's
 # SIGPROF can: docs/resources.md.)
 CPROF_RESOURCES=csw:1 CPROF_OUT=pp.out ./pp > pp.txt 2> pp.err
-check "csw sampled: the program prints what gcc's build prints (no sleep cut short)" \
+check "csw sampled: the program prints what $plain_cc's build prints (no sleep cut short)" \
     "$(cat pp.txt)" "$(indent pp.err)" -- bash -c '[ "$(cat pp.txt)" = "$(./pp_gcc)" ] && [ ! -s pp.err ]'
 "$bin/cprof-report" --json pp.out > pp.json
 if jq -e '.resources[0] | .available and .period == 1' pp.json > /dev/null; then
@@ -304,7 +304,7 @@ cat > fds.c <<'C'
 int main(void) { int fd = open("/dev/null", O_RDONLY); printf("%d\n", fd); return 0; }
 C
 "$bin/cprof-cc" -O1 fds.c -o fds_prof > /dev/null 2>&1
-gcc -O1 fds.c -o fds_gcc
+"$plain_cc" -O1 fds.c -o fds_gcc
 check "open() returns the descriptor it does under gcc" -- \
     bash -c '[ "$(CPROF_RESOURCES=cpu,faults,csw CPROF_OUT=f.out ./fds_prof)" = "$(./fds_gcc)" ]'
 finish

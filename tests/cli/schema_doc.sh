@@ -20,7 +20,7 @@ int main(void)
     return 0;
 }
 EOF2
-if ! gcc -std=gnu11 -Wall -Wextra -Werror -I"$root/format" dump.c -o dump 2> cc.err; then
+if ! "$plain_cc" -std=gnu11 -Wall -Wextra -Werror -I"$root/format" dump.c -o dump 2> cc.err; then
     nok "format/schema.h compiles on its own, warning-free" "$(indent cc.err)"
     finish; exit
 fi

@@ -14,7 +14,7 @@ static int noisy(int x) { return helper(x) + quiet(x) + util(x); }
 int main(void) { printf("%d %.1f\n", noisy(1), sqrt(16.0)); return 0; }
 EOF2
 printf 'int util(int x) { return 2 * x; }\n' > lib/util.c
-gcc -O2 s.c lib/util.c -o ref -lm && ./ref > ref.out
+"$plain_cc" -O2 s.c lib/util.c -o ref -lm && ./ref > ref.out
 
 # profile NAME ENV... -- CPROF-CC ARGS: build with cprof-cc, run, report to NAME.json
 profile() {
@@ -24,7 +24,7 @@ profile() {
     env "${envs[@]}" "$bin/cprof-cc" -O2 "$@" s.c lib/util.c -o "$name" -lm > "$name.err" 2>&1
     CPROF_OUT=$name.prof ./"$name" > "$name.out"
     check "$name: builds silently" "$(indent "$name.err")" -- test ! -s "$name.err"
-    check "$name: same output as gcc" "$(indent "$name.out")" -- cmp -s ref.out "$name.out"
+    check "$name: same output as $plain_cc" "$(indent "$name.out")" -- cmp -s ref.out "$name.out"
     "$bin/cprof-report" --json "$name.prof" > "$name.json" 2>&1
 }
 names='[.routines[].name] | sort'
@@ -53,8 +53,15 @@ expect_jq "-fcprof-libcalls: printf and sqrt as leaf routines under <library>" l
 expect_jq "-fcprof-libcalls: arcs from main" libcalls.json \
     '[arc("main"; "printf").s_callarc, arc("main"; "sqrt").s_callarc]' '[1, 1]'
 profile fortify -- -fcprof-libcalls -D_FORTIFY_SOURCE=2
-expect_jq "-fcprof-libcalls with _FORTIFY_SOURCE: printf (an extern inline wrapper) still a leaf" fortify.json \
-    '[.routines[] | select(.file == "<library>") | [.name, .s_caller]]' '[["printf",1],["sqrt",1]]'
+if [ "$plain_cc" = gcc ]; then
+    expect_jq "-fcprof-libcalls with _FORTIFY_SOURCE: printf (an extern inline wrapper) still a leaf" fortify.json \
+        '[.routines[] | select(.file == "<library>") | [.name, .s_caller]]' '[["printf",1],["sqrt",1]]'
+else
+    # glibc fortifies printf for clang with a macro: the call is __printf_chk's, a name
+    # reserved to the implementation, which is no leaf of the program's.
+    expect_jq "-fcprof-libcalls with _FORTIFY_SOURCE: printf is glibc's macro for __printf_chk under $plain_cc, no leaf" \
+        fortify.json '[.routines[] | select(.file == "<library>") | [.name, .s_caller]]' '[["sqrt",1]]'
+fi
 profile libcalls_env CPROF_LIBCALLS=1 --
 expect_jq "CPROF_LIBCALLS=1" libcalls_env.json '[.routines[] | select(.file == "<library>") | .name]' '["printf","sqrt"]'
 finish

@@ -46,7 +46,7 @@ profile() {
     rm -f "$exe.prof" "$exe.json"
     CPROF_OUT=$tmp/$exe.prof ./"$exe" > "$exe.stdout" 2>&1; local st=$?
     ./"ref-$exe" > "ref-$exe.stdout" 2>&1
-    check "$name: runs, output equals gcc's" "status $st" "$(diff "ref-$exe.stdout" "$exe.stdout" | head -5)" -- cmp -s "$exe.stdout" "ref-$exe.stdout"
+    check "$name: runs, output equals $plain_cc's" "status $st" "$(diff "ref-$exe.stdout" "$exe.stdout" | head -5)" -- cmp -s "$exe.stdout" "ref-$exe.stdout"
     "$bin/cprof-report" --json "$exe.prof" > "$exe.json" 2> report.err
     check "$name: profile written and read" "$(indent report.err)" -- has_routines "$exe.json"
 }
@@ -56,7 +56,7 @@ build "cprof-cc -fopenmp -c a.c" "$bin/cprof-cc" -fopenmp -O2 -c a.c
 build "cprof-cc -fopenmp -c src/b.c -o b.o" "$bin/cprof-cc" -fopenmp -O2 -c src/b.c -o b.o
 check "a.o and b.o exist" -- test -s a.o -a -s b.o
 build "cprof-cc -fopenmp a.o b.o -o app" "$bin/cprof-cc" -fopenmp a.o b.o -o app
-gcc -fopenmp -O2 a.c src/b.c -o ref-app
+"$plain_cc" -fopenmp -O2 a.c src/b.c -o ref-app
 profile "separate compilation" app
 # OMP_NUM_THREADS=2, static: b_leaf 5 calls per worker (S-C from main); b_leaf's own
 # region is nested and inactive (max-active-levels 1): its 3 calls to c_leaf are C-S.
@@ -69,14 +69,14 @@ expect_jq "separate: site main->b_leaf at a.c:8" app.json '[arc("main";"b_leaf")
 # 2. b.c compiled without -fopenmp (its pragma ignored), linked with -fopenmp
 build "cprof-cc -c src/b.c (no -fopenmp)" "$bin/cprof-cc" -O2 -c src/b.c -o b-noomp.o
 build "cprof-cc -fopenmp a.o b-noomp.o -o mixed" "$bin/cprof-cc" -fopenmp a.o b-noomp.o -o mixed
-gcc -O2 -c src/b.c -o ref-b.o && gcc -fopenmp -O2 a.c ref-b.o -o ref-mixed
+"$plain_cc" -O2 -c src/b.c -o ref-b.o && "$plain_cc" -fopenmp -O2 a.c ref-b.o -o ref-mixed
 profile "mixed -fopenmp" mixed
 expect_jq "mixed: b_leaf concurrent entries, C-S calls" mixed.json 'r("b_leaf") | [.s_caller, .c_caller, .cs_callee, .cc_callee]' '[0, [5,5], [15,15], [0,0]]'
 expect_jq "mixed: c_leaf c_caller [15,15]" mixed.json 'r("c_leaf") | [.s_caller, .c_caller]' '[0, [15,15]]'
 
 # 3. no -fopenmp at all: still profiled, everything sequential, one worker
 build "cprof-cc a.c src/b.c -o seq (no -fopenmp)" "$bin/cprof-cc" -O2 a.c src/b.c -o seq
-gcc -O2 a.c src/b.c -o ref-seq
+"$plain_cc" -O2 a.c src/b.c -o ref-seq
 profile "no -fopenmp" seq
 expect_jq "no -fopenmp: one worker" seq.json '.workers | length' '1'
 expect_jq "no -fopenmp: b_leaf s_caller 10, s_callee 30" seq.json 'r("b_leaf") | [.s_caller, .c_caller, .s_callee, .cs_callee]' '[10, [0], 30, [0]]'

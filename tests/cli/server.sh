@@ -67,7 +67,7 @@ check "six compiles at once: six identical objects, no diagnostics ($same)" -- t
 check "six compiles at once: still the one server" "before: $first" "after: $(servers)" -- \
     test "$(servers)" = "$first"
 "$bin/cprof-cc" -fopenmp -O2 main.c unit.c -o prog 2> link.err && CPROF_OUT=prof.out ./prog > prog.out
-check "a program built through the server runs as gcc's would" "$(indent link.err)" -- \
+check "a program built through the server runs as $plain_cc's would" "$(indent link.err)" -- \
     test "$(cat prog.out)" = 285
 "$bin/cprof-report" --json prof.out > prof.json 2> /dev/null
 expect_jq "through the server: sq called 10 times, concurrently" prof.json \
@@ -135,10 +135,10 @@ check "a socket directory others may write: same object" -- cmp -s direct.o open
 rm -rf run/cprof
 printf 'int f(void) { return undeclared; }\n' > bad.c
 "$bin/cprof-cc" -c bad.c -o bad.o 2> bad.err; st=$?
-gcc -c bad.c -o gbad.o 2> gbad.err; gst=$?
-check "through the server: a bad unit fails as with gcc (status $st, gcc $gst)" "$(indent bad.err)" -- \
+"$plain_cc" -c bad.c -o gbad.o 2> gbad.err; gst=$?
+check "through the server: a bad unit fails as with $plain_cc (status $st, gcc $gst)" "$(indent bad.err)" -- \
     test $st = $gst -a $st != 0 -a -n "$(servers)"
-check "through the server: gcc's diagnostics, unchanged" "$(indent bad.err)" -- cmp -s gbad.err bad.err
+check "through the server: $plain_cc's diagnostics, unchanged" "$(indent bad.err)" -- cmp -s gbad.err bad.err
 cat > inl.c <<'EOF2'
 inline int sq(int x) { return x * x; }
 extern int sq(int x);

@@ -23,7 +23,7 @@ C
 "$bin/cprof-cc" -O2 prog.c -o prog > cc.err 2>&1 &&
     "$bin/cprof-cc" -O2 -fcprof-input-size prog.c -o sized >> cc.err 2>&1
 check "build the program, plain and with -fcprof-input-size" "$(indent cc.err)" -- test -x prog -a -x sized
-gcc -O2 prog.c -o ref && ./ref > ref.txt
+"$plain_cc" -O2 prog.c -o ref && ./ref > ref.txt
 
 # VARIABLE|BAD VALUE|THE OTHER SETTINGS|PROGRAM: a value that must be said.
 cases='CPROF_CLOCK|tsc2||prog
@@ -71,7 +71,7 @@ while IFS='|' read -r var bad others program; do
     lines=$(wc -l < "run$n/err.txt")
     check "$var=$bad${others:+ ($others)}: one line on stderr naming $var" "$(indent "run$n/err.txt")" -- \
         bash -c "[ $lines = 1 ] && grep -q '$var' run$n/err.txt"
-    check "$var=$bad: the program's output and status are gcc's" "status $(cat "run$n/status")" -- \
+    check "$var=$bad: the program's output and status are $plain_cc's" "status $(cat "run$n/status")" -- \
         bash -c "[ \"\$(cat run$n/status)\" = 0 ] && cmp -s run$n/out.txt ref.txt"
 done <<< "$cases"
 

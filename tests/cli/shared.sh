@@ -38,7 +38,7 @@ cc="$bin/cprof-cc"
 check "cprof-cc -fPIC -shared builds two libraries" "$(indent e1)" -- test -s libx.so -a -s libdl.so -a ! -s e1
 "$cc" -fopenmp -O2 app.c -L. -lx -ldl -Wl,-rpath,. -o app 2> e2
 check "cprof-cc links a program with a profiled library" "$(indent e2)" -- test -x app -a ! -s e2
-gcc -fopenmp -O2 app.c -L. -lx -ldl -Wl,-rpath,. -o plain
+"$plain_cc" -fopenmp -O2 app.c -L. -lx -ldl -Wl,-rpath,. -o plain
 
 CPROF_OUT=both.out ./app > out1
 check "profiled program + profiled library: output" "$(indent out1)" -- test "$(cat out1)" = 8

@@ -79,8 +79,8 @@ int main(void)
     return 0;
 }
 EOF
-gcc -O1 -fPIC -shared early.c -o libearly.so
-gcc -O1 main.c -o plain -L. -learly -Wl,-rpath,"$tmp" -lpthread
+"$plain_cc" -O1 -fPIC -shared early.c -o libearly.so
+"$plain_cc" -O1 main.c -o plain -L. -learly -Wl,-rpath,"$tmp" -lpthread
 "$bin/cprof-cc" -O1 main.c -o prof -L. -learly -Wl,-rpath,"$tmp" -lpthread 2> cc.err ||
     nok "cprof-cc compiles the program" "$(indent cc.err)"
 
@@ -94,7 +94,7 @@ for when in before ctor main thread; do
             want=$(./plain)
             got=$(CPROF_RESOURCES=cpu:100000,csw:1 CPROF_OUT=$tmp/p.out ./prof 2> err)
             check "$name: the handler gets exactly the program's signals, as under gcc" \
-                "gcc's:   $want" "cprof's: $got" "$(indent err)" -- [ "$got" = "$want" ]
+                "$plain_cc's:   $want" "cprof's: $got" "$(indent err)" -- [ "$got" = "$want" ]
             "$bin/cprof-report" --json p.out > p.json 2> rep.err ||
                 { nok "$name: a profile cprof-report reads" "$(indent rep.err)"; continue; }
             # The moves said: the resource whose signal the program took (after the start).
@@ -136,11 +136,11 @@ int main(void)
     return 0;
 }
 EOF
-gcc -O1 all.c -o all.plain
+"$plain_cc" -O1 all.c -o all.plain
 "$bin/cprof-cc" -O1 all.c -o all 2> cc.err || nok "cprof-cc compiles all.c" "$(indent cc.err)"
 want=$(./all.plain)
 got=$(CPROF_RESOURCES=cpu:100000,csw:1 CPROF_OUT=$tmp/a.out ./all)
-check "every realtime signal taken: each handler gets the program's own only" "gcc's: $want" "cprof's: $got" -- [ "$got" = "$want" ]
+check "every realtime signal taken: each handler gets the program's own only" "$plain_cc's: $want" "cprof's: $got" -- [ "$got" = "$want" ]
 "$bin/cprof-report" --json a.out > a.json
 expect_jq "every realtime signal taken: the reasons say from when nothing was sampled" a.json \
     '[.resources[] | .reason | sub("from [0-9.]+ s"; "from S s")]' \

@@ -67,7 +67,7 @@ int main(void)
     return 0;
 }
 EOF2
-gcc -O2 two.c -o ref && ./ref > ref.out
+"$plain_cc" -O2 two.c -o ref && ./ref > ref.out
 
 # jq: routine NAME's object in --json's input_sizes; the path of context I as
 # --paths writes it (the document's paths, root first).
@@ -87,7 +87,7 @@ for build in seq omp; do
     "$bin/cprof-cc" -O2 $flags -fcprof-input-size two.c -o two_$build 2> e
     check "$build: compiles" "$(indent e)" -- test ! -s e
     CPROF_OUT=$build.out ./two_$build > out
-    check "$build: runs as gcc's build" "$(indent out)" -- cmp -s out ref.out
+    check "$build: runs as $plain_cc's build" "$(indent out)" -- cmp -s out ref.out
     "$bin/cprof-report" --json $build.out > $build.json
     expect_jq "$build: isort's two contexts, heaviest first, their sizes and calls exactly" \
         $build.json "$(ctx isort)" "[[\"$a\", $big_sizes, 30], [\"$b\", [10], 50]]"

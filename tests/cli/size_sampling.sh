@@ -97,7 +97,7 @@ int main(void)
     printf("%ld %d %s\n", total, ticket(), __func__);
 }
 EOF2
-gcc -fopenmp -O2 samp.c -o samp_ref && OMP_NUM_THREADS=1 ./samp_ref > ref.out
+"$plain_cc" -fopenmp -O2 samp.c -o samp_ref && OMP_NUM_THREADS=1 ./samp_ref > ref.out
 ref_status=$?
 "$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size samp.c -o samp 2> e
 check "compiles" "$(indent e)" -- test ! -s e
@@ -112,8 +112,8 @@ check "the plain copy has no access hook, the twin has" "plain $(hooks isort), t
 # Every activation sized: the reference tuples.
 OMP_NUM_THREADS=1 CPROF_OUT=all.out ./samp > out
 status=$?
-check "every activation sized: output and exit status as gcc's (__func__, the static variable)" \
-    "$(indent out) status $status, gcc's $ref_status" -- \
+check "every activation sized: output and exit status as $plain_cc's (__func__, the static variable)" \
+    "$(indent out) status $status, $plain_cc's $ref_status" -- \
     test "$(cat out)" = "$(cat ref.out)" -a $status = $ref_status
 "$bin/cprof-report" --json all.out > all.json
 sz() { printf '.input_sizes.routines[] | select(.name == "%s")' "$1"; }
@@ -130,7 +130,7 @@ jq -c "[$(sz isort) | .tuples[] | {key: (.[0] | tostring), value: (.[8] / .[1])}
 for t in 1 2; do
     OMP_NUM_THREADS=$t CPROF_SIZES_SLOWDOWN=20 CPROF_OUT=s$t.out ./samp > out 2> e
     status=$?
-    check "$t threads, sampled: output and exit status as gcc's" "$(indent out)$(indent e)" -- \
+    check "$t threads, sampled: output and exit status as $plain_cc's" "$(indent out)$(indent e)" -- \
         test "$(cat out)" = "$(cat ref.out)" -a $status = $ref_status -a ! -s e
     "$bin/cprof-report" --json s$t.out > s$t.json
     expect_jq "$t threads, sampled: the budget and some samples in the profile" s$t.json \
@@ -163,7 +163,7 @@ check "-fcprof-small=64: compiles" "$(indent e)" -- test ! -s e
 check "-fcprof-small=64: the plain scan has no access hook (at() inlined plainly)" \
     "plain $(hooks scan samp64)" -- test "$(hooks scan samp64)" = 0
 OMP_NUM_THREADS=1 CPROF_SIZES_SLOWDOWN=20 CPROF_OUT=s64.out ./samp64 > out 2> e
-check "-fcprof-small=64, sampled: output as gcc's" "$(indent out)$(indent e)" -- \
+check "-fcprof-small=64, sampled: output as $plain_cc's" "$(indent out)$(indent e)" -- \
     test "$(cat out)" = "$(cat ref.out)" -a ! -s e
 "$bin/cprof-report" --json s64.out > s64.json
 expect_jq "-fcprof-small=64, sampled: at() has no tuples, scan's RMS is its array's length" s64.json \
@@ -189,18 +189,18 @@ int main(void)
 }
 EOF2
 for prog in kinds cplx; do
-    gcc -fopenmp -O2 $prog.c -o ${prog}_ref && ./${prog}_ref > ref_$prog.out 2>&1
+    "$plain_cc" -fopenmp -O2 $prog.c -o ${prog}_ref && ./${prog}_ref > ref_$prog.out 2>&1
     "$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size $prog.c -o $prog 2> e
     check "$prog.c: compiles with its copies" "$(indent e)" -- test ! -s e
     for budget in "" 4; do
         CPROF_SIZES_SLOWDOWN=$budget CPROF_OUT=$prog.out ./$prog > out 2>&1
-        check "$prog.c: ${budget:+sampled: }output as gcc's" "$(indent out)" -- cmp -s out ref_$prog.out
+        check "$prog.c: ${budget:+sampled: }output as $plain_cc's" "$(indent out)" -- cmp -s out ref_$prog.out
     done
 done
 
 for bad in abc 1 0.5 -3; do
     OMP_NUM_THREADS=1 CPROF_SIZES_SLOWDOWN=$bad CPROF_OUT=bad.out ./samp > out 2> e
-    check "CPROF_SIZES_SLOWDOWN=$bad: one line, every activation sized, output as gcc's" \
+    check "CPROF_SIZES_SLOWDOWN=$bad: one line, every activation sized, output as $plain_cc's" \
         "$(indent e)" -- test "$(wc -l < e)" = 1 -a "$(cat out)" = "$(cat ref.out)"
     grep -q "^cprof: CPROF_SIZES_SLOWDOWN: '$bad' is not a number above 1" e
     check "CPROF_SIZES_SLOWDOWN=$bad: the message names the variable and the value" "$(indent e)" -- test $? = 0

@@ -42,11 +42,11 @@ int main(void)
     return 0;
 }
 EOF2
-gcc -O0 seed.c -o seed_ref && ./seed_ref > ref.out
+"$plain_cc" -O0 seed.c -o seed_ref && ./seed_ref > ref.out
 "$bin/cprof-cc" -O0 -fcprof-input-size seed.c -o seed 2> e
 check "compiles and links in one step" "$(indent e)" -- test ! -s e
 CPROF_OUT=seed.out ./seed > out
-check "runs as gcc's build" "$(indent out)" -- cmp -s out ref.out
+check "runs as $plain_cc's build" "$(indent out)" -- cmp -s out ref.out
 "$bin/cprof-report" --json seed.out > seed.json 2> e
 check "cprof-report reads the sizes" "$(indent e)" -- test ! -s e
 # [n, calls] of each routine's tuples.
@@ -58,7 +58,14 @@ expect_jq "example 2: mid reads v[n/2] through get, m is written: RMS 1" seed.js
 expect_jq "example 3: count_zero(v, n) has RMS n" seed.json "$(nc count_zero)" '[[4, 1], [10, 1]]'
 expect_jq "example 4: count_zero_rec(v, 5) gives n + 1 tuples, RMS 0..5" seed.json \
     "$(nc count_zero_rec)" '[[0, 1], [1, 1], [2, 1], [3, 1], [4, 1], [5, 1]]'
-expect_jq "main's RMS is its callees' inputs it did not write: x, z" seed.json "$(nc main)" '[[2, 1]]'
+if [ "$plain_cc" = gcc ]; then
+    expect_jq "main's RMS is its callees' inputs it did not write: x, z" seed.json "$(nc main)" '[[2, 1]]'
+else
+    # clang fills a[10] with a memcpy from a constant copy of its initializer, which
+    # main reads before writing: 10 cells more than gcc's stores of each element.
+    expect_jq "main's RMS is its callees' inputs it did not write, x, z, and under $plain_cc a's 10-int initializer" \
+        seed.json "$(nc main)" '[[12, 1]]'
+fi
 expect_jq "the profile declares the section, 4-byte cells, a shadow within its bound" seed.out \
     '[(.sections | map(.name) | index("input_sizes") != null), .input_sizes.cell_bytes,
       .input_sizes.shadow_bytes > 0, .input_sizes.shadow_bytes <= .input_sizes.shadow_limit_bytes,
@@ -149,12 +156,12 @@ int main(void)
     return 0;
 }
 EOF2
-gcc -fopenmp -O2 grow.c -o grow_ref && OMP_NUM_THREADS=1 ./grow_ref > ref.out
+"$plain_cc" -fopenmp -O2 grow.c -o grow_ref && OMP_NUM_THREADS=1 ./grow_ref > ref.out
 "$bin/cprof-cc" -fopenmp -O2 -fcprof-input-size grow.c -o grow 2> e
 check "an OpenMP program compiles" "$(indent e)" -- test ! -s e
 for t in 1 2 4; do
     OMP_NUM_THREADS=$t CPROF_OUT=grow$t.out ./grow > out
-    check "$t threads: runs as gcc's build (atomics done)" "$(indent out)" -- cmp -s out ref.out
+    check "$t threads: runs as $plain_cc's build (atomics done)" "$(indent out)" -- cmp -s out ref.out
     "$bin/cprof-report" --json grow$t.out > grow$t.json
     expect_jq "$t threads: isort's sizes are its arrays' lengths" grow$t.json \
         "[$(sz isort) | .tuples[][0]]" "$(jq -nc '[range(100; 3001; 100)]')"

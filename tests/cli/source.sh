@@ -202,12 +202,16 @@ expect_jq "--source --json: the per-worker rows add up to the routines' entries 
     '[.lines[] | select(.kind != "construct")] as $ls | [$ls[] as $l | ([.line_workers[] | select(.file == $l.file and .line == $l.line and .kind == $l.kind and .name == $l.name and .name_file == $l.name_file and .routine == $l.routine) | .calls] | add // 0) == $l.calls] | all' true
 
 # ---- --threshold, --source=SRC ----
-"$R" --source --threshold 80 p.out > th.txt
-check "--threshold 80: only files with a routine or line at 80% or more (not a/util.c's microseconds), quieter routines' lines left out in one line" \
+# b_work's region starts the team's threads, most of the run under gcc (99%); libomp
+# starts them faster, and b_work's share of a clang build's run is 40 to 95%: 10% there.
+th=80
+[ "$plain_cc" = gcc ] || th=10
+"$R" --source --threshold $th p.out > th.txt
+check "--threshold $th: only files with a routine or line at $th% or more (not a/util.c's microseconds), quieter routines' lines left out in one line" \
     "$(grep -E '^==>|hidden|\[routine' th.txt)" -- \
     bash -c 'grep -q "^==> b/util.c <==" th.txt && grep -q "^==> main.c <==" th.txt && ! grep -q "^==> a/util.c <==" th.txt &&
-        grep -qE "^[0-9 ]+\[routine helper \(b/util.c\), lines 2-8: [0-9.]+% of the run, below 80%\]" th.txt &&
-        grep -qE "^[0-9]+ files below 80% hidden$" th.txt'
+        grep -qE "^[0-9 ]+\[routine helper \(b/util.c\), lines 2-8: [0-9.]+% of the run, below '$th'%\]" th.txt &&
+        grep -qE "^[0-9]+ files below '$th'% hidden$" th.txt'
 "$R" --source=a/util.c --source=gen.src p.out > only.txt
 check "--source=a/util.c --source=gen.src: those two files only" "$(grep '^==>' only.txt)" -- \
     test "$(grep '^==>' only.txt | paste -sd' ')" = "==> a/util.c <== ==> gen.src <=="

@@ -46,13 +46,13 @@ locs() { grep -oE '[A-Za-z0-9_./-]+\.[ci]:[0-9]+' "$1" | sort -u | tr '\n' ' '; 
 error_case() {
     local name=$1 want=$2 out=$3; shift 3
     rm -f "$out"
-    gcc "$@" > gcc.out 2> gcc.err; local gs=$?
+    "$plain_cc" "$@" > gcc.out 2> gcc.err; local gs=$?
     if [ $gs = 0 ] || ! grep -q "$want:" gcc.err; then
-        nok "$name: gcc rejects it at $want (sanity)" "gcc status $gs"; indent gcc.err; return
+        nok "$name: $plain_cc rejects it at $want (sanity)" "$plain_cc status $gs"; indent gcc.err; return
     fi
     rm -f "$out"
     "$bin/cprof-cc" "$@" > cc.out 2> cc.err; local cs=$?
-    check "$name: exit status equals gcc's ($gs)" "cprof-cc exited $cs" -- [ "$cs" = "$gs" ]
+    check "$name: exit status equals $plain_cc's ($gs)" "cprof-cc exited $cs" -- [ "$cs" = "$gs" ]
     check "$name: stderr mentions $want" "cprof-cc's stderr:" "$(indent cc.err 8)" -- grep -q "$want:" cc.err
     local other
     other=$(locs cc.err | tr ' ' '\n' | grep -v '^$' | grep -vE "^($(echo "$@" | tr ' ' '\n' | grep '\.c$' | sed 's/\./\\./g' | paste -sd'|')):" | tr '\n' ' ')
@@ -66,15 +66,15 @@ error_case "syntax error in a parallel loop" "badomp.c:8" app -fopenmp -O2 badom
 error_case "syntax error in the second of two files" "bad.c:5" app -fopenmp -O2 good.c bad.c -o app
 
 # a missing source file
-gcc -fopenmp missing.c -o app > gcc.out 2> gcc.err; gs=$?
+"$plain_cc" -fopenmp missing.c -o app > gcc.out 2> gcc.err; gs=$?
 "$bin/cprof-cc" -fopenmp missing.c -o app > cc.out 2> cc.err; cs=$?
-check "missing source: exit status equals gcc's ($gs)" "cprof-cc exited $cs" -- [ "$cs" = "$gs" ]
+check "missing source: exit status equals $plain_cc's ($gs)" "cprof-cc exited $cs" -- [ "$cs" = "$gs" ]
 check "missing source: stderr mentions missing.c" "$(indent cc.err)" -- grep -q 'missing\.c' cc.err
 check "missing source: no output file" -- [ ! -e app ]
 
 # a warning keeps its location and does not stop the build
-gcc -fopenmp -Wall warn.c -o ref > gcc.out 2> gcc.err; gs=$?
-if [ $gs != 0 ] || ! grep -q 'warn\.c:4:' gcc.err; then nok "warning: gcc warns at warn.c:4 (sanity)"; fi
+"$plain_cc" -fopenmp -Wall warn.c -o ref > gcc.out 2> gcc.err; gs=$?
+if [ $gs != 0 ] || ! grep -q 'warn\.c:4:' gcc.err; then nok "warning: $plain_cc warns at warn.c:4 (sanity)"; fi
 "$bin/cprof-cc" -fopenmp -Wall warn.c -o app > cc.out 2> cc.err; cs=$?
 check "warning: exit status 0" "cprof-cc exited $cs" "$(indent cc.err)" -- [ "$cs" = 0 ]
 check "warning: stderr mentions warn.c:4 (unused variable)" "$(indent cc.err)" -- grep -q 'warn\.c:4:.*unused_var' cc.err

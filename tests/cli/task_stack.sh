@@ -14,7 +14,7 @@ CPROF_BIN=$bin "$root/bench/task_stack.sh" > bytes 2> bytes.err
 while IFS='|' read -r kind max; do
     line=$(awk -v k="$kind" 'index($0, k "  ") == 1' bytes)
     added=$(awk '{ print $NF }' <<< "$line")
-    check "bytes of stack per nested task, $kind: at most $max more than gcc's build" \
+    check "bytes of stack per nested task, $kind: at most $max more than $plain_cc's build" \
         "$line" "$(indent bytes.err)" -- at_most "$added" "$max"
 done <<'EOF'
 if(0)|80
@@ -42,7 +42,7 @@ int main(int c,char**v){ long r=0;
 #endif
  r=nest(atoi(v[1])); printf("%ld\n",r); }
 EOF
-gcc -fopenmp -O2 nest.c -o nest.gcc
+"$plain_cc" -fopenmp -O2 nest.c -o nest.gcc
 "$bin/cprof-cc" -fopenmp -O2 nest.c -o nest 2> cc.err || nok "cprof-cc compiles the issue's program" "$(indent cc.err)"
 "$bin/cprof-cc" -fopenmp -O2 -DWORKER nest.c -o worker 2>> cc.err || nok "cprof-cc compiles it, forced to a worker" "$(indent cc.err)"
 runs() {  # runs N PROGRAM ARGS...: how many of N runs printed 12000 and exited 0
@@ -64,20 +64,20 @@ check "the profile of the last run counts the 12,000 tasks" "$(indent runs.err)"
     bash -c "'$bin/cprof-report' --json p.out | jq -e '[.regions[] | select(.construct == \"task\") | .executions] == [12000]' > /dev/null"
 
 # A stack that runs out all the same: one line, then SIGSEGV as gcc's build.
-gcc -fopenmp -O2 -DWORKER nest.c -o worker.gcc
+"$plain_cc" -fopenmp -O2 -DWORKER nest.c -o worker.gcc
 # (A subshell that is not the program itself says "Segmentation fault" to /dev/null.)
 ( OMP_STACKSIZE=256K ./worker.gcc 12000 > gcc.out 2> gcc.err; exit $? ) 2> /dev/null
 gst=$?
 ( OMP_STACKSIZE=256K CPROF_OUT=$tmp/q.out ./worker 12000 > out 2> err; exit $? ) 2> /dev/null
 st=$?
-check "a 256 KiB worker stack: killed by SIGSEGV as gcc's build is ($gst)" "status $st" -- \
+check "a 256 KiB worker stack: killed by SIGSEGV as $plain_cc's build is ($gst)" "status $st" -- \
     [ "$st$gst" = 139139 ]
 want='cprof: stack overflow in thread TID (OpenMP thread 1) at N KiB of stack (OMP_STACKSIZE 256K); profiled frames are larger than gcc'"'"'s: give the thread a larger stack (OMP_STACKSIZE for OpenMP'"'"'s threads)'
-check "one line on stderr names the thread and OMP_STACKSIZE (gcc's build says nothing)" \
+check "one line on stderr names the thread and OMP_STACKSIZE ($plain_cc's build says nothing)" \
     "$(indent err)" -- [ "$(sed -E 's/thread [0-9]+ /thread TID /; s/ at [0-9]+ KiB/ at N KiB/' err)" = "$want" ]
 check "the depth it says is below the stack's size" "$(indent err)" -- \
     bash -c '[ "$(sed -E "s/.* at ([0-9]+) KiB.*/\1/" err)" -le 256 ] && [ "$(sed -E "s/.* at ([0-9]+) KiB.*/\1/" err)" -ge 128 ]'
-check "nothing on stdout, nothing from gcc's build" -- [ ! -s out -a ! -s gcc.err ]
+check "nothing on stdout, nothing from $plain_cc's build" -- [ ! -s out -a ! -s gcc.err ]
 
 # BOTS uts's recursion: tasks made from tasks, each waiting for its children, 1016
 # levels deep; gcc's build runs in 768 KiB thread stacks.

@@ -13,9 +13,9 @@ check "cprof-report --version: 'cprof-report (cprof) $want', exit 0" "status $st
 out=$("$bin/cprof-cc" -fcprof-version x.c -o x 2>&1); st=$?
 check "cprof-cc -fcprof-version: 'cprof-cc (cprof) $want', exit 0, compiles nothing" "status $st" "output: $out" -- \
     test "$st:$out" = "0:cprof-cc (cprof) $want" -a ! -e x
-gcc --version > gcc.v 2>&1
+"$plain_cc" --version > gcc.v 2>&1
 "$bin/cprof-cc" --version > cc.v 2>&1
-check "cprof-cc --version is gcc's" "$(diff gcc.v cc.v | head -5)" -- cmp -s gcc.v cc.v
+check "cprof-cc --version is $plain_cc's" "$(diff gcc.v cc.v | head -5)" -- cmp -s gcc.v cc.v
 
 echo 'int main(void) { return 0; }' > p.c
 "$bin/cprof-cc" -O2 p.c -o p > cc.err 2>&1 && CPROF_OUT=p.out ./p

@@ -16,6 +16,16 @@ done
 export OMP_NUM_THREADS=2 LC_ALL=C
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 TAP_PREFIX="$script: "
+# The compiler of tests/run's pass (CPROF_TEST_CC): cprof-cc compiles with it (tests/run
+# sets CPROF_GCC), and the scripts' plain builds, the references, are its own.
+plain_cc=${CPROF_TEST_COMPILER:-gcc}
+# only_gcc WHY: the rest of the script is about gcc alone: under another compiler, one
+# skip saying why, and the script ends.
+only_gcc() {
+    [ "$plain_cc" = gcc ] && return 0
+    skip "the rest of $script" "$1"
+    exit 0
+}
 
 # has_routines FILE: FILE is a report with a routines array
 has_routines() { jq -e '.routines | type == "array"' "$1" > /dev/null 2>&1; }

@@ -19,7 +19,8 @@ int impl_b(int x)
 
 static int prefer_b(void) { return 0; }
 
-static int (*resolve_sel(void))(int)
+/* used: clang does not take the ifunc attribute below for a use (-Wunused-function). */
+__attribute__((used)) static int (*resolve_sel(void))(int)
 {
     return prefer_b() ? impl_b : impl_a;
 }
