@@ -7,7 +7,8 @@
  *
  * Built several ways by bench/calls.sh; -DFLOOR adds what any timing facade must do at
  * least: two time-stamp counter reads and a thread-local add per call; -DINLINE lets
- * gcc inline the routine (cprof-cc then counts it at its call sites). */
+ * gcc inline the routine (cprof-cc then counts it at its call sites); -DALTERNATE
+ * calls two such routines in turn, tiny and tiny2, N calls in all. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,16 @@ static long tiny(long x)
     __asm__ volatile("" ::: "memory");
     return x ^ 1;
 }
+
+#ifdef ALTERNATE
+__attribute__((noinline)) static long tiny2(long x)
+{
+    __asm__ volatile("" ::: "memory");
+    return x ^ 2;
+}
+#undef CALL
+#define CALL(x) ((x) & 1 ? tiny2(x) : tiny(x))
+#endif
 
 int main(int argc, char **argv)
 {

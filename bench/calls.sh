@@ -3,13 +3,25 @@
 # per call: the least any timing facade costs), gprof's -pg, -finstrument-functions
 # with empty hooks and uftrace, sequentially and in parallel loops of 1, 2 and 4
 # threads.  Every figure comes from this run: ROUNDS interleaved rounds, medians.
+# What it prints is also written to BENCH_RESULTS (default bench/results/calls.txt, the
+# file docs/performance.md quotes), after the machine, the compiler and the commit.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-5}
 n=${BENCH_CALLS:-20000000}
+results=${BENCH_RESULTS:-$root/bench/results/calls.txt}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$(dirname "$results")"
+exec > >(tee "$results")
+commit=$(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo unknown)
+[ -n "$(git -C "$root" status --porcelain -- runtime preprocessor bench 2> /dev/null)" ] &&
+    commit="$commit with the working tree's changes (the commit that records this file)"
+echo "bench/calls.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs online, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "compiler: $(gcc --version | head -1); commit: $commit"
+echo "rounds: $rounds, calls a run: $n"
 cd "$tmp"
 
 src=$root/bench/calls.c
@@ -18,6 +30,8 @@ gcc -O2 -fopenmp -DFLOOR "$src" -o floor
 gcc -O2 -fopenmp -pg "$src" -o pg
 gcc -O2 -fopenmp -finstrument-functions "$src" "$root/bench/hooks.c" -o finstr
 "$bin/cprof-cc" -O2 -fopenmp "$src" -o cprof
+gcc -O2 -fopenmp -DALTERNATE "$src" -o plain_alt
+"$bin/cprof-cc" -O2 -fopenmp -DALTERNATE "$src" -o cprof_alt
 if ! command -v uftrace > /dev/null && [ "$(id -u)" = 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q uftrace > /dev/null 2>&1
 fi
@@ -127,8 +141,9 @@ fi
 
 # Instructions per call, counted by callgrind: the same on every run and every CPU, and
 # what the facade's budget is stated in.  Each variant runs N and 2N calls; the
-# difference over N is per call, start-up and exit cancel out.  One thread at most:
-# with more, libgomp's barrier spin varies the count.
+# difference over N is per call, start-up and exit cancel out.  Threads wait passively
+# (OMP_WAIT_POLICY=passive): libgomp's barrier spin would vary the count; with T
+# threads the figure is the program's instructions over all calls, every thread's.
 gcc -O2 -fopenmp -DINLINE "$src" -o plain_inline
 "$bin/cprof-cc" -O2 -fopenmp -DINLINE "$src" -o cprof_inline
 # The same with clang and LLVM's OpenMP runtime (docs/cprof-cc.md, "Clang"): its
@@ -155,39 +170,48 @@ if command -v valgrind > /dev/null; then
     }
     echo
     echo "Instructions added per call (valgrind --tool=callgrind; the same on any CPU)"
-    printf '%-44s %10s %10s %8s\n' "" sequential "1 thread" target
-    irow() {  # irow LABEL TARGET BASE ENV... -- PROG
-        local label=$1 target=$2 base=$3; shift 3
-        local s1 p1 b0 b1
-        b0=$(instr -- "$base"); b1=$(instr -- "$base" 1)
-        s1=$(instr "$@"); p1=$(instr "$@" 1)
-        s1=$(awk -v x="$s1" -v b="$b0" 'BEGIN { printf "%.1f", x - b }')
-        p1=$(awk -v x="$p1" -v b="$b1" 'BEGIN { printf "%.1f", x - b }')
-        local verdict=""
-        [ "$target" != - ] && verdict=$(awk -v s="$s1" -v p="$p1" -v t="$target" \
-            'BEGIN { print (s <= t && p <= t) ? "met" : "NOT met" }')
-        printf '%-44s %10s %10s %8s  %s\n' "$label" "$s1" "$p1" "$target" "$verdict"
-        case $label in "cprof, timed") rows[timed0]=$s1 rows[timed1]=$p1 ;;
-                       *CPROF_TRACE*) rows[traced0]=$s1 rows[traced1]=$p1 ;; esac
-    }
+    printf '%-44s %10s %10s %10s %10s %8s\n' "" sequential "1 thread" "2 threads" "4 threads" target
     declare -A rows
+    irow() {  # irow LABEL TARGET BASE ENV... -- PROG: target "-", a number, or "+N" (over timed)
+        local label=$1 target=$2 base=$3; shift 3
+        local t x b out="" verdict="met" limit
+        for t in 0 1 2 4; do
+            local arg=""; [ "$t" != 0 ] && arg=$t
+            b=$(instr -- "$base" $arg)
+            x=$(instr "$@" $arg)
+            x=$(awk -v x="$x" -v b="$b" 'BEGIN { printf "%.1f", x - b }')
+            rows[$label,$t]=$x
+            out="$out $(printf '%10s' "$x")"
+            case $target in
+                -) verdict="" ;;
+                +*) limit=$(awk -v a="${rows[cprof, timed,$t]}" -v d="${target#+}" 'BEGIN { print a + d }') ;;
+                *) limit=$target ;;
+            esac
+            [ -n "$verdict" ] && ! awk -v x="$x" -v l="$limit" 'BEGIN { exit !(x <= l) }' && verdict="NOT met"
+        done
+        printf '%-44s%s %8s  %s\n' "$label" "$out" "$target" "$verdict"
+    }
     irow "floor: 2 rdtsc + TLS add" - plain -- floor
     irow "gcc -pg (gprof, counts)" - plain -- pg
-    irow "cprof, timed" 60 plain -- cprof
+    irow "cprof, timed" 80 plain -- cprof
+    # The calls' context and case are the slot's key: two callees in turn from one
+    # context cost what one does.
+    irow "cprof, timed, two callees in turn" +5 plain_alt -- cprof_alt
     irow "cprof, timed, no call paths (CPROF_PATHS=0)" - plain CPROF_PATHS=0 -- cprof
     irow "cprof, CPROF_MODE=count" 25 plain CPROF_MODE=count -- cprof
     # Tracing, recorded at every call (not written: the profile goes to /dev/null),
     # against the timed facade: the two rows' added instructions.
     irow "cprof, timed, traced (CPROF_TRACE=1)" - plain CPROF_TRACE=1 -- cprof
-    for k in 0 1; do
-        r=$(awk -v a="${rows[traced$k]}" -v b="${rows[timed$k]}" 'BEGIN { printf "%.2f", (a - b) / b }')
-        printf '%-44s %10s %19s  %s\n' "traced's added / timed's, $([ $k = 0 ] && echo sequential || echo "1 thread")" \
+    for t in 0 1 2 4; do
+        r=$(awk -v a="${rows[cprof, timed, traced (CPROF_TRACE=1),$t]}" -v b="${rows[cprof, timed,$t]}" \
+                'BEGIN { printf "%.2f", a / b }')
+        printf '%-44s %10s %8s  %s\n' "traced's added / timed's, $([ $t = 0 ] && echo sequential || echo "$t thread(s)")" \
             "$r" "<= 2.00" "$(awk -v r="$r" 'BEGIN { print r <= 2 ? "met" : "NOT met" }')"
     done
     irow "cprof, small routine counted at its sites" 25 plain_inline -- cprof_inline
     if [ "$have_clang" = 1 ]; then
         echo "clang, libomp (cprof-clang):"
-        irow "cprof, timed" 60 plain_clang -- cprof_clang
+        irow "cprof, timed" 80 plain_clang -- cprof_clang
         irow "cprof, CPROF_MODE=count" 25 plain_clang CPROF_MODE=count -- cprof_clang
         irow "cprof, small routine counted at its sites" 25 plain_inline_clang -- cprof_inline_clang
     else
@@ -196,3 +220,5 @@ if command -v valgrind > /dev/null; then
 else
     echo "  valgrind is not installed: instruction counts are skipped"
 fi
+exec >&-
+wait "$!" 2> /dev/null

@@ -70,9 +70,11 @@ void blocks_around(const struct unit *u, unsigned at, int *first, int *last)
         (*last)++;
 }
 
-/* How each call of a counted routine learns its case without calling the runtime.  A
- * site outside every parallel construct of its routine (d = 0) has the case of the
- * routine's entry: the routine copies case0 at entry.  A site inside one takes the
+/* How each call of a counted routine learns its case without calling the runtime, and
+ * each call of a timed one passes it to the callee's entry (where the site may name
+ * the runtime's variables, outside -fcprof-input-size's twins and #pragma cprof
+ * regions).  A site outside every parallel construct of its routine (d = 0) has the
+ * case of the routine's entry: the routine copies case0 at entry.  A site inside one takes the
  * case cached in a variable private to each thread of the innermost parallel
  * construct (firstprivate of a static -1: computed by its first call, constant for
  * that thread's part of that region).  Neither may be seen through a task, a simd
@@ -89,7 +91,8 @@ void choose_caches(struct unit *u)
         if (n->kind != N_CALL || !n->target || n->cleanup || n->copy || n->leaf >= 0)
             continue;
         int callee = defined_routine(u, n->target, strlen(n->target));
-        if (callee < 0 || !u->routines[callee].counted)
+        int counted = callee >= 0 && u->routines[callee].counted;
+        if (!counted && (u->options->input_size || n->region || !names_tables(u, n)))
             continue;
         struct site *s = &u->sites[n->index];
         /* A region's call: the local case0 and caches are its function's, not its. */
@@ -114,7 +117,10 @@ void choose_caches(struct unit *u)
         }
         if (!seen_through)
             continue;
-        s->slot = u->nslots++;
+        if (counted)
+            s->slot = u->nslots++;
+        else
+            s->passes = 1;
         if (s->d == 0) {
             s->cache = CACHE_CASE0;
             u->routines[s->routine].reads_case0 = 1;

@@ -183,14 +183,14 @@ static void write_registration(FILE *f, const char *file, const char *reason, in
     char *lf = c_literal(file), *lr = c_literal(reason);
     if (header)
         fputs("#pragma GCC system_header\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", f);
-    fputs("void cprof_register_unprofiled_v7(const char *, const char *);\n"
-          "void cprof_unregister_unprofiled_v7(void);\n", f);
+    fputs("void cprof_register_unprofiled_v8(const char *, const char *);\n"
+          "void cprof_unregister_unprofiled_v8(void);\n", f);
     if (header)
         fputs("#ifdef __cplusplus\n}\n#endif\n", f);
     fprintf(f, "static void __attribute__((__constructor__, __used__)) __cprof_unprofiled_init(void)\n"
-               "{ cprof_register_unprofiled_v7(%s, %s); }\n"
+               "{ cprof_register_unprofiled_v8(%s, %s); }\n"
                "static void __attribute__((__destructor__(101), __used__)) __cprof_unprofiled_fini(void)\n"
-               "{ cprof_unregister_unprofiled_v7(); }\n", lf, lr);
+               "{ cprof_unregister_unprofiled_v8(); }\n", lf, lr);
     free(lf);
     free(lr);
 }

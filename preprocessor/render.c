@@ -56,7 +56,7 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
  * a target region, a loop construct, an untied task): there it reaches them through
  * the prelude's functions (tables.c), which gcc inlines when it optimizes, at a cost in
  * compile time; elsewhere, the code names them. */
-static int names_tables(const struct unit *u, const struct node *n)
+int names_tables(const struct unit *u, const struct node *n)
 {
     unsigned at = n->start;
     int first, last;
@@ -90,6 +90,13 @@ static void add_pending(struct unit *u, struct str *out, int site, const char *t
                    expr ? ", " : "; ", cast, target);
     else
         str_printf(out, "cprof_pending.site = &__cprof_s[%d]", site);
+    const struct site *s = &u->sites[site];
+    if (s->passes && s->cache == CACHE_CASE0)
+        str_add(out, "; cprof_pending.kase = __cprof_c0", 33);
+    else if (s->passes)
+        str_printf(out, "; cprof_pending.kase = __cprof_k%d >= 0 ? __cprof_k%d "
+                        ": (__cprof_k%d = cprof_site_case(&__cprof_s[%d]))",
+                   s->block, s->block, s->block, site);
     if (!expr)
         str_add(out, "; ", 2);
 }
@@ -122,18 +129,18 @@ void add_handshake(struct unit *u, struct str *out, const struct node *n)
         if ((u->rendering_twin && u->routines[callee].counted)
             || (s->cache == CACHE_NONE && u->routines[callee].counted))
             str_printf(out, direct ? "cprof_count(&__cprof_s[%d]); " : "__cprof_count(%d); ", site);
+        else if (!u->routines[callee].counted)
+            add_pending(u, out, site, NULL, n, 0);
         else if (s->cache == CACHE_CASE0)
             str_printf(out, in_counted ? "__cprof_case0_call(%d, %d, __cprof_c0); %s"
                             : inline_count ? "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s"
                             : "__cprof_case0(%d, %d, __cprof_c0); %s",
                        site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
-        else if (s->cache == CACHE_BLOCK)
+        else
             str_printf(out, inline_count ? "%s(__cprof_k%d = cprof_count_cached(&__cprof_s[%d], &__cprof_n[%d], "
                                            "__cprof_k%d))%s; "
                                          : "%s(__cprof_k%d = __cprof_cached(%d, %d, __cprof_k%d))%s; ",
                        to_callee, s->block, site, s->slot, s->block, *to_callee ? " ? 2 : 0" : "");
-        else
-            add_pending(u, out, site, NULL, n, 0);
     } else {
         add_pending(u, out, site, n->implicit ? "0" : n->target, n, 0);
     }

@@ -33,7 +33,7 @@ void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v7", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v8", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -188,6 +188,8 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
             [CONSTRUCT_BARRIER] = "BARRIER" };
         if (s->construct)
             str_printf(out, ", .construct = CPROF_CONSTRUCT_%s", names[s->construct]);
+        if (s->passes)
+            str_add(out, ", .passes_case = 1", 18);
         str_add(out, " },", 3);
     }
     /* The destructor runs after the object's other destructors (units.c: the profile
@@ -199,8 +201,8 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
     str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s,"
                     " .nsources = %d, .sources = __cprof_f };\n"
                     "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
-                    "{ cprof_register_unit_v7(&__cprof_unit); }\n"
+                    "{ cprof_register_unit_v8(&__cprof_unit); }\n"
                     "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
-                    "{ cprof_unregister_unit_v7(&__cprof_unit); }\n",
+                    "{ cprof_unregister_unit_v8(&__cprof_unit); }\n",
                u->nroutines, u->nsites, nsources);
 }

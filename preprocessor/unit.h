@@ -93,6 +93,9 @@ struct site {
     enum { CACHE_NONE, CACHE_CASE0, CACHE_BLOCK } cache;
     int block;
     int slot;                       /* its thread-local pointer to the counts, __cprof_n[slot] */
+    /* A timed callee's call whose case is known the same way (cache): the site passes it
+     * with its handshake (cprof_pending.kase), and the entry asks OpenMP nothing. */
+    int passes;
     enum construct construct;       /* an OpenMP construct's site, not a call's */
 };
 
@@ -272,6 +275,7 @@ void add_line_marker(struct unit *u, struct str *out, unsigned at, int system);
 void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
                   const int *kids, int nkids);
 void add_handshake(struct unit *u, struct str *out, const struct node *n);
+int names_tables(const struct unit *u, const struct node *n);
 
 /* ---- tables.c: the lines the rewriter adds: the prelude, the cleanup wrappers (declared
  * with the prelude, defined after the last line), the tables. */

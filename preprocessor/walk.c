@@ -39,6 +39,7 @@ struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int
     s->d = 0;
     s->construct = 0;
     s->cache = CACHE_NONE;
+    s->passes = 0;
     *index = u->nsites++;
     return s;
 }

@@ -56,8 +56,8 @@ static __inline__ void cprof_region_end(void) {}
 
 /* The layout of the descriptors below, which the code cprof-cc generates fills in by
  * name: an object compiled against another layout fails to link (the entry points
- * carry the version, cprof_register_unit_v7). */
-#define CPROF_API_VERSION 7
+ * carry the version, cprof_register_unit_v8). */
+#define CPROF_API_VERSION 8
 
 /* One per instrumented function definition; static in its translation unit. */
 struct cprof_routine {
@@ -95,6 +95,8 @@ struct cprof_site {
     int construct;         /* 0: a call site; else the OpenMP construct at file:line, a
                               CPROF_CONSTRUCT_*, which names the parallel region or task
                               it opens (docs/semantics.md) */
+    int passes_case;       /* v8: the site sets cprof_pending.kase with its handshake: the
+                              entry asks OpenMP nothing */
 };
 
 /* The constructs a site may stand for: the first two open a region or a task, the
@@ -148,7 +150,9 @@ struct cprof_pending {
     /* The calling context of the calls made now on this thread (the runtime's: the
      * top activation's), which a counted site's cache must have been filled in. */
     const void *context;
-    /* The case of the pending call (S-S, S-C, C-S, C-C: 0 to 3), set with site. */
+    /* The case of the pending call (S-S, S-C, C-S, C-C: 0 to 3), set with site where
+     * the site passes it (site->passes_case): its caller's case0 outside its parallel
+     * constructs, else its construct's cache (cprof_site_case fills it). */
     long kase;
 };
 extern __thread struct cprof_pending cprof_pending;
@@ -158,18 +162,18 @@ void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures and of the protocol: an object
- * compiled by a cprof-cc with another protocol (v6: units compiled without profiling
- * not registered), another layout (v5: no sources, v4: no constructs), or that does
+ * compiled by a cprof-cc with another protocol (v7: no case passed by the call
+ * sites, v6: units compiled without profiling not registered), another layout (v5: no sources, v4: no constructs), or that does
  * not unregister its units (v3), fails to link instead of being misread.  The profile
  * is written at exit when the last registered unit unregisters. */
-void cprof_register_unit_v7(struct cprof_unit *unit);
-void cprof_unregister_unit_v7(struct cprof_unit *unit);
+void cprof_register_unit_v8(struct cprof_unit *unit);
+void cprof_unregister_unit_v8(struct cprof_unit *unit);
 /* A unit cprof-cc compiled without profiling (docs/cprof-cc.md, "When a unit cannot be
  * profiled"): the constructor and destructor it adds to gcc's own object register it
  * as a unit of no routines, its file and the reason copied, so that the profile lists
  * it and is written as for any other unit. */
-void cprof_register_unprofiled_v7(const char *file, const char *reason);
-void cprof_unregister_unprofiled_v7(void);
+void cprof_register_unprofiled_v8(const char *file, const char *reason);
+void cprof_unregister_unprofiled_v8(void);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the
@@ -186,6 +190,9 @@ extern struct cprof_facade cprof_facade;
  * entry hook that finds it set runs the routine's instrumented twin (runtime/sizes.c,
  * docs/input-size.md). */
 extern __thread int cprof_sizes_twin;
+/* The case of a call from site made now on this thread, asked of OpenMP: what a
+ * construct's cache of the case (cprof_pending.kase) starts from. */
+int cprof_site_case(const struct cprof_site *site);
 /* The call-site facade of a counted routine (site->callee): classifies and counts the
  * call, keeps no frame. */
 void cprof_count(const struct cprof_site *site);

@@ -14,6 +14,10 @@
  * are active; the callee call is concurrent iff k > 0, the caller was entered
  * concurrently iff al - k > 0, and the callee is entered concurrently iff al > 0.
  *
+ * The call site passes the call's case with its handshake where it knows it
+ * (cprof_pending.kase, site->passes_case: docs/rewriting.md), so that the entry asks
+ * OpenMP nothing; other sites' entries ask (enter_asked_*, apart).
+ *
  * The common call (a site of the same unit whose calls this worker made last in the
  * same calling context) takes the straight path: the worker's cache of the site (its
  * slot) has the figures the call counts in and the context of the calls it makes, so
@@ -57,6 +61,8 @@ static inline __attribute__((always_inline)) int case_of(const struct cprof_site
     return (al - k > 0) * 2 + (k > 0);
 }
 
+/* The case0 of a routine entered at active level al, or with a call's case al (a case
+ * is not S-S iff the active level is not 0). */
 static inline int case0_of(int al)
 {
     return al > 0 ? CPROF_CS : CPROF_SS;
@@ -227,7 +233,7 @@ static struct cprof_slot slot_for(struct cprof_worker *w, struct cprof_routine *
      * program of its own: its sequential entries count on it alone. */
     int concurrent = kase != CPROF_SS, shared = !concurrent && w->initial;
     return (struct cprof_slot){
-        .time = &fig->time[kase], .ctx = ctx, .routine = r, .rec = rec,
+        .time = &fig->time[kase], .ctx = ctx, .routine = r, .rec = rec, .case0 = case0_of(kase),
         .mine = shared ? &r->seq_depth : &rec->depth,
         .other = shared ? &rec->depth : concurrent ? &r->seq_depth : &w->zero,
     };
@@ -360,7 +366,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
     if (from_site) {
         if (__builtin_expect(site->id < 0, 0))
             cprof_site_id_slow((struct cprof_site *)site);
-        int kase = case_of(site, al);
+        int kase = site->passes_case ? (int)p->kase : case_of(site, al);
         p->case0 = case0_of(al);
         struct cprof_slot *s = cprof_slot_slow(w, site->id), scratch;
         struct cprof_node *parent = w->top[-1].ctx;
@@ -427,16 +433,12 @@ ENTER_SLOW(enter_slow_traced_side, 1, 1)
 /* The straight path: a site of the same unit for r whose slot on this worker holds
  * the context the call is made in and its case, and no frame left by longjmp. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-enter(struct cprof_routine *r, enum cprof_clock_kind clock, int trace, int side)
+enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
+            enum cprof_clock_kind clock, const void *sp, int trace, int side)
 {
     struct cprof_pending *p = &cprof_pending;
-    const struct cprof_site *site = p->site;
     struct cprof_worker *w = p->worker;
-    const void *sp = __builtin_dwarf_cfa();
-    p->site = &no_site;
     unsigned sid = (unsigned)site->id;
-    int al = omp_get_active_level();
-    int kase = case_of(site, al);
     uintptr_t key = (uintptr_t)p->context | (uintptr_t)kase;
     struct cprof_slot *s;
     if (__builtin_expect(site->callee != r || sid >= w->nslots ||
@@ -444,13 +446,38 @@ enter(struct cprof_routine *r, enum cprof_clock_kind clock, int trace, int side)
                          (s = &w->slots[sid])->key != key, 0))
         return (trace ? side ? enter_slow_traced_side : enter_slow_traced
                       : side ? enter_slow_side : enter_slow)(r, site, clock, sp);
-    p->case0 = case0_of(al);
+    p->case0 = (int)s->case0;
     if (clock == CPROF_CLOCK_NONE) {
         s->time[-CPROF_NCASES]++;
         return 0;
     }
     return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, trace, side);
 }
+
+/* A site that does not pass its case (a call through a pointer, in a task, where the
+ * site may not name the runtime's variables...): asked of OpenMP, apart, so that the
+ * straight path calls nothing. */
+#define ENTER_ASKED(name, clock, trace, side) \
+    static __attribute__((noinline)) struct cprof_frame * \
+    name(struct cprof_routine *r, const struct cprof_site *site, const void *sp) \
+    { \
+        return enter_known(r, site, case_of(site, omp_get_active_level()), clock, sp, trace, \
+                           side); \
+    }
+
+/* The entry: the handshake consumed, the case the site passed. */
+#define ENTER(name, asked, clock, trace, side) \
+    ENTER_ASKED(asked, clock, trace, side) \
+    static struct cprof_frame *name(struct cprof_routine *r) \
+    { \
+        struct cprof_pending *p = &cprof_pending; \
+        const struct cprof_site *site = p->site; \
+        const void *sp = __builtin_dwarf_cfa(); \
+        p->site = &no_site; \
+        if (__builtin_expect(!site->passes_case, 0)) \
+            return asked(r, site, sp); \
+        return enter_known(r, site, (int)p->kase, clock, sp, trace, side); \
+    }
 
 /* ---- leaving ---- */
 
@@ -489,10 +516,7 @@ static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
  * (side: the frame keeps its case, by which a sample's context is charged), and
  * CPROF_PATHS=0 (flat: no calling contexts, so the exit keeps self times itself). */
 #define FACADE(suffix, clock, trace, flat, side) \
-    static struct cprof_frame *enter_##suffix(struct cprof_routine *r) \
-    { \
-        return enter(r, clock, trace, side); \
-    } \
+    ENTER(enter_##suffix, enter_asked_##suffix, clock, trace, side) \
     static void leave_##suffix(struct cprof_frame *f) \
     { \
         leave(f, clock, trace, flat, side); \
@@ -509,7 +533,7 @@ static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
 FACADES(tsc, CPROF_CLOCK_TSC)
 FACADES(monotonic, CPROF_CLOCK_MONOTONIC)
 /* CPROF_MODE=count: no frame, never left, no context, never traced (trace.c). */
-static struct cprof_frame *enter_count(struct cprof_routine *r) { return enter(r, CPROF_CLOCK_NONE, 0, 0); }
+ENTER(enter_count, enter_asked_count, CPROF_CLOCK_NONE, 0, 0)
 static void leave_count(struct cprof_frame *f) { (void)f; }
 
 /* Before the runtime starts (an instrumented constructor that runs before any unit
@@ -557,9 +581,15 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
     CHECK(cprof_pending.context == w->top[-1].ctx, r);      /* counted sites' caches see it */
 }
 
+/* Any clock, traced or not, as the run chose. */
+ENTER(enter_any, enter_asked_any, cprof_clock, trace_on, 0)
+
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
-    struct cprof_frame *f = trace_on ? enter(r, cprof_clock, 1, 0) : enter(r, cprof_clock, 0, 0);
+    const struct cprof_site *site = cprof_pending.site;
+    if (site->passes_case && site->callee == r && cprof_self)
+        CHECK(cprof_pending.kase == case_of(site, omp_get_active_level()), r);
+    struct cprof_frame *f = enter_any(r);
     struct cprof_worker *w = cprof_self;
     CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
     if (!w)
@@ -677,6 +707,11 @@ static unsigned long long *counts_in_context(struct cprof_worker *w, const struc
 }
 
 int cprof_stopped;
+
+int cprof_site_case(const struct cprof_site *site)
+{
+    return case_of(site, omp_get_active_level());
+}
 
 /* The runtime's count of a counted call from site: its case (-1: not counted), the
  * active level al, and where it counted.  No OpenMP call before the thread may count:

@@ -285,7 +285,8 @@ struct cprof_slot {
     const int *other;
     const struct cprof_routine *routine;
     struct cprof_routine_rec *rec;
-    uintptr_t unused;
+    long case0;                     /* the callee's case0 (cprof_pending): C-S unless the
+                                       key's case is S-S */
 };
 
 /* A routine's figures on one worker, for its sequential or its concurrent entries, and

@@ -185,7 +185,7 @@ static void set_unit(int **of, int *cap, int n, int id, int k)
     (*of)[id] = k + 1;
 }
 
-void cprof_register_unit_v7(struct cprof_unit *unit)
+void cprof_register_unit_v8(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
@@ -252,7 +252,7 @@ static struct gone *remember(const struct cprof_unit *unit)
     return gone = g;
 }
 
-void cprof_unregister_unit_v7(struct cprof_unit *unit)
+void cprof_unregister_unit_v8(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     struct gone *g = gone;
@@ -287,7 +287,7 @@ void cprof_unregister_unit_v7(struct cprof_unit *unit)
         cprof_last_unit_gone();
 }
 
-void cprof_register_unprofiled_v7(const char *file, const char *reason)
+void cprof_register_unprofiled_v8(const char *file, const char *reason)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
@@ -305,7 +305,7 @@ void cprof_register_unprofiled_v7(const char *file, const char *reason)
     pthread_mutex_unlock(&tables_lock);
 }
 
-void cprof_unregister_unprofiled_v7(void)
+void cprof_unregister_unprofiled_v8(void)
 {
     pthread_mutex_lock(&tables_lock);
     __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
