@@ -50,7 +50,7 @@ static long probe(const int *a, int n)
 static int ticket(void)
 {
     static int next;
-    return next++;
+    return __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);  /* called by every thread */
 }
 /* Declared noreturn apart from its definition: its copy returns nothing either. */
 static void die(const char *why) __attribute__((noreturn));
