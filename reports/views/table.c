@@ -1,7 +1,7 @@
 /* table.c: tables of typed cells, printed as aligned text or as CSV (see table.h). */
 #define _GNU_SOURCE
 #include "table.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <inttypes.h>
 #include <jansson.h>

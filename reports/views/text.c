@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 typedef cprof_table *section_fn(const cprof_view *v);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "../model/alloc.h"
 
 /* A context's children, heaviest first, as lists of indexes. */
 struct tree {

@@ -10,7 +10,7 @@
  * path holds a routine twice and nothing is counted twice.
  */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

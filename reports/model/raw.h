@@ -5,7 +5,7 @@
 #define CPROF_REPORT_RAW_H
 
 #include "profile.h"
-#include "../format/schema.h"
+#include "../../format/schema.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* arcs.c: section 4, every call arc caller -> callee with its sequential and concurrent
  * calls, and its call sites when there are several. */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

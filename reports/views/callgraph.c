@@ -6,7 +6,7 @@
  * is the measured time of that arc (worker time counted once, and its wall part).
  */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <inttypes.h>
 #include <math.h>

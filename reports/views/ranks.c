@@ -2,7 +2,7 @@
  * for each routine, how its time is spread over the ranks and which rank is slowest.
  * Both are NULL for profiles that are no job's. */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

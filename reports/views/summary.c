@@ -1,7 +1,7 @@
 /* summary.c: section 1, what ran, where, for how long, and what profiling it cost. */
 #include "report.h"
 
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * the flat profile, the call paths and the per-thread table.
  */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* cases.c: section 3, per routine the four cases of its calls (S-S, S-C, C-S, C-C) and
  * its two kinds of entries, with the spread of the per-worker numbers. */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stddef.h>

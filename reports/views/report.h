@@ -4,9 +4,9 @@
 #define CPROF_REPORT_REPORT_H
 
 #include <stdio.h>
-#include "profile.h"
+#include "../model/profile.h"
 #include "table.h"
-#include "view.h"
+#include "../model/view.h"
 
 /* The --json document (docs/report-json.md), newline-terminated; malloc'd, NULL if out
  * of memory. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "../format/topology.h"
+#include "../../format/topology.h"
 
 /* More PUs than Linux numbers (CONFIG_NR_CPUS is at most 8192). */
 #define PU_LIMIT (1 << 16)

@@ -8,7 +8,7 @@
  * entries open on the worker being read.
  */
 #define _GNU_SOURCE
-#include "raw.h"
+#include "../model/raw.h"
 #include "report.h"
 
 #include <errno.h>
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../format/trace.h"
-#include "alloc.h"
+#include "../../format/trace.h"
+#include "../model/alloc.h"
 
 static const char *const case_name[4] = {"S-S", "S-C", "C-S", "C-C"};
 

@@ -5,8 +5,8 @@
  * tables are --csv lines and line-workers, --source's annotations and the page's source
  * view, so that all of them show one set of figures. */
 #include "report.h"
-#include "alloc.h"
-#include "../format/schema.h"
+#include "../model/alloc.h"
+#include "../../format/schema.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * concurrent calls is spread over the workers; and for the HTML page, each routine's
  * concurrent entries per worker. */
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stdbool.h>

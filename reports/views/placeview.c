@@ -11,8 +11,8 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
-#include "alloc.h"
-#include "../format/topology.h"
+#include "../model/alloc.h"
+#include "../../format/topology.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * calling context of a routine, where a general routine's growth depends on its caller. */
 #include "report.h"
 
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -6,8 +6,8 @@
  * json_pack fail too, so one check at the end covers the whole document.
  */
 #include "report.h"
-#include "alloc.h"
-#include "../format/schema.h"
+#include "../model/alloc.h"
+#include "../../format/schema.h"
 
 #include <jansson.h>
 #include <math.h>

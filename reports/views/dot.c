@@ -6,7 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* flat.c: section 2, the flat profile: one row per routine that ran. */
 #define _GNU_SOURCE
 #include "report.h"
-#include "alloc.h"
+#include "../model/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  * found; --html --embed-sources puts the texts found unchanged in the page. */
 #define _GNU_SOURCE
 #include "report.h"
-#include "alloc.h"
-#include "../format/hash.h"
+#include "../model/alloc.h"
+#include "../../format/hash.h"
 
 #include <jansson.h>
 #include <limits.h>

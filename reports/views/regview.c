@@ -2,8 +2,8 @@
  * the text report's regions sections): each construct's figures over the workers, the
  * construct it is nested in, and their order; then the two tables. */
 #include "report.h"
-#include "alloc.h"
-#include "../format/schema.h"
+#include "../model/alloc.h"
+#include "../../format/schema.h"
 
 #include <math.h>
 #include <stdlib.h>
