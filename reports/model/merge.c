@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char cprof_external_name[] = "<external>";
+
 static bool add(int64_t *a, int64_t b)
 {
     return !__builtin_add_overflow(*a, b, a);

@@ -11,7 +11,22 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "view.h"
+
+static bool clamped;
+
+int64_t cprof_add(int64_t a, int64_t b)
+{
+    int64_t s;
+    if (!__builtin_add_overflow(a, b, &s))
+        return s;
+    clamped = true;
+    return INT64_MAX;
+}
+
+bool cprof_sums_clamped(void)
+{
+    return clamped;
+}
 
 struct index {
     size_t *slot;           /* context + 1; 0 empty */

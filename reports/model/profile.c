@@ -11,24 +11,8 @@
 #include "raw.h"
 #include "alloc.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char cprof_external_name[] = "<external>";
-
-int cprof_fail(struct loader *l, const char *fmt, ...)
-{
-    int n = snprintf(l->err, l->errlen, "%s: ", l->path);
-    if (n >= 0 && (size_t)n < l->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Partial sums of the files read so far, in file order.  Each file's profile is pushed,
  * then the two on top are summed: repeated runs always, so that memory is their sum

@@ -97,6 +97,11 @@ typedef struct {
 #define CPROF_IS_ROUTINE(r) ((r) < CPROF_TASK_ROUTINE)
 /* What such a context is called where a routine's name would be. */
 const char *cprof_path_special_name(size_t routine);
+/* a + b, saturating (paths.c): sums of valid counts can still exceed 64 bits (a
+ * routine's sequential and concurrent calls, every routine's calls, a context's
+ * inclusive time), and the report then says so (cprof_sums_clamped). */
+int64_t cprof_add(int64_t a, int64_t b);
+bool cprof_sums_clamped(void);
 
 /* A calling context (docs/semantics.md, "Calling contexts"): a call from a site, or an
  * entry from outside, that reached a routine, under its parent context.  The contexts
@@ -354,7 +359,7 @@ typedef struct {
     size_t nsources;
 } cprof_profile;
 
-/* Name under which an external caller is reported. */
+/* Name under which an external caller is reported (merge.c). */
 extern const char cprof_external_name[];
 
 typedef struct {

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,18 @@
 /* What is read from a file that is not a regular one (a pipe, a device), at most: one
  * that does not end (/dev/zero, a stream) must not take all memory. */
 #define STREAM_MAX ((size_t)1 << 30)
+
+int cprof_fail(struct loader *l, const char *fmt, ...)
+{
+    int n = snprintf(l->err, l->errlen, "%s: ", l->path);
+    if (n >= 0 && (size_t)n < l->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
 
 static char *read_whole(struct loader *l, size_t *len)
 {
@@ -252,7 +265,6 @@ static int check_regions(struct loader *l, const struct raw_file *rf, const stru
 
 /* The layouts of the tables of worker rows; "regions" is optional (declared: whether
  * the header's "columns" names its columns). */
-const char *const cprof_row_tables[NTABLES] = {"routines", "calls", "paths", "regions"};
 struct layouts {
     struct layout t[NTABLES];
     int *map[NTABLES];
@@ -789,4 +801,10 @@ int cprof_raw_read(struct loader *l, struct raw_file *rf)
     int rc = read_document(l, rf, &rt);
     cprof_rows_free(&rt);
     return rc;
+}
+
+int cprof_file_read(const char *path, struct raw_file *rf, char *err, size_t errlen)
+{
+    struct loader l = {path, NULL, err, errlen};
+    return cprof_raw_read(&l, rf);
 }

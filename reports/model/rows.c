@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const cprof_row_tables[NTABLES] = {"routines", "calls", "paths", "regions"};
+
 struct scan {
     const char *s, *end;
     char *out;              /* the text for jansson */

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool clamped;
-
-int64_t cprof_add(int64_t a, int64_t b)
-{
-    int64_t s;
-    if (!__builtin_add_overflow(a, b, &s))
-        return s;
-    clamped = true;
-    return INT64_MAX;
-}
-
-bool cprof_sums_clamped(void)
-{
-    return clamped;
-}
-
 int64_t cprof_outer(const cprof_tally *x)
 {
     return x->t > x->rec_t ? x->t - x->rec_t : 0;

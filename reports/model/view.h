@@ -48,7 +48,7 @@ typedef struct {
     bool match;           /* named by --routine (every routine if there is none) */
 } cprof_rview;
 
-/* A parallel region's or task's figures over the workers (regview.c, docs/report.md,
+/* A parallel region's or task's figures over the workers (constructs.c, docs/report.md,
  * "Parallel regions and tasks"). */
 typedef struct {
     cprof_prof_region_worker sum;  /* summed over the workers; team sizes over them all */
@@ -110,7 +110,7 @@ cprof_rank_balance cprof_view_rank_balance(const cprof_view *v, size_t i);
 /* max / mean; 0 if there is no time to spread. */
 double cprof_rank_imbalance(const cprof_rank_spread *s);
 
-/* regview.c: v->g and v->g_order (cprof_view_init calls it). */
+/* constructs.c: v->g and v->g_order (cprof_view_init calls it). */
 void cprof_view_regions(cprof_view *v);
 /* Worker w's busy time in parallel regions: in the outermost constructs it ran. */
 int64_t cprof_view_region_busy(const cprof_view *v, size_t w);
@@ -118,12 +118,6 @@ int64_t cprof_view_region_busy(const cprof_view *v, size_t w);
 /* Fill v from p and o; -1 (and nothing to free) if o->routine names no routine of p. */
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);
 void cprof_view_free(cprof_view *v);
-
-/* a + b, saturating: sums of valid counts can still exceed 64 bits (a routine's
- * sequential and concurrent calls, every routine's calls), and the report then says so
- * (cprof_sums_clamped). */
-int64_t cprof_add(int64_t a, int64_t b);
-bool cprof_sums_clamped(void);
 
 /* A callee time counted once per stretch of its thread's time: t less the activations
  * nested in one of the same routine on the same thread (never below 0). */

@@ -26,11 +26,6 @@ static json_t *append(json_t *a, json_t *v)
     return a;
 }
 
-json_t *cprof_json_known(int64_t v)
-{
-    return v >= 0 ? json_integer((json_int_t)v) : json_null();
-}
-
 /* A time, or null where it was not measured (docs/report-json.md, version 2). */
 static json_t *time_of(bool measured, int64_t ns)
 {
@@ -529,21 +524,4 @@ struct json_t *cprof_unprofiled_json(const cprof_profile *p)
         a = append(a, json_pack("{s:s, s:s}", "file", p->unprofiled[i].file,
                                 "reason", p->unprofiled[i].reason));
     return a;
-}
-
-char *cprof_json_text(struct json_t *doc, int indent)
-{
-    char *text = doc ? json_dumps(doc, JSON_INDENT(indent)) : NULL;
-    json_decref(doc);
-    if (!text)
-        return NULL;
-    /* json_dumps ends without a newline; a text file should have one. */
-    size_t n = strlen(text);
-    char *out = realloc(text, n + 2);
-    if (!out) {
-        free(text);
-        return NULL;
-    }
-    memcpy(out + n, "\n", 2);
-    return out;
 }

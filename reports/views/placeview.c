@@ -30,6 +30,11 @@
 /* The bins of the grid workers are compared on, at most. */
 #define GRID_MAX 65536
 
+json_t *cprof_json_known(int64_t v)
+{
+    return v >= 0 ? json_integer((json_int_t)v) : json_null();
+}
+
 /* ---- text ---- */
 
 /* PUs as ranges: "0-3,8,10-11"; "" for none. */

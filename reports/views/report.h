@@ -11,9 +11,7 @@
 /* The --json document (docs/report-json.md), newline-terminated; malloc'd, NULL if out
  * of memory. */
 char *cprof_report_json(const cprof_profile *p);
-/* doc (a jansson value, released; NULL allowed) as newline-terminated text. */
 struct json_t;
-char *cprof_json_text(struct json_t *doc, int indent);
 /* The --json document's "unprofiled" (the units cprof-cc compiled without profiling),
  * which --html's page shows first: a jansson array, NULL if out of memory. */
 struct json_t *cprof_unprofiled_json(const cprof_profile *p);
@@ -50,7 +48,7 @@ bool cprof_worker_where(const cprof_profile *p, size_t w, cprof_where *out);
 /* --json's "placement" (docs/report-json.md): NULL without placement. */
 struct json_t *cprof_placement_json(const cprof_profile *p);
 /* A place (PU, core, package, NUMA node) or count that a profile gives as -1 where it is
- * not known, as --json gives it: null there (json.c). */
+ * not known, as --json gives it: null there (placeview.c). */
 struct json_t *cprof_json_known(int64_t v);
 /* Construct i's team sizes, as three cells (regview.c): their range (text only), the
  * smallest and the largest (CSV only); empty for a task. */

@@ -441,3 +441,20 @@ json_t *cprof_table_objects(const cprof_table *t)
     }
     return rows;
 }
+
+char *cprof_json_text(struct json_t *doc, int indent)
+{
+    char *text = doc ? json_dumps(doc, JSON_INDENT(indent)) : NULL;
+    json_decref(doc);
+    if (!text)
+        return NULL;
+    /* json_dumps ends without a newline; a text file should have one. */
+    size_t n = strlen(text);
+    char *out = realloc(text, n + 2);
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    memcpy(out + n, "\n", 2);
+    return out;
+}

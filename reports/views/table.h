@@ -72,5 +72,8 @@ struct json_t *cprof_table_json(const cprof_table *t);
  * the CSV's, typed: a string, an integer (counts, ns), a real (percentages, ratios), or
  * null for an empty cell.  A jansson value, or NULL if out of memory. */
 struct json_t *cprof_table_objects(const cprof_table *t);
+/* doc (a jansson value, released; NULL allowed) as newline-terminated text: --json's
+ * documents and the --html page's. */
+char *cprof_json_text(struct json_t *doc, int indent);
 
 #endif

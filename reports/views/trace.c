@@ -8,7 +8,7 @@
  * entries open on the worker being read.
  */
 #define _GNU_SOURCE
-#include "../model/raw.h"
+#include "../model/file.h"
 #include "report.h"
 
 #include <errno.h>
@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include "../../format/trace.h"
 #include "../model/alloc.h"
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
 static const char *const case_name[4] = {"S-S", "S-C", "C-S", "C-C"};
 
@@ -269,8 +271,7 @@ static int trace_open(struct trace *t, const char *path, char *err, size_t errle
     t->err = err;
     t->errlen = errlen;
     t->fd = -1;
-    struct loader l = {path, NULL, err, errlen};
-    if (cprof_raw_read(&l, &t->rf) || find_file(t))
+    if (cprof_file_read(path, &t->rf, err, errlen) || find_file(t))
         return -1;
     t->fd = open(t->file, O_RDONLY | O_CLOEXEC);
     if (t->fd < 0)
