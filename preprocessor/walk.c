@@ -293,6 +293,11 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     unsigned start, end;
     extent_of(c, &start, &end);
+    if (kind == CXCursor_UnaryExpr) {
+        GROW(u->unevaluated, u->nunevaluated, u->unevaluated_cap);
+        u->unevaluated[u->nunevaluated][0] = start;
+        u->unevaluated[u->nunevaluated++][1] = end;
+    }
     /* The first cursor at or after a pragma line is its structured block (pre-order:
      * the outermost statement starting there). */
     while (u->block_next < u->block_last && u->blocks[u->block_next].pragma_end <= start) {
