@@ -104,8 +104,9 @@ static int region_routine(struct unit *u, CXCursor call, unsigned start)
 }
 
 /* Is the call's value discarded, as an expression statement's (in a block, after a
- * label, an if's or a loop's body: then a ';' follows it) or cast to void?  Its facade
- * then ends with a statement of its own, so that the call's value stays unused for gcc
+ * label, an if's or a loop's body: then a ';' follows it) or cast to void (for gcc
+ * alone, which warns of a cast call; clang does not)?  Its facade then ends with a
+ * statement of its own, so that the call's value stays unused for the compiler
  * (-Wunused-result). */
 static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsigned end)
 {
@@ -122,7 +123,7 @@ static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsig
             end++;
         return end < u->size && u->text[end] == ';';
     case CXCursor_CStyleCastExpr:
-        return clang_getCursorType(parent).kind == CXType_Void;
+        return clang_getCursorType(parent).kind == CXType_Void && !u->options->clang;
     default:
         (void)call;
         return 0;
