@@ -26,7 +26,7 @@ CLANG_LIB  := $(if $(LLVM_CONFIG),$(shell $(LLVM_CONFIG) --libdir))
 # gives tests/cli/placement.sh lstopo to compare with); chromium: tests/cli/html.sh opens cprof-report --html's page headless (its fonts come
 # with it); python3: tests/lib/trace_check.py, the Trace Event Format checker; valgrind
 # and bc: make bench's instruction counts and arithmetic; clang-14 and libomp-14-dev:
-# cprof-cc with clang and LLVM's OpenMP runtime (omp-tools.h for runtime/ompt.c; make
+# cprof-cc with clang and LLVM's OpenMP runtime (omp-tools.h for runtime/ext/ompt.c; make
 # check runs the suite with both compilers).
 DEBIAN_PACKAGES := gcc g++ make cmake autoconf gdb strace uftrace libclang-dev libjansson-dev jq pkg-config graphviz groff-base \
                    clang-14 libclang-rt-14-dev libomp-14-dev chromium openmpi-bin libopenmpi-dev python3 \
@@ -40,7 +40,9 @@ ifeq ($(SANITIZE),1)
 TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 endif
 
-RT_SRC  := $(wildcard runtime/*.c)
+# libcprof: the core (runtime/core/), the extensions (runtime/ext/) it names none of,
+# and start.c above both (docs/architecture.md, tests/cli/layers.sh).
+RT_SRC  := runtime/start.c $(wildcard runtime/core/*.c runtime/ext/*.c)
 RT_OBJ  := $(RT_SRC:%.c=$(B)/obj/%.o)
 RT_PIE_OBJ := $(RT_SRC:runtime/%.c=$(B)/obj/runtime-pie/%.o)
 # cprof-cc (the driver) does not load libclang; cprof-rewrite does.
@@ -65,13 +67,13 @@ all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B
 # thread-local data is at a constant offset from the thread pointer (local-exec), one
 # load less and a register free in every hook.
 # It uses no OpenMP itself, and binds to whichever runtime the program loads: omp.h is
-# gcc's, omp-tools.h (OMPT, runtime/ompt.c) LLVM's, from libomp-dev.
+# gcc's, omp-tools.h (OMPT, runtime/ext/ompt.c) LLVM's, from libomp-dev.
 RT_CFLAGS := -fno-plt -DCPROF_BUILDING_RUNTIME
 RT_PIC := -fPIC -ftls-model=initial-exec
 RT_PIE := -fPIE -ftls-model=local-exec
 OMPT_INC  := $(patsubst %/omp-tools.h,%,$(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)))
-RT_HEADERS := runtime/cprof.h runtime/internal.h $(wildcard format/*.h)
-$(B)/obj/runtime/ompt.o $(B)/obj/runtime-pie/ompt.o: RT_DEFS = -idirafter $(OMPT_INC)
+RT_HEADERS := runtime/cprof.h runtime/core/core.h runtime/ext/ext.h $(wildcard format/*.h)
+$(B)/obj/runtime/ext/ompt.o $(B)/obj/runtime-pie/ext/ompt.o: RT_DEFS = -idirafter $(OMPT_INC)
 $(B)/obj/runtime/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@
@@ -79,16 +81,16 @@ $(B)/obj/runtime-pie/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIE) $(RT_DEFS) -c $< -o $@
 
-# The runtime runs cprof-topology by its path (runtime/topology.c): the build tree's in
+# The runtime runs cprof-topology by its path (runtime/ext/topology.c): the build tree's in
 # the runtime built here, the installation's in the one make install copies, whose
 # topology.o is compiled again for $(PREFIX) (build/inst/prefix: the last one).
-$(B)/obj/runtime/topology.o $(B)/obj/runtime-pie/topology.o: \
+$(B)/obj/runtime/ext/topology.o $(B)/obj/runtime-pie/ext/topology.o: \
     RT_DEFS = -DCPROF_TOPOLOGY='"$(abspath $(B))/$(TOPOLOGY)"'
 $(B)/inst/obj/topology.o $(B)/inst/obj-pie/topology.o: RT_DEFS = -DCPROF_TOPOLOGY='"$(PREFIX)/$(TOPOLOGY)"'
-$(B)/inst/obj/topology.o: runtime/topology.c $(RT_HEADERS) $(B)/inst/prefix
+$(B)/inst/obj/topology.o: runtime/ext/topology.c $(RT_HEADERS) $(B)/inst/prefix
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@
-$(B)/inst/obj-pie/topology.o: runtime/topology.c $(RT_HEADERS) $(B)/inst/prefix
+$(B)/inst/obj-pie/topology.o: runtime/ext/topology.c $(RT_HEADERS) $(B)/inst/prefix
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIE) $(RT_DEFS) -c $< -o $@
 $(B)/inst/prefix: FORCE
@@ -119,7 +121,7 @@ $(B)/lib/libcprof.a: $(RT_PIE_OBJ)
 # Shared libraries built by cprof-cc link this one: one runtime per process, whether
 # the program is profiled (its static copy, exported, wins) or not.  Never unloaded
 # (nodelete): a dlclosed library leaves its counts in it until the profile is written.
-# Without runtime/libcalls.c: its wrappers call the __real_ names that only a link with
+# Without runtime/ext/libcalls.c: its wrappers call the __real_ names that only a link with
 # -Wl,--wrap defines (cprof-cc -fcprof-input-size, docs/input-size.md).
 $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.opt
 	@mkdir -p $(@D)
@@ -127,11 +129,11 @@ $(B)/lib/libcprof.so: $(filter-out %/libcalls.o,$(RT_OBJ)) $(B)/lib/cprof-link.o
 	    -o $@
 
 # The linker's options every profiled program and library gets (cprof-cc passes them
-# as -Wl,@FILE): libgomp's entry points that runtime/gomp.c wraps and the signal calls
-# runtime/signals.c does, and those wrappers exported, so that a profiled library's
-# calls reach the program's runtime; and the OMPT tool's entry point (runtime/ompt.c),
+# as -Wl,@FILE): libgomp's entry points that runtime/ext/gomp.c wraps and the signal calls
+# runtime/ext/signals.c does, and those wrappers exported, so that a profiled library's
+# calls reach the program's runtime; and the OMPT tool's entry point (runtime/ext/ompt.c),
 # which libomp looks up.  The list is what gomp.o and signals.o define.
-$(B)/lib/cprof-link.opt: $(B)/obj/runtime/gomp.o $(B)/obj/runtime/signals.o
+$(B)/lib/cprof-link.opt: $(B)/obj/runtime/ext/gomp.o $(B)/obj/runtime/ext/signals.o
 	@mkdir -p $(@D)
 	{ nm $^ | sed -n 's/^[0-9a-f]* T __wrap_/--wrap=/p'; \
 	  echo '--export-dynamic-symbol=__wrap_*'; echo '--export-dynamic-symbol=ompt_start_tool'; } > $@

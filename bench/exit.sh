@@ -81,7 +81,7 @@ if command -v valgrind > /dev/null; then
 else
     echo "instructions: skipped (valgrind not installed)"
 fi
-# The topology helper (runtime/topology.c), which the first profile a process writes
+# The topology helper (runtime/ext/topology.c), which the first profile a process writes
 # runs and waits for: its own time, median of ROUNDS runs (within each exit above).
 : > h
 for r in $(seq "$rounds"); do

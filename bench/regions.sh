@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the region hooks of runtime/omp.c add per parallel region execution (issue 19:
+# What the region hooks of runtime/ext/omp.c add per parallel region execution (issue 19:
 # per execution and member, never per loop iteration): bench/regions.c built with gcc
 # and with cprof-cc, wall time per execution on 1, 2 and 4 threads (median of ROUNDS
 # interleaved rounds), and callgrind's instruction count per execution (the same on

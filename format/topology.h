@@ -1,5 +1,5 @@
 /* topology.h: what cprof-topology (topology/cprof-topology.c, installed in
- * libexec/cprof) tells the runtime (runtime/topology.c) of the machine, read from
+ * libexec/cprof) tells the runtime (runtime/ext/topology.c) of the machine, read from
  * hwloc (docs/placement.md): one reply on its standard output, in the machine's byte
  * order.
  *

@@ -59,10 +59,10 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
         cprof_push(out, cprof_fmt("%s/libcprof.a", lib));
         cprof_push(out, "-Wl,--export-dynamic-symbol=cprof_*");
     }
-    /* runtime/omp.c's wrappers of libgomp: parallel regions, tasks and barriers. */
+    /* runtime/ext/omp.c's wrappers of libgomp: parallel regions, tasks and barriers. */
     cprof_push(out, cprof_fmt("-Wl,@%s/cprof-link.opt", lib));
     /* -fcprof-input-size: the library calls that read or write the program's memory
-     * reach runtime/libcalls.c's wrappers, one for each of these names. */
+     * reach runtime/ext/libcalls.c's wrappers, one for each of these names. */
     static const char *const wrapped[] = { "memcpy", "memmove", "memset", "memcmp",
                                            "strlen", "strcmp", "strncmp", "strcpy" };
     for (size_t i = 0; c->select.input_size && !shared && i < sizeof wrapped / sizeof *wrapped; i++)
@@ -72,14 +72,14 @@ static void runtime_libs(struct cprof_cmdline *c, struct cprof_argv *out)
     if (c->select.input_size && !shared)
         cprof_push(out, "-Wl,--export-dynamic-symbol=__tsan_*");
     /* The compiler's OpenMP runtime (gcc: libgomp, clang: libomp), which the runtime
-     * asks, and only one (runtime/openmp.c). */
+     * asks, and only one (runtime/core/openmp.c). */
     cprof_push(out, "-fopenmp");
     cprof_push(out, "-lpthread");
 }
 
 /* -fcprof-input-size (docs/input-size.md): gcc's thread sanitizer calls a hook before
  * every load and store the unit keeps in memory; the runtime defines the hooks
- * (runtime/sizes.c) and no libtsan is linked.  Activations come from cprof's own entry
+ * (runtime/ext/sizes.c) and no libtsan is linked.  Activations come from cprof's own entry
  * hooks, so tsan's are left out; clang's calls the library's memcpy and memset as gcc's
  * does (libcalls.c wraps them), not tsan's. */
 static void input_size_flags(const struct cprof_cmdline *c, struct cprof_argv *cc)

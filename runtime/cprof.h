@@ -145,7 +145,7 @@ struct cprof_pending {
      * entered concurrently, else S-S.  The routine copies it into a local at entry. */
     int case0;
     /* Set just before a parallel or task construct (its site): the region or task
-     * libgomp is asked for next on this thread is that one (runtime/omp.c). */
+     * libgomp is asked for next on this thread is that one (runtime/ext/omp.c). */
     const struct cprof_site *construct;
     /* The calling context of the calls made now on this thread (the runtime's: the
      * top activation's), which a counted site's cache must have been filled in. */
@@ -187,7 +187,7 @@ struct cprof_facade {
 };
 extern struct cprof_facade cprof_facade;
 /* -fcprof-input-size: nonzero while the calling thread's activations are sized; an
- * entry hook that finds it set runs the routine's instrumented twin (runtime/sizes.c,
+ * entry hook that finds it set runs the routine's instrumented twin (runtime/ext/sizes.c,
  * docs/input-size.md). */
 extern __thread int cprof_sizes_twin;
 /* The case of a call from site made now on this thread, asked of OpenMP: what a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every libgomp entry point cprof wraps (runtime/gomp.c, build/lib/cprof-link.opt) with
+# Every libgomp entry point cprof wraps (runtime/ext/gomp.c, build/lib/cprof-link.opt) with
 # each clause that changes the data block libgomp is given, its flags or how it runs
 # the body: reduction, in_reduction, task_reduction, detach, depend, priority, affinity,
 # allocate, grainsize and num_tasks (strict or not), nogroup, final, if, mergeable,

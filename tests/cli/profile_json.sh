@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runtime's JSON writer (runtime/json.c): strings escaped exactly (a quote, a
+# The runtime's JSON writer (runtime/core/json.c): strings escaped exactly (a quote, a
 # backslash, a control character) and a byte that is not UTF-8 replaced by U+FFFD, so
 # that the profile of a source with such a name stays JSON; reals stay reals.
 . "$(dirname "$0")/../lib/cli.sh"

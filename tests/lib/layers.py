@@ -11,7 +11,9 @@ say which file breaks it; exits 1 if one failed, 2 if it could not run.
     rule allows;
   * no circle between files: an edge is an #include (of a header: the types and
     declarations it holds) or a call (an object's reference to a symbol another
-    defines); each circle is printed once with the edges that make it.
+    defines); each circle is printed once with the edges that make it.  A rule's
+    "circle left" cell names the files of one circle not cut yet: that circle, exactly,
+    is printed and does not fail; a circle with one file more or less does.
 """
 import os
 import re
@@ -44,6 +46,8 @@ def rules_of(doc):
         if len(scope) != 1:
             fail(f"{doc}: a rule's first cell names one folder or file: {line.strip()}")
         rules[scope[0]] = row
+    for row in rules.values():
+        row.setdefault("circle left", [])
     for want in ("may include", "may call", "private"):
         if head is None or want not in head:
             fail(f"{doc}: no table with a column '{want}' under '## Rules of the folders'")
@@ -90,7 +94,10 @@ def main():
             target = os.path.normpath(os.path.join(os.path.dirname(f), m.group(1)))
             includes.setdefault(f, []).append(target)
 
-    # Symbols: who defines each, who uses which.
+    # Symbols: who defines each, who uses which, within one program (the files under one
+    # top folder: reports/ and runtime/ are linked apart and may both define a name).
+    def program(f):
+        return f.split("/", 1)[0]
     defined, used = {}, {}
     for f in files:
         if not f.endswith(".c"):
@@ -104,10 +111,12 @@ def main():
             if len(parts) == 2 and parts[0] == "U":
                 used.setdefault(f, set()).add(parts[1])
             elif len(parts) == 3 and parts[1] in "TDRBVWC" and parts[1].isupper():
-                if parts[2] in defined and defined[parts[2]] != f:
-                    fail(f"{parts[2]} is defined in {defined[parts[2]]} and {f}")
-                defined[parts[2]] = f
-    calls = {f: sorted({(defined[s], s) for s in syms if s in defined and defined[s] != f})
+                key = (program(f), parts[2])
+                if key in defined and defined[key] != f:
+                    fail(f"{parts[2]} is defined in {defined[key]} and {f}")
+                defined[key] = f
+    calls = {f: sorted({(defined[(program(f), s)], s) for s in syms
+                        if (program(f), s) in defined and defined[(program(f), s)] != f})
              for f, syms in used.items()}
 
     failed = False
@@ -182,11 +191,15 @@ def main():
     for v in files:
         if v not in index:
             visit(v)
+    left = [sorted(r["circle left"]) for r in rules.values() if r["circle left"]]
     bad = []
     for comp in comps:
         if len(comp) < 2:
             continue
         inside = sorted((a, b) for a in comp for b in edges.get(a, ()) if b in comp)
+        if comp in left:
+            print("# the circle docs/architecture.md says is left: " + " ".join(comp))
+            continue
         bad.append("circle of " + " ".join(comp) + ":")
         bad += ["    " + why[e] for e in inside]
     report("no circle between the files (#include and nm)", bad)

@@ -25,8 +25,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "internal.h"
-#include "../format/topology.h"
+#include "ext.h"
+#include "../../format/topology.h"
 
 #ifndef CPROF_TOPOLOGY
 #define CPROF_TOPOLOGY "/usr/local/libexec/cprof/cprof-topology"

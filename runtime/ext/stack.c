@@ -29,7 +29,7 @@
 #include <omp.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include "internal.h"
+#include "ext.h"
 
 extern void *__libc_stack_end;          /* glibc: the top of the initial thread's stack */
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core.h"
 
 int cprof_setting_word(const char *name, const char *const *words, int fallback,
                        const char *meaning)

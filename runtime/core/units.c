@@ -21,7 +21,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "internal.h"
+#include "core.h"
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cprof_routine **routines;
@@ -71,10 +71,10 @@ static void *grow(void *array, int *cap, int need, size_t elem)
  * program is not counted (and cannot come back here for the lock). */
 static void start_once(void)
 {
-    if (!started) {
+    if (!started && cprof_hooks.start) {
         started = 1;
         cprof_inside_begin();
-        cprof_runtime_start();
+        cprof_hooks.start();
         cprof_inside_end();
     }
 }
@@ -185,7 +185,7 @@ static void set_unit(int **of, int *cap, int n, int id, int k)
     (*of)[id] = k + 1;
 }
 
-void cprof_register_unit_v8(struct cprof_unit *unit)
+void cprof_units_add(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
@@ -283,11 +283,11 @@ void cprof_unregister_unit_v8(struct cprof_unit *unit)
     cprof_following_update();
     int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
-    if (last)
-        cprof_last_unit_gone();
+    if (last && cprof_hooks.last_unit_gone)
+        cprof_hooks.last_unit_gone();
 }
 
-void cprof_register_unprofiled_v8(const char *file, const char *reason)
+void cprof_units_add_unprofiled(const char *file, const char *reason)
 {
     pthread_mutex_lock(&tables_lock);
     start_once();
@@ -311,8 +311,8 @@ void cprof_unregister_unprofiled_v8(void)
     __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
     int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
-    if (last)
-        cprof_last_unit_gone();
+    if (last && cprof_hooks.last_unit_gone)
+        cprof_hooks.last_unit_gone();
 }
 
 const struct cprof_unprofiled *cprof_unprofiled_units(void)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "internal.h"
+#include "core.h"
 
 #define MIN_BLOCK 64u
 #define NCLASSES 13                     /* 64 B .. 256 KiB */

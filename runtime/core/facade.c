@@ -32,7 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core.h"
 
 /* Where a consumed handshake points: it names no callee and no target, so an entry
  * that finds it counts as external without testing for null first. */
@@ -80,8 +80,11 @@ static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_
 int cprof_paths_on = 1;
 int cprof_paths_max = 100000;
 /* CPROF_TRACE=1 (chosen at start-up with the facade): the traced facade is every
- * other one compiled with trace 1. */
+ * other one compiled with trace 1, which calls the tracer that registered (trace.c). */
 static int trace_on;
+struct cprof_tracer cprof_tracer;
+/* CPROF_RESOURCES sampled (chosen with the facade): frames keep their case. */
+static int side_on;
 
 /* ---- closing a frame ---- */
 
@@ -177,7 +180,7 @@ static inline __attribute__((always_inline)) void close_frame_as(struct cprof_wo
                                                                  int marked, int flat)
 {
     if (trace)
-        cprof_trace_exit(w, f, now);
+        cprof_tracer.exit(w, f, now);
     uint64_t dt = now - f->t0;
     uint64_t nested = w->calls - f->calls0;
     uint64_t *slot = f->slot;
@@ -265,7 +268,7 @@ fill_frame(struct cprof_worker *w, struct cprof_frame *f, struct cprof_routine *
     f->sp = sp;
     f->t0 = cprof_ticks_of(clock);
     cprof_pending.context = s->ctx;     /* last, as in close_frame */
-    return trace ? cprof_trace_enter(w, r, f, s->rec, kase, site) : f;
+    return trace ? cprof_tracer.enter(w, r, f, s->rec, kase, site) : f;
 }
 
 /* An activation nested in another of its routine's on this thread, or in one of the
@@ -282,8 +285,7 @@ fill_inner(struct cprof_worker *w, struct cprof_frame *f, struct cprof_routine *
     uintptr_t marks = CPROF_FRAME_INNER | (packed >> 4 & CPROF_FRAME_MARKS);
     /* A slot not the worker's is an entry's own: from outside, or past the limit. */
     int site = s >= w->slots && s < w->slots + w->nslots ? (int)(s - w->slots) : -1;
-    return fill_frame(w, f, r, s, kase, marks, cprof_clock, sp, site, trace_on,
-                      cprof_resources_sampled());
+    return fill_frame(w, f, r, s, kase, marks, cprof_clock, sp, site, trace_on, side_on);
 }
 
 /* Opens a frame on w's top (which no longjmp skipped) for an entry of routine r as
@@ -636,7 +638,7 @@ static struct cprof_frame *enter_stopped(struct cprof_routine *r)
 struct cprof_facade cprof_facade = { enter_first, leave_count };
 static struct cprof_frame *(*running_enter)(struct cprof_routine *);
 
-void cprof_facade_select(void)
+void cprof_facade_select(int traced, int side, struct cprof_facade (*wrap)(struct cprof_facade))
 {
 #define BY_EXTENSION(c) { { { { enter_##c, leave_##c }, { enter_##c##_side, leave_##c##_side } }, \
                             { { enter_##c##_traced, leave_##c##_traced }, \
@@ -657,15 +659,16 @@ void cprof_facade_select(void)
     if (cprof_paths_on && cprof_setting_number("CPROF_PATHS_MAX", 1, INT_MAX - 1, &max,
                                                "100000 contexts per worker") == 0)
         cprof_paths_max = (int)max;
-    trace_on = cprof_trace_start();
+    trace_on = traced;
+    side_on = side;
     if (cprof_setting_word("CPROF_DEBUG", off_on, 0, "the invariants are not checked"))
         cprof_facade = (struct cprof_facade){ enter_debug, leave_debug };
     else if (cprof_clock == CPROF_CLOCK_NONE)
         cprof_facade = (struct cprof_facade){ enter_count, leave_count };
     else
-        cprof_facade = facades[cprof_clock][!cprof_paths_on][trace_on][cprof_resources_sampled()];
-    if (cprof_sizes_facade)     /* linked only with -fcprof-input-size */
-        cprof_facade = cprof_sizes_facade(cprof_facade);
+        cprof_facade = facades[cprof_clock][!cprof_paths_on][trace_on][side_on];
+    if (wrap)
+        cprof_facade = wrap(cprof_facade);
     running_enter = cprof_facade.enter;
 }
 
@@ -825,7 +828,7 @@ body_open(struct cprof_worker *w, struct cprof_construct_rec *c, uint64_t *time,
     f->kase = (uint16_t)kase;
     f->calls0 = w->calls;       /* not a call: the calls nested around it are unchanged */
     f->t0 = cprof_ticks();
-    return trace ? cprof_trace_body(w, f, c, kase) : f;
+    return trace ? cprof_tracer.body(w, f, c, kase) : f;
 }
 
 static __attribute__((noinline)) struct cprof_frame *
@@ -865,7 +868,7 @@ body_close(struct cprof_worker *w, struct cprof_frame *f, int trace)
     if (__builtin_expect(f != w->top - 1, 0))
         unwind_to(w, f + 1, now, trace);
     if (trace)
-        cprof_trace_exit(w, f, now);
+        cprof_tracer.exit(w, f, now);
     /* Read before the slot is given back (a signal handler may reuse it). */
     struct cprof_body_nest in = { now - f->t0, f->children, f->direct };
     uint64_t *slot = f->slot;

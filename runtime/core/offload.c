@@ -4,7 +4,7 @@
  * target region reaches one; without an offload compiler the regions run on the host,
  * on the thread that meets them.  There the call site sets cprof_pending through this
  * function, which gcc compiles as an ordinary host function. */
-#include "internal.h"
+#include "core.h"
 
 void cprof_pending_set(const struct cprof_site *site, void (*target)(void))
 {

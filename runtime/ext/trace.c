@@ -37,8 +37,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "internal.h"
-#include "../format/trace.h"
+#include "ext.h"
+#include "../../format/trace.h"
 
 /* Longest encodings: a kind byte and varints of 64-bit ticks, 32-bit ids. */
 enum { VARINT64_MAX = 10, VARINT32_MAX = 5 };
@@ -139,6 +139,7 @@ int cprof_trace_start(void)
     include_text = include ? include : "";
     exclude_text = exclude ? exclude : "";
     origin = cprof_ticks();
+    cprof_tracer = (struct cprof_tracer){ cprof_trace_enter, cprof_trace_exit, cprof_trace_body };
     return on = 1;
 }
 

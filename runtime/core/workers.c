@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core.h"
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cprof_worker *list;
@@ -81,6 +81,9 @@ struct cprof_worker *cprof_workers(void)
 
 static void *arena_alloc(struct cprof_worker *w, size_t size);
 
+size_t cprof_node_extra;
+struct cprof_hooks cprof_hooks;
+
 /* The worker's own thread: publishes it at the head of the worker's list. */
 static struct cprof_node *new_node(struct cprof_worker *w, struct cprof_node *parent,
                                    struct cprof_call_rec *key, struct cprof_node *canon)
@@ -118,8 +121,8 @@ struct cprof_worker *cprof_worker_create(int listed)
     w->root = w->stack->ctx = new_node(w, 0, 0, 0);
     for (int i = 0; i < CPROF_RESOURCES_MAX; i++)
         w->res_fd[i] = -1;
-    if (cprof_tracing())
-        cprof_trace_new(w);
+    if (cprof_hooks.worker_made)
+        cprof_hooks.worker_made(w);
 
     if (listed) {
         pthread_mutex_lock(&list_lock);
@@ -129,9 +132,8 @@ struct cprof_worker *cprof_worker_create(int listed)
         pthread_mutex_unlock(&list_lock);
         hidden = w;     /* this thread's worker from now on */
         cprof_pending.context = w->root;
-        cprof_placement_new(w);
-        cprof_resources_open(w);
-        cprof_stack_thread();
+        if (cprof_hooks.worker_listed)
+            cprof_hooks.worker_listed(w);
     }
     cprof_inside_end();
     return w;
@@ -148,7 +150,8 @@ void cprof_worker_destroy(struct cprof_worker *w)
     cprof_free(w->recs.cells, w->recs.cap * sizeof *w->recs.cells);
     cprof_free(w->nodes_by_key.cells, w->nodes_by_key.cap * sizeof *w->nodes_by_key.cells);
     cprof_free(w->slots, (size_t)w->nslots * sizeof *w->slots);
-    cprof_trace_free(w);
+    if (cprof_hooks.worker_freed)
+        cprof_hooks.worker_freed(w);
     pthread_mutex_destroy(&w->lock);
     cprof_free(w, sizeof *w);
 }

@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "ext.h"
 
 struct kind {
     const char *name, *unit, *event;
@@ -94,7 +94,6 @@ int cprof_resources_sampled(void)
     return 0;
 }
 
-size_t cprof_node_extra;
 
 /* A note on r, after what its reason says already (once). */
 static void note(struct cprof_resource *r, const char *fmt, ...)
@@ -321,6 +320,8 @@ static void install(int sig)
 
 void cprof_resources_start(void)
 {
+    cprof_signal_owner = (struct cprof_signal_owner){ cprof_resources_signal_taken,
+                                                      cprof_resources_signal_owned };
     const char *spec = getenv("CPROF_RESOURCES");
     if (!spec || !*spec || parse(spec) != 0) {
         nres = 0;

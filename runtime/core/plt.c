@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "internal.h"
+#include "core.h"
 
 void (*cprof_plt_target(void (*f)(void)))(void)
 {

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "ext.h"
 
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core.h"
 
 enum cprof_clock_kind cprof_clock;
 

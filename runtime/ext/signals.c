@@ -15,7 +15,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdint.h>
-#include "internal.h"
+#include "ext.h"
 
 typedef void (*handler_t)(int);
 
@@ -29,6 +29,7 @@ handler_t __real_sigset(int sig, handler_t h);
 
 /* Bit sig - 1: the program set sig's action (through the wrappers). */
 static uint64_t set_by_program;
+struct cprof_signal_owner cprof_signal_owner;
 
 int cprof_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -53,14 +54,15 @@ static void taken(int sig, const char *call)
     if (sig < 1 || sig > 64)
         return;
     __atomic_fetch_or(&set_by_program, (uint64_t)1 << (sig - 1), __ATOMIC_RELAXED);
-    cprof_resources_signal_taken(sig, call);
+    if (cprof_signal_owner.taken)
+        cprof_signal_owner.taken(sig, call);
 }
 
 int __wrap_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     if (act)
         taken(sig, "sigaction");
-    else if (old && cprof_resources_signal_owned(sig)) {
+    else if (old && cprof_signal_owner.owned && cprof_signal_owner.owned(sig)) {
         /* Asked only: the program's action for it, the default. */
         *old = (struct sigaction){ .sa_handler = SIG_DFL };
         return 0;

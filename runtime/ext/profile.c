@@ -1,4 +1,4 @@
-/* profile.c: start-up, and writing the profile file (docs/profile-format.md).
+/* profile.c: writing the profile file (docs/profile-format.md).
  *
  * The file is written as it is made (json.c: no document in memory), to a temporary
  * file beside the target, and renamed: a profile is complete or absent.  A target
@@ -21,9 +21,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
-#include "../format/schema.h"
-#include "../format/version.h"
+#include "ext.h"
+#include "../../format/schema.h"
+#include "../../format/version.h"
 
 _Static_assert(CPROF_NCASES == CPROF_COLUMN_CASES, "the four cases, as the calls rows hold them");
 
@@ -63,14 +63,8 @@ void cprof_last_unit_gone(void)
         cprof_write_final();
 }
 
-void cprof_runtime_start(void)
+void cprof_profile_start(void)
 {
-    cprof_openmp_start();       /* before the facade asks OpenMP anything */
-    cprof_clock_start();
-    cprof_placement_start();
-    cprof_resources_start();    /* before the first context: contexts hold its samples */
-    cprof_facade_select();      /* for the clock, and the resources sampled */
-    cprof_stack_start();
     facade_cost_ns = cprof_facade_cost_ns();
     start_pid = getpid();
     find_targets();
@@ -82,7 +76,6 @@ void cprof_runtime_start(void)
     /* quick_exit() runs no destructor; handlers run in reverse order of registration,
      * so the program's own, registered later, run before this one. */
     at_quick_exit(cprof_write_final);
-    cprof_control_start();      /* after the cost was measured on the running facade */
 }
 
 /* The process's place in a job (docs/mpi.md): its host, and its MPI rank, the job's size

@@ -1,11 +1,11 @@
-/* json.c: the profile's JSON, written as it is made (internal.h, "json.c").
+/* json.c: the profile's JSON, written as it is made (core.h, "json.c").
  *
  * No document is built in memory: the profile costs the program's exit the time to
  * format its numbers, and memory for one buffer.  The buffer is the runtime's own
  * (memory.c), and the file is written with write(2), so nothing here calls the
  * program's allocator or stdio. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "core.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

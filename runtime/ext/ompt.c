@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "ext.h"
 
 static ompt_get_task_info_t get_task_info;
 
