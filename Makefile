@@ -72,7 +72,7 @@ RT_CFLAGS := -fno-plt -DCPROF_BUILDING_RUNTIME
 RT_PIC := -fPIC -ftls-model=initial-exec
 RT_PIE := -fPIE -ftls-model=local-exec
 OMPT_INC  := $(patsubst %/omp-tools.h,%,$(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)))
-RT_HEADERS := runtime/cprof.h runtime/core/core.h runtime/ext/ext.h $(wildcard format/*.h)
+RT_HEADERS := runtime/cprof.h $(wildcard runtime/core/*.h runtime/ext/*.h format/*.h)
 $(B)/obj/runtime/ext/ompt.o $(B)/obj/runtime-pie/ext/ompt.o: RT_DEFS = -idirafter $(OMPT_INC)
 $(B)/obj/runtime/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)

@@ -4,7 +4,15 @@
  * registration points as the runtime is loaded, and the start-up, in its order.
  * The core (docs/architecture.md, "Rules of the folders") names no extension: it calls
  * them through cprof_hooks, cprof_tracer and the facade variant chosen here. */
-#include "ext/ext.h"
+#include "core/core.h"
+#include "ext/control.h"
+#include "ext/ompt.h"
+#include "ext/placement.h"
+#include "ext/profile.h"
+#include "ext/resources.h"
+#include "ext/sizes.h"
+#include "ext/stack.h"
+#include "ext/trace.h"
 
 void cprof_register_unit_v8(struct cprof_unit *unit)
 {

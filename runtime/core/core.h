@@ -476,6 +476,10 @@ struct cprof_worker {
  * cprof_no_worker: an entry's straight path, which finds it has no call site cached,
  * needs no test of its own). */
 extern struct cprof_worker cprof_no_worker;
+/* Where a consumed handshake points (thread.c): it names no callee and no target, so an
+ * entry that finds it counts as external without testing for null first.  Hidden: the
+ * facade addresses it as it would a static of its own. */
+extern const struct cprof_site cprof_no_site __attribute__((visibility("hidden")));
 #define cprof_self (cprof_pending.worker == &cprof_no_worker ? (struct cprof_worker *)0 \
                                                              : cprof_pending.worker)
 static inline void cprof_self_set(struct cprof_worker *w)
@@ -483,10 +487,12 @@ static inline void cprof_self_set(struct cprof_worker *w)
     cprof_pending.worker = w ? w : &cprof_no_worker;
 }
 
-/* The runtime's own code on this thread, between these two (they nest): its worker is
- * hidden, so that entries take the slow path, and they count nothing there. */
+/* thread.c: the runtime's own code on this thread, between these two (they nest): its
+ * worker is hidden, so that entries take the slow path, and they count nothing there. */
 void cprof_inside_begin(void);
 void cprof_inside_end(void);
+/* Inside: w is this thread's worker once the outermost cprof_inside_end() returns. */
+void cprof_inside_keep(struct cprof_worker *w);
 /* Whether this thread may count now: its thread-local storage is set up and it is not
  * inside the runtime. */
 int cprof_may_count(void);
@@ -595,7 +601,8 @@ void cprof_following_update(void);
 /* Points cprof_facade at the entry and exit for the clock chosen (clock.c), traced or
  * not (traced: cprof_tracer is set), keeping each frame's case or not (side: for the
  * resources' samples), and wrapped by wrap if not null (the input sizes' facade). */
-void cprof_facade_select(int traced, int side, struct cprof_facade (*wrap)(struct cprof_facade));
+void cprof_facade_select(int traced, int side,
+                         struct cprof_facade (*wrap)(struct cprof_facade));
 /* What the traced facade calls (trace.c registers it as tracing starts): frame f of
  * worker w just opened for an entry of routine r (its record rec, case kase) from site
  * id site (-1: from outside), returned; a frame closing at now; frame f just opened
@@ -608,7 +615,9 @@ struct cprof_tracer {
     struct cprof_frame *(*body)(struct cprof_worker *w, struct cprof_frame *f,
                                 struct cprof_construct_rec *c, int kase);
 };
-extern struct cprof_tracer cprof_tracer;
+/* Hidden: the traced facade calls through it as through a static of its own (one
+ * instruction, as a direct call; each copy of the runtime's trace.c sets its own). */
+extern struct cprof_tracer cprof_tracer __attribute__((visibility("hidden")));
 /* While stopped (control.c), entries count nothing and keep no frame; the exit stays,
  * for the activations open at the stop. */
 void cprof_facade_stop(int stopped);

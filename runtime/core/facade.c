@@ -34,14 +34,6 @@
 #include <string.h>
 #include "core.h"
 
-/* Where a consumed handshake points: it names no callee and no target, so an entry
- * that finds it counts as external without testing for null first. */
-static const struct cprof_site no_site = { .id = -1 };
-/* Its context is none of a worker's until the thread has one: no counted site's cache
- * matches it; nor does any slot of cprof_no_worker's, which has none. */
-__thread struct cprof_pending cprof_pending = { .site = &no_site, .context = &no_site,
-                                                .worker = &cprof_no_worker };
-
 __attribute__((noinline)) int cprof_active_levels_within(int d)
 {
     int level = omp_get_level(), k = 0;
@@ -78,7 +70,6 @@ static inline int depth_load(const int *p) { return __atomic_load_n(p, __ATOMIC_
 
 /* CPROF_PATHS=0: no calling contexts (the slow path makes none). */
 int cprof_paths_on = 1;
-int cprof_paths_max = 100000;
 /* CPROF_TRACE=1 (chosen at start-up with the facade): the traced facade is every
  * other one compiled with trace 1, which calls the tracer that registered (trace.c). */
 static int trace_on;
@@ -406,7 +397,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
         s.time[-CPROF_NCASES]++;
         return 0;
     }
-    rare |= CPROF_RARE_EXTERNAL | (site != &no_site ? CPROF_RARE_SAVED : 0);
+    rare |= CPROF_RARE_EXTERNAL | (site != &cprof_no_site ? CPROF_RARE_SAVED : 0);
     struct cprof_frame *f = open_frame(w, r, &s, kase, CPROF_FRAME_RARE, clock, sp, -1, trace, side);
     if (f) {
         f->rare = (uint16_t)rare;
@@ -475,7 +466,7 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
         struct cprof_pending *p = &cprof_pending; \
         const struct cprof_site *site = p->site; \
         const void *sp = __builtin_dwarf_cfa(); \
-        p->site = &no_site; \
+        p->site = &cprof_no_site; \
         if (__builtin_expect(!site->passes_case, 0)) \
             return asked(r, site, sp); \
         return enter_known(r, site, (int)p->kase, clock, sp, trace, side); \
@@ -596,7 +587,7 @@ static struct cprof_frame *enter_debug(struct cprof_routine *r)
     CHECK(w != 0 || (f == 0 && !cprof_may_count()), r);
     if (!w)
         return f;       /* inside the runtime: not counted */
-    CHECK(cprof_pending.site == &no_site || f == 0 ||
+    CHECK(cprof_pending.site == &cprof_no_site || f == 0 ||
           ((f->depth & CPROF_FRAME_RARE) && (f->rare & CPROF_RARE_SAVED)), r);
     if (cprof_clock == CPROF_CLOCK_NONE) {
         CHECK(f == 0, r);
@@ -630,7 +621,7 @@ static void leave_debug(struct cprof_frame *f)
 static struct cprof_frame *enter_stopped(struct cprof_routine *r)
 {
     (void)r;
-    cprof_pending.site = &no_site;
+    cprof_pending.site = &cprof_no_site;
     cprof_pending.case0 = case0_of(omp_get_active_level());
     return 0;
 }
@@ -638,7 +629,8 @@ static struct cprof_frame *enter_stopped(struct cprof_routine *r)
 struct cprof_facade cprof_facade = { enter_first, leave_count };
 static struct cprof_frame *(*running_enter)(struct cprof_routine *);
 
-void cprof_facade_select(int traced, int side, struct cprof_facade (*wrap)(struct cprof_facade))
+void cprof_facade_select(int traced, int side,
+                         struct cprof_facade (*wrap)(struct cprof_facade))
 {
 #define BY_EXTENSION(c) { { { { enter_##c, leave_##c }, { enter_##c##_side, leave_##c##_side } }, \
                             { { enter_##c##_traced, leave_##c##_traced }, \
@@ -708,8 +700,6 @@ static unsigned long long *counts_in_context(struct cprof_worker *w, const struc
     }
     return fig->count;
 }
-
-int cprof_stopped;
 
 int cprof_site_case(const struct cprof_site *site)
 {

@@ -326,6 +326,8 @@ int cprof_units_loaded(void)
     return __atomic_load_n(&loaded, __ATOMIC_RELAXED);
 }
 
+/* Set by cprof_facade_stop (control.c's cprof_stop, cprof_start). */
+int cprof_stopped;
 int cprof_following_now;
 
 void cprof_following_update(void)

@@ -36,36 +36,6 @@ static int nworkers;
 #define STACK_FRAMES (1u << 20)
 #define ARENA_CHUNK (64u << 10)
 
-/* What this thread's storage holds once the dynamic linker has initialized it; zero
- * before, as the linker allocated it.  Volatile: never written, it would be taken for
- * a constant. */
-#define TLS_SET_UP 0x63707266746c7331ull
-static __thread volatile uint64_t tls_set_up = TLS_SET_UP;
-/* Nesting of the runtime's own code on this thread, and its worker meanwhile. */
-static __thread int inside;
-static __thread struct cprof_worker *hidden;
-
-struct cprof_worker cprof_no_worker;
-
-void cprof_inside_begin(void)
-{
-    if (inside++ == 0) {
-        hidden = cprof_self;
-        cprof_self_set(0);
-    }
-}
-
-void cprof_inside_end(void)
-{
-    if (--inside == 0)
-        cprof_self_set(hidden);
-}
-
-int cprof_may_count(void)
-{
-    return !inside && tls_set_up == TLS_SET_UP;
-}
-
 struct cprof_worker *cprof_self_slow(void)
 {
     return cprof_may_count() ? cprof_worker_create(1) : 0;
@@ -82,7 +52,8 @@ struct cprof_worker *cprof_workers(void)
 static void *arena_alloc(struct cprof_worker *w, size_t size);
 
 size_t cprof_node_extra;
-struct cprof_hooks cprof_hooks;
+/* Contexts per worker (CPROF_PATHS_MAX, facade.c reads it at start-up). */
+int cprof_paths_max = 100000;
 
 /* The worker's own thread: publishes it at the head of the worker's list. */
 static struct cprof_node *new_node(struct cprof_worker *w, struct cprof_node *parent,
@@ -130,7 +101,7 @@ struct cprof_worker *cprof_worker_create(int listed)
         w->next = list;
         list = w;
         pthread_mutex_unlock(&list_lock);
-        hidden = w;     /* this thread's worker from now on */
+        cprof_inside_keep(w);       /* this thread's worker from now on */
         cprof_pending.context = w->root;
         if (cprof_hooks.worker_listed)
             cprof_hooks.worker_listed(w);

@@ -13,7 +13,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "ext.h"
+#include "control.h"
+#include "resources.h"
+#include "sizes.h"
 
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 

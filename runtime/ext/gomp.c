@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ext.h"
+#include "omp_model.h"
 
 /* ---- parallel regions ---- */
 

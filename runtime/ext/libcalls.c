@@ -5,7 +5,7 @@
  * runtime's own calls (inside it) are not recorded.  Not in libcprof.so: only a link
  * with --wrap defines the __real_ names. */
 #include <string.h>
-#include "ext.h"
+#include "sizes.h"
 
 #define REAL(ret, name, params) ret __real_##name params; ret __wrap_##name params;
 

@@ -1,7 +1,7 @@
 /* omp.c: the model of parallel regions and tasks (docs/semantics.md, "Parallel regions
  * and tasks"), fed by two sources: gomp.c, where the program asks libgomp for them
  * (its entry points wrapped at the link), and ompt.c, where libomp tells its OMPT tool
- * about them.  Each source hands the model the same moments (ext.h):
+ * about them.  Each source hands the model the same moments (omp_model.h):
  *  - a team opened and joined (the opener's context and the construct's case);
  *  - each member's body begun and ended: timed on its worker, and the calls made in it
  *    hang from a context for the construct under the opener's (or the task's
@@ -24,7 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ext.h"
+#include "omp_model.h"
+#include "placement.h"
 
 _Static_assert((int)CPROF_CONSTRUCT_PARALLEL == (int)CPROF_REGION_PARALLEL
                && (int)CPROF_CONSTRUCT_TASK == (int)CPROF_REGION_TASK

@@ -30,7 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ext.h"
+#include "omp_model.h"
+#include "ompt.h"
 
 static ompt_get_task_info_t get_task_info;
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "ext.h"
+#include "placement.h"
 
 enum { BINS = 256, BIN0_SHIFT = 16, MASK_MAX = 1 << 16 };
 _Static_assert(BINS == 1 << 8, "cover() takes BINS for 2^8");

@@ -21,7 +21,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "ext.h"
+#include "profile.h"
+#include "control.h"
+#include "placement.h"
+#include "resources.h"
+#include "sizes.h"
+#include "topology.h"
+#include "trace.h"
 #include "../../format/schema.h"
 #include "../../format/version.h"
 

@@ -8,7 +8,7 @@
  * by the frame no longer being open with the calls count it was entered at.
  */
 #include <stdio.h>
-#include "ext.h"
+#include "../core/core.h"
 
 /* Regions begun on this thread before it had a worker (no frame kept): their ends. */
 static __thread int unkept;

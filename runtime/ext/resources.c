@@ -36,7 +36,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "ext.h"
+#include "resources.h"
+#include "placement.h"
+#include "signals.h"
 
 struct kind {
     const char *name, *unit, *event;

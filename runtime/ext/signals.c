@@ -15,7 +15,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdint.h>
-#include "ext.h"
+#include "signals.h"
 
 typedef void (*handler_t)(int);
 

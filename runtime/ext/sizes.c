@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ext.h"
+#include "sizes.h"
 
 /* A cell is 4 bytes, 4-aligned (aprof's default resolution).  Its stamp is found by a
  * three-level table over the 47-bit user address space: a leaf holds the stamps of

@@ -29,7 +29,8 @@
 #include <omp.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include "ext.h"
+#include "stack.h"
+#include "signals.h"
 
 extern void *__libc_stack_end;          /* glibc: the top of the initial thread's stack */
 

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "ext.h"
+#include "topology.h"
 #include "../../format/topology.h"
 
 #ifndef CPROF_TOPOLOGY

@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "ext.h"
+#include "trace.h"
 #include "../../format/trace.h"
 
 /* Longest encodings: a kind byte and varints of 64-bit ticks, 32-bit ids. */

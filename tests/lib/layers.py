@@ -11,9 +11,7 @@ say which file breaks it; exits 1 if one failed, 2 if it could not run.
     rule allows;
   * no circle between files: an edge is an #include (of a header: the types and
     declarations it holds) or a call (an object's reference to a symbol another
-    defines); each circle is printed once with the edges that make it.  A rule's
-    "circle left" cell names the files of one circle not cut yet: that circle, exactly,
-    is printed and does not fail; a circle with one file more or less does.
+    defines); each circle is printed once with the edges that make it.
 """
 import os
 import re
@@ -46,8 +44,6 @@ def rules_of(doc):
         if len(scope) != 1:
             fail(f"{doc}: a rule's first cell names one folder or file: {line.strip()}")
         rules[scope[0]] = row
-    for row in rules.values():
-        row.setdefault("circle left", [])
     for want in ("may include", "may call", "private"):
         if head is None or want not in head:
             fail(f"{doc}: no table with a column '{want}' under '## Rules of the folders'")
@@ -191,15 +187,11 @@ def main():
     for v in files:
         if v not in index:
             visit(v)
-    left = [sorted(r["circle left"]) for r in rules.values() if r["circle left"]]
     bad = []
     for comp in comps:
         if len(comp) < 2:
             continue
         inside = sorted((a, b) for a in comp for b in edges.get(a, ()) if b in comp)
-        if comp in left:
-            print("# the circle docs/architecture.md says is left: " + " ".join(comp))
-            continue
         bad.append("circle of " + " ".join(comp) + ":")
         bad += ["    " + why[e] for e in inside]
     report("no circle between the files (#include and nm)", bad)
