@@ -50,7 +50,9 @@ RW_OBJ  := $(patsubst %,$(B)/obj/preprocessor/%.o,rewriter rewrite buffer cursor
                                                   tables \
                                                   server options alloc) \
            $(B)/obj/gen/cprof_h.o
-RP_SRC  := $(wildcard reports/*.c)
+# cprof-report: the model (reports/model/) under the views (reports/views/), main.c
+# choosing among them (docs/architecture.md, tests/cli/layers.sh).
+RP_SRC  := reports/main.c $(wildcard reports/model/*.c reports/views/*.c)
 RP_OBJ  := $(RP_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/page.o
 
 all: $(B)/bin/cprof-cc $(B)/bin/cprof-clang $(B)/libexec/cprof/cprof-rewrite $(B)/bin/cprof-report $(B)/lib/libcprof.a $(B)/lib/libcprof.so $(B)/include/cprof.h $(B)/lib/cprof-link.opt \
@@ -146,11 +148,11 @@ $(B)/gen/cprof_h.c: runtime/cprof.h
 	@mkdir -p $(@D)
 	$(call embed,cprof_header_text,$<) > $@
 
-# cprof-report --html writes this page, its script and its data (reports/html.c).
-$(B)/gen/page.c: reports/page.html reports/page.js
+# cprof-report --html writes this page, its script and its data (reports/views/html.c).
+$(B)/gen/page.c: reports/views/page.html reports/views/page.js
 	@mkdir -p $(@D)
-	{ $(call embed,cprof_page_html,reports/page.html); \
-	  $(call embed,cprof_page_js,reports/page.js); } > $@
+	{ $(call embed,cprof_page_html,reports/views/page.html); \
+	  $(call embed,cprof_page_js,reports/views/page.js); } > $@
 
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
@@ -172,7 +174,7 @@ $(B)/libexec/cprof/cprof-rewrite: $(RW_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_SAN) $^ -L$(CLANG_LIB) -Wl,-rpath,$(CLANG_LIB) -lclang -o $@
 
-$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*.h) format/schema.h format/trace.h \
+$(B)/obj/reports/%.o: reports/%.c $(wildcard reports/*/*.h) format/schema.h format/trace.h \
                       format/version.h format/hash.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(TOOL_SAN) $$(pkg-config --cflags jansson) -c $< -o $@
@@ -182,13 +184,13 @@ $(B)/bin/cprof-report: $(RP_OBJ)
 	$(CC) $(TOOL_SAN) $^ $$(pkg-config --libs jansson) -lm -o $@
 
 # The libFuzzer target for the profile reader and the JSON writer (tests/fuzz/): every
-# reports/*.c but main.c, under ASan, UBSan (aborting) and LeakSanitizer.
+# reports/model/*.c and reports/views/*.c (not main.c), under ASan, UBSan (aborting) and LeakSanitizer.
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_SRC      = tests/fuzz/profile_fuzz.c $(filter-out reports/main.c,$(wildcard reports/*.c)) \
+FUZZ_SRC      = tests/fuzz/profile_fuzz.c $(wildcard reports/model/*.c reports/views/*.c) \
                 $(B)/gen/page.c
 
-$(B)/fuzz/profile_fuzz: $(FUZZ_SRC) $(wildcard reports/*.h) format/schema.h
+$(B)/fuzz/profile_fuzz: $(FUZZ_SRC) $(wildcard reports/*/*.h) format/schema.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ireports \

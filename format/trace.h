@@ -1,5 +1,5 @@
 /* trace.h: the trace file's layout (docs/tracing.md), written by the runtime
- * (runtime/trace.c) and read by cprof-report --trace and --timeline (reports/trace.c).
+ * (runtime/trace.c) and read by cprof-report --trace and --timeline (reports/views/trace.c).
  *
  * A header: the magic, the ns per tick (an IEEE double), the number of workers; then
  * each worker by id: its id, the ticks its first delta counts from, its events recorded

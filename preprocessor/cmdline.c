@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cmdline.h"
 #include "alloc.h"
+#include "process.h"
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,8 @@ const char *cprof_dependency_flags(const struct cprof_cmdline *c, const struct c
             cprof_push(pp, c->argv[++i]);
     }
     /* gcc 12's names: -o OUT's with its suffix dropped, then .d (the target OUT, even
-     * linking); linking without -o, a-SOURCE.d for SOURCE.o; else SOURCE.d. */
+     * linking); linking without -o, a-SOURCE.d for SOURCE.o (clang: SOURCE.d); else
+     * SOURCE.d. */
     if (!dep_file) {
         if (c->output) {
             char *copy = cprof_fmt("%s", c->output);
@@ -206,8 +208,9 @@ const char *cprof_dependency_flags(const struct cprof_cmdline *c, const struct c
                 *dot = 0;
             dep_file = cprof_fmt("%s.d", copy);
         } else {
-            dep_file = c->mode == CPROF_LINK ? cprof_fmt("a-%s", cprof_base_name(in->path, ".d"))
-                                             : cprof_base_name(in->path, ".d");
+            dep_file = c->mode == CPROF_LINK && !cprof_gcc_is_clang()
+                       ? cprof_fmt("a-%s", cprof_base_name(in->path, ".d"))
+                       : cprof_base_name(in->path, ".d");
         }
         cprof_push(pp, "-MF");
         cprof_push(pp, dep_file);

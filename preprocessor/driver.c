@@ -118,6 +118,8 @@ static void rewriter_args(struct cprof_cmdline *c, const struct cprof_input *in,
         cprof_push(rw, "--openmp");
     if (c->optimizing)
         cprof_push(rw, "--optimizing");
+    if (cprof_gcc_is_clang())
+        cprof_push(rw, "--clang");
     if (c->std)
         cprof_push(rw, !strcmp(c->std, "-ansi") ? "--std=c90" : cprof_fmt("-%s", c->std));
     cprof_options_to_rewriter(&c->select, cprof_push_owned, rw);
@@ -395,9 +397,13 @@ static int compile_source(struct cprof_cmdline *c, const struct cprof_input *in,
     cprof_push(&cc, "-o");
     cprof_push(&cc, object);
     /* A loop clang was asked to vectorize (omp simd) that a facade keeps from it: not
-     * the user's to fix (gcc says nothing of it). */
-    if (rewrote && cprof_gcc_is_clang())
+     * the user's to fix (gcc says nothing of it).  A warning option clang does not know
+     * (gcc's -Wimplicit-fallthrough=3) its preprocessing said already, as the user's
+     * command says it once. */
+    if (rewrote && cprof_gcc_is_clang()) {
         cprof_push(&cc, "-Wno-pass-failed");
+        cprof_push(&cc, "-Wno-unknown-warning-option");
+    }
     if (rewrote) {
         cprof_push(&cc, "-x");
         cprof_push(&cc, "cpp-output");

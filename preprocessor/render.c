@@ -51,9 +51,9 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
 
 /* May node n's code name the unit's tables and the runtime's variables?  Not in a
  * declare reduction or a copy of one (its combiner and initializer may name omp_out,
- * omp_in, omp_priv, omp_orig alone), nor inside a construct that would refuse them
- * (pragmas.c's restricts_names: a default clause that makes every variable a clause's,
- * a target region, a loop construct, an untied task): there it reaches them through
+ * omp_in, omp_priv, omp_orig alone), nor in sizeof, nor inside a construct that would
+ * refuse them (pragmas.c's restricts_names: a default clause that makes every variable
+ * a clause's, a target region, a loop construct, an untied task): there it reaches them through
  * the prelude's functions (tables.c), which gcc inlines when it optimizes, at a cost in
  * compile time; elsewhere, the code names them. */
 int names_tables(const struct unit *u, const struct node *n)
@@ -62,6 +62,11 @@ int names_tables(const struct unit *u, const struct node *n)
     int first, last;
     if (n->copy)
         return 0;
+    /* Nor in a variable-length array's sizeof, which evaluates its operand: clang warns
+     * of a store there (-Wunevaluated-expression), not of a call. */
+    for (int i = 0; i < u->nunevaluated; i++)
+        if (u->unevaluated[i][0] <= at && at < u->unevaluated[i][1])
+            return 0;
     for (int r = 0; r < u->nreductions; r++)
         if (u->reductions[r].line <= at && at < u->reductions[r].eol)
             return 0;

@@ -151,6 +151,7 @@ done:
         free(u.blocks[i].region);
     free(u.blocks);
     free(u.region_ends);
+    free(u.unevaluated);
     free(u.reductions);
     free(u.bodies);
     for (int i = 0; i < u.nfunctions; i++)

@@ -11,6 +11,9 @@ struct cprof_rewrite_options {
     /* gcc compiles with -O1 or more, so it inlines the unit's helpers; at -O0 (or no
      * -O) they stay calls, which gcc compiles far faster than their bodies inline. */
     int optimizing;
+    /* The compiler is clang's (cprof-clang): a call cast to void is one whose value is
+     * used (clang does not warn of it, -Wunused-result, where gcc does). */
+    int clang;
     const char *include_functions;  /* when set, only these functions ... */
     const char *include_files;      /* ... defined in these files are profiled */
     const char *exclude_functions;

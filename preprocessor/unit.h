@@ -156,6 +156,9 @@ struct unit {
     unsigned *region_ends;          /* where cprof_region_end() is called, in walk order
                                        (a #pragma cprof region ends with its statement) */
     int nregion_ends, region_ends_cap;
+    unsigned (*unevaluated)[2];     /* sizeof's operands that are evaluated (a variable-
+                                       length array's): [start, end) */
+    int nunevaluated, unevaluated_cap;
     /* while visiting one function body */
     int routine;
     unsigned body_start, body_end;

@@ -105,8 +105,9 @@ static int region_routine(struct unit *u, CXCursor call, unsigned start)
 }
 
 /* Is the call's value discarded, as an expression statement's (in a block, after a
- * label, an if's or a loop's body: then a ';' follows it) or cast to void?  Its facade
- * then ends with a statement of its own, so that the call's value stays unused for gcc
+ * label, an if's or a loop's body: then a ';' follows it) or cast to void (for gcc
+ * alone, which warns of a cast call; clang does not)?  Its facade then ends with a
+ * statement of its own, so that the call's value stays unused for the compiler
  * (-Wunused-result). */
 static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsigned end)
 {
@@ -123,7 +124,7 @@ static int value_discarded(struct unit *u, CXCursor call, CXCursor parent, unsig
             end++;
         return end < u->size && u->text[end] == ';';
     case CXCursor_CStyleCastExpr:
-        return clang_getCursorType(parent).kind == CXType_Void;
+        return clang_getCursorType(parent).kind == CXType_Void && !u->options->clang;
     default:
         (void)call;
         return 0;
@@ -294,6 +295,11 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     unsigned start, end;
     extent_of(c, &start, &end);
+    if (kind == CXCursor_UnaryExpr) {
+        GROW(u->unevaluated, u->nunevaluated, u->unevaluated_cap);
+        u->unevaluated[u->nunevaluated][0] = start;
+        u->unevaluated[u->nunevaluated++][1] = end;
+    }
     /* The first cursor at or after a pragma line is its structured block (pre-order:
      * the outermost statement starting there). */
     while (u->block_next < u->block_last && u->blocks[u->block_next].pragma_end <= start) {

@@ -4,8 +4,8 @@
  * Errors are one line on stderr, and stdout stays empty unless the report is complete.
  */
 #define _GNU_SOURCE
-#include "profile.h"
-#include "report.h"
+#include "model/profile.h"
+#include "views/report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../format/version.h"
-#include "alloc.h"
+#include "model/alloc.h"
 
 static const char usage_text[] =
     "usage: cprof-report [LOAD] [-b] [--sort KEY] [--threshold PCT] [--routine NAME]\n"

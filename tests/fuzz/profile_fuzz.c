@@ -28,8 +28,8 @@
  * Build and run: make fuzz (FUZZ_SECONDS=N), or tests/cli/fuzz.sh.
  */
 #define _GNU_SOURCE
-#include "profile.h"
-#include "report.h"
+#include "model/profile.h"
+#include "views/report.h"
 
 #include <stdbool.h>
 #include <stdint.h>

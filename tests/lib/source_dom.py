@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """source_dom.py DOM|--text REPORT: the figures of cprof-report --html's source view
-(reports/page.js) in a DOM Chromium dumped, or of cprof-report --source's text, one
+(reports/views/page.js) in a DOM Chromium dumped, or of cprof-report --source's text, one
 line each in one form, "LINE|KIND|NAME|FIGURE|...", sorted: a routine's entries (s, c)
 and its incl, self and %time; a call's calls by case and its time and %time; a
 construct's executions and busy, barrier and end wait times (units left out).  The
