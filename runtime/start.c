@@ -1,7 +1,8 @@
 /* start.c: the runtime's top, which names the core and every extension: the
  * registration of units (cprof.h's entry points, which bring this file into every
  * program linked with the static runtime), the extensions plugged into the core's
- * registration points as the runtime is loaded, and the start-up, in its order.
+ * registration points (static data, which hooks.c finds), and the start-up, in its
+ * order.
  * The core (docs/architecture.md, "Rules of the folders") names no extension: it calls
  * them through cprof_hooks, cprof_tracer and the facade variant chosen here. */
 #include "core/core.h"
@@ -52,16 +53,13 @@ static void worker_listed(struct cprof_worker *w)
     cprof_stack_thread();
 }
 
-/* Before any unit's constructor (theirs have the default priority), and before a
- * profiled routine a constructor calls. */
-__attribute__((constructor(101))) static void plug_in(void)
-{
-    cprof_hooks = (struct cprof_hooks){
-        .start = start,
-        .last_unit_gone = cprof_last_unit_gone,
-        .worker_made = worker_made,
-        .worker_listed = worker_listed,
-        .worker_freed = cprof_trace_free,
-        .ompt_start_tool = (const void *)cprof_ompt_start_tool,
-    };
-}
+/* Static data, in the section the core finds it in (hooks.c): plugged in before any
+ * code runs, constructors included. */
+static const struct cprof_hooks hooks __attribute__((used, section("cprof_hooks"))) = {
+    .start = start,
+    .last_unit_gone = cprof_last_unit_gone,
+    .worker_made = worker_made,
+    .worker_listed = worker_listed,
+    .worker_freed = cprof_trace_free,
+    .ompt_start_tool = (const void *)cprof_ompt_start_tool,
+};

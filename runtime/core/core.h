@@ -531,8 +531,8 @@ struct cprof_construct_rec *cprof_construct_rec_slow(struct cprof_worker *w,
  * before the first worker: its samples). */
 extern size_t cprof_node_extra;
 
-/* The core's registration points: what the extensions plug in as the runtime is
- * loaded (start.c), called by the core where it names no extension; null: none.
+/* The core's registration points: what the extensions plug in (start.c's, static
+ * data: hooks.c), called by the core where it names no extension; null: none.
  *  - start: the runtime's start-up, once (the first unit registered);
  *  - last_unit_gone: the last loaded unit unregistered (at exit: its destructor was
  *    the last);
@@ -548,7 +548,8 @@ struct cprof_hooks {
     void (*worker_freed)(struct cprof_worker *w);
     const void *ompt_start_tool;
 };
-extern struct cprof_hooks cprof_hooks;
+/* start.c's hooks, or none (all null) if start.c is not linked. */
+const struct cprof_hooks *cprof_hooks(void);
 
 /* Carves zeroed memory from w's arena (w's own thread): it lives as long as w. */
 void *cprof_worker_alloc(struct cprof_worker *w, size_t size);

@@ -223,7 +223,7 @@ static void decide_now(void)
         unseen(CPROF_OMP_UNSEEN, "%s", "it started before cprof's runtime was loaded (a "
                                        "profiled library the program loaded), and starts its "
                                        "OpenMP tool only then");
-    else if (first != (const void *)cprof_hooks.ompt_start_tool &&
+    else if (first != (const void *)cprof_hooks()->ompt_start_tool &&
              !(first && dladdr(first, &start) && start.dli_fbase == bound.dli_fbase))
         unseen(CPROF_OMP_UNSEEN, "%s", "another OpenMP tool's ompt_start_tool is found before "
                                        "cprof's");

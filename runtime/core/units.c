@@ -71,10 +71,10 @@ static void *grow(void *array, int *cap, int need, size_t elem)
  * program is not counted (and cannot come back here for the lock). */
 static void start_once(void)
 {
-    if (!started && cprof_hooks.start) {
+    if (!started && cprof_hooks()->start) {
         started = 1;
         cprof_inside_begin();
-        cprof_hooks.start();
+        cprof_hooks()->start();
         cprof_inside_end();
     }
 }
@@ -283,8 +283,8 @@ void cprof_unregister_unit_v8(struct cprof_unit *unit)
     cprof_following_update();
     int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
-    if (last && cprof_hooks.last_unit_gone)
-        cprof_hooks.last_unit_gone();
+    if (last && cprof_hooks()->last_unit_gone)
+        cprof_hooks()->last_unit_gone();
 }
 
 void cprof_units_add_unprofiled(const char *file, const char *reason)
@@ -311,8 +311,8 @@ void cprof_unregister_unprofiled_v8(void)
     __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);
     int last = loaded == 0;
     pthread_mutex_unlock(&tables_lock);
-    if (last && cprof_hooks.last_unit_gone)
-        cprof_hooks.last_unit_gone();
+    if (last && cprof_hooks()->last_unit_gone)
+        cprof_hooks()->last_unit_gone();
 }
 
 const struct cprof_unprofiled *cprof_unprofiled_units(void)

@@ -92,8 +92,8 @@ struct cprof_worker *cprof_worker_create(int listed)
     w->root = w->stack->ctx = new_node(w, 0, 0, 0);
     for (int i = 0; i < CPROF_RESOURCES_MAX; i++)
         w->res_fd[i] = -1;
-    if (cprof_hooks.worker_made)
-        cprof_hooks.worker_made(w);
+    if (cprof_hooks()->worker_made)
+        cprof_hooks()->worker_made(w);
 
     if (listed) {
         pthread_mutex_lock(&list_lock);
@@ -103,8 +103,8 @@ struct cprof_worker *cprof_worker_create(int listed)
         pthread_mutex_unlock(&list_lock);
         cprof_inside_keep(w);       /* this thread's worker from now on */
         cprof_pending.context = w->root;
-        if (cprof_hooks.worker_listed)
-            cprof_hooks.worker_listed(w);
+        if (cprof_hooks()->worker_listed)
+            cprof_hooks()->worker_listed(w);
     }
     cprof_inside_end();
     return w;
@@ -121,8 +121,8 @@ void cprof_worker_destroy(struct cprof_worker *w)
     cprof_free(w->recs.cells, w->recs.cap * sizeof *w->recs.cells);
     cprof_free(w->nodes_by_key.cells, w->nodes_by_key.cap * sizeof *w->nodes_by_key.cells);
     cprof_free(w->slots, (size_t)w->nslots * sizeof *w->slots);
-    if (cprof_hooks.worker_freed)
-        cprof_hooks.worker_freed(w);
+    if (cprof_hooks()->worker_freed)
+        cprof_hooks()->worker_freed(w);
     pthread_mutex_destroy(&w->lock);
     cprof_free(w, sizeof *w);
 }
