@@ -151,6 +151,22 @@ void add_handshake(struct unit *u, struct str *out, const struct node *n)
     }
 }
 
+/* clang scopes the implicit declaration of a function with no prototype to the
+ * innermost block and warns again at each use outside it (gcc remembers it): inside a
+ * facade's statement expression, the call would hide its declaration from the rest of
+ * the body.  So before the outermost facade, an unevaluated call of each such function
+ * called inside it declares it where the program's call does, on its line. */
+static void add_declarations(const struct unit *u, struct str *out, const struct node *n)
+{
+    if (n->scoped)
+        str_printf(out, "(void)sizeof(%s()), ", n->target);
+    for (int i = 0; i < n->nkids; i++) {
+        const struct node *k = &u->nodes[n->kids[i]];
+        if (k->kind == N_CALL || k->kind == N_SETJMP || k->kind == N_LONGJMP)
+            add_declarations(u, out, k);
+    }
+}
+
 static void render_node(struct unit *u, struct str *out, struct node *n)
 {
     if (n->cleanup) {
@@ -241,6 +257,16 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     }
     /* OpenMP allows only a plain call as initializer(f(&omp_priv)); the equivalent
      * initialization omp_priv = ... takes a statement expression. */
+    struct str declarations = { 0 };
+    if (!u->in_facade && !n->initializer)
+        add_declarations(u, &declarations, n);
+    int declared = declarations.len > 0;
+    if (declared) {
+        str_add(out, "(", 1);
+        str_add(out, declarations.p, declarations.len);
+    }
+    free(declarations.p);
+    u->in_facade++;
     if (n->initializer)
         str_add(out, "omp_priv = ", 11);
     str_add(out, "__extension__({ ", 16);
@@ -311,4 +337,7 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     else if (n->discarded)
         str_add(out, "(void)0; ", 9);
     str_add(out, "})", 2);
+    u->in_facade--;
+    if (declared)
+        str_add(out, ")", 1);
 }

@@ -35,6 +35,9 @@ struct node {
     char *target;                   /* direct call: the function's name; NULL: a pointer */
     char *text;                     /* N_COMMENT: the source's text that replaces the range */
     int implicit;                   /* direct call of an implicitly declared function */
+    int scoped;                     /* implicit, with no prototype (not a library
+                                       function's): clang declares it in the innermost
+                                       block only */
     int leaf;                       /* a library function profiled as a leaf, or a user
                                        region (region): its routine */
     int region;                     /* opens a region: 1 cprof_region_begin("NAME"), 2 the
@@ -164,6 +167,7 @@ struct unit {
     unsigned body_start, body_end;
     int block_first, block_next, block_last;
     int rendering_twin;             /* a twin's body: hooks are left out */
+    int in_facade;                  /* rendering inside a call's statement expression */
 };
 
 #define GROW(array, n, cap) do { \

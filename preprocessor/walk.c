@@ -211,6 +211,7 @@ static void add_call(struct unit *u, CXCursor call, CXCursor parent)
     if (name) {
         unsigned decl = offset_of(clang_getCursorLocation(clang_getCanonicalCursor(fn)));
         n->implicit = decl >= u->body_start && decl < u->body_end;
+        n->scoped = n->implicit && clang_getCursorType(fn).kind == CXType_FunctionNoProto;
     }
     n->nargs = nargs;
     n->arg_start = cprof_xcalloc((size_t)nargs + 1, sizeof *n->arg_start);

@@ -4,7 +4,8 @@
 # on every case of tests/cases, and on programs made for what the rewriter could
 # change: fall-through comments at every -Wimplicit-fallthrough level (gcc -E drops
 # comments), #pragma GCC diagnostic, __attribute__((fallthrough)), -Wno-*, system
-# headers, warn_unused_result calls, setjmp under -Wc++-compat, the instrumented twins
+# headers, warn_unused_result calls, setjmp under -Wc++-compat, implicitly declared
+# functions (clang scopes their declarations to blocks), the instrumented twins
 # of -fcprof-input-size.  Compared without the column (gcc -E's text has other spacing
 # than the source, and the rewriter inserts text in lines), the source excerpt under
 # each message, which follows it, and gcc's notes "in definition of macro" and "in
@@ -228,6 +229,39 @@ cat > d/sys.c <<'EOF2'
 int ext(int);
 int sys(int a, unsigned b) { return shdr(ext(a), b) + SHDR_CMP(ext(a), b) + printf("%d\n", a); }
 EOF2
+cat > d/implicit.c <<'EOF2'
+/* Functions called with no declaration in scope: clang declares each in the innermost
+ * block of its first call, and warns again at a call outside it; the facades' statement
+ * expressions must not be such blocks.  A library function's (abs) is the unit's. */
+int proto(int);
+int shapes(int n, int (*fp)(int))
+{
+    int s = imp1(n);
+    imp1(n);
+    s += imp1(n) + imp2(imp1(1)) + proto(imp3(n));
+    s += proto(imp3(n)) + imp2(n) + fp(imp4(n)) + imp4(n) + abs(n);
+    {
+        s += nested(imp5(n));
+        if (s)
+            s += imp6(n) + abs(n);
+    }
+    s += imp5(n) + nested(n) + imp6(imp6(n));
+#pragma omp parallel for reduction(+ : s)
+    for (int i = 0; i < n; i++)
+        s += imp7(i);
+    s += imp7(n);
+#pragma omp parallel
+    {
+#pragma omp single
+        s += imp8(imp9(n));
+#pragma omp task
+        imp9(n);
+        imp8(n);
+    }
+    return s + imp8(n) + imp9(n) + abs(n);
+}
+int proto(int x) { return x + 1; }
+EOF2
 dedicated=(fall.c pragmas.c attr.c unused.c jmp.c sys.c)
 # The levels are gcc's: clang knows no -Wimplicit-fallthrough=N (it says so once, as a
 # warning, which a profiled build must say once too), reads no comment, and is asked
@@ -244,6 +278,11 @@ verdict "made for it: -Wall -Wextra, -Werror, -Wc++-compat"
 compare d/ -O2 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-implicit-fallthrough \
     -Wno-unused-result -- "${dedicated[@]}"
 verdict "made for it: -Wno-*"
+compare d/ -O2 -Wall -Wextra -- implicit.c
+compare d/ -O2 -Wall -Wextra -Werror -- implicit.c
+compare d/ -fopenmp -O2 -Wall -Wextra -- implicit.c
+compare d/ -fopenmp -O2 -Wall -Wextra -Werror -- implicit.c
+verdict "made for it: implicitly declared functions, as statements, in expressions, as arguments, in blocks and constructs"
 compare d/ -O2 -Wall -Wextra -isystem "$tmp/sys" -- sys.c
 compare d/ -O2 -Wall -Wextra -Wsystem-headers -isystem "$tmp/sys" -- "${dedicated[@]}"
 compare d/ -std=c99 -pedantic -O2 -Wall -Wextra -Wsystem-headers -isystem "$tmp/sys" -- "${dedicated[@]}"
