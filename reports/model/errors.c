@@ -66,6 +66,9 @@ void cprof_view_errors(cprof_view *v)
         }
         if (e->kase <= 1)
             add(&caller->wall_self_err, e->var);
+        if (e->kase > 0)
+            add(&callee->c_err, e->var);
+        add(&caller->callee_err[e->kase], e->var);
         size_t a = find_arc(p, order, e->routine, e->caller);
         if (a != SIZE_MAX)
             add(&v->arc_err[a], e->var);

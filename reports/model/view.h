@@ -48,6 +48,8 @@ typedef struct {
     /* The errors of self, inclusive (worker), wall self and wall inclusive: self's
      * those of its own time and of its callees' it is computed from (errors.c). */
     cprof_error self_err, incl_err, wall_self_err, wall_err;
+    /* Those of the time of its concurrent entries, and of its calls in each case. */
+    cprof_error c_err, callee_err[4];
     bool match;           /* named by --routine (every routine if there is none) */
 } cprof_rview;
 

@@ -34,7 +34,12 @@
 #      workers, at least the flat profile's worker self added up, and at most that
 #      plus the <task> contexts' own time (a task run outside any activation is no
 #      routine's), within the rounding slack (the lower bound is left out past
-#      CPROF_PATHS_MAX: a region's body there has no context);
+#      CPROF_PATHS_MAX: a region's body there has no context).  With sampled timing
+#      (docs/semantics.md, "Sampled timing") the comparison with the flat profile
+#      gets the estimated contexts' times as slack: where the estimates of the calls
+#      made in a context exceed its measured time, its self time is 0, not below, and
+#      its routine's is clamped per worker, not per context, so the two sums can part
+#      by up to what was estimated;
 # and, for a profile (cprof-report run on it), its other outputs:
 #   9. --csv flat: a time not measured (7) is an empty cell, never 0; the text flat
 #      profile shows "-" for a counted routine's times;
@@ -178,10 +183,11 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   ([.paths[].self_worker_t // 0] | add) as $all |
   ([.paths[] | select(.routine == "<task>") | .self_worker_t // 0] | add // 0) as $task |
   ([.routines[].self_worker_t // 0] | add // 0) as $flat |
+  ([.paths[] | select(.time_estimated) | .time // [] | add // 0] | add // 0) as $est |
   (if $all > $cap + $tol then "call paths: self times add up to \($all) > elapsed x workers \($cap)" else empty end),
-  (if $all + $tol < $flat and (any(.paths[]; .routine == "<other>") | not) then
+  (if $all + $tol + $est < $flat and (any(.paths[]; .routine == "<other>") | not) then
      "call paths: self times add up to \($all) < the flat profile's \($flat)" else empty end),
-  (if $all - $task > $flat + $tol then
+  (if $all - $task > $flat + $tol + $est then
      "call paths: self times add up to \($all), above the flat profile's \($flat) by more than the <task> contexts' \($task)" else empty end)),
 (select(.paths) |
   ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
