@@ -140,3 +140,31 @@ else
     }
     check "sampled --html: the page's flat profile shows leaf's marks and errors" "$(indent "$tmp/leaf.html" 2)" -- html_marks
 fi
+
+# The other outputs that print times.
+check "sampled --dot: estimated times marked, the legend in the graph's label" \
+    eval 'run --dot "$sa" && grep -q "step\\\\nworker self 0.002 ms~ (0.0%)\\\\nworker incl 0.002 ms~" "$tmp/out" &&
+          grep -q "; ~: an estimate (calls timed on a sample)" "$tmp/out" && [ "$(grep -c "ms~\"" "$tmp/out")" = 3 ]'
+check "sampled --csv lines: estimated is yes for the lines of leaf, step, setup, solve and their sampled calls, no for main's and the region's" \
+    test "$(run --csv lines "$sa" && tr -d '\r' < "$tmp/out" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["line"] ~ /^(9|16|18|20|21|23|24|63)$/ { print $col["line"] $col["kind"] "=" $col["estimated"] }' | paste -sd' ')" \
+    = "9routine=yes 16routine=yes 16call=no 18call=yes 20routine=yes 20call=no 21construct=no 23routine=yes 23call=yes 24call=yes 63routine=no"
+check "sampled --source: an estimated line says (estimated), and why" \
+    eval 'run -b --source "$sa" && grep -q "calls step: S-S 0, S-C 20, C-S 0, C-C 0; time 0.002 ms (estimated)" "$tmp/out" &&
+          grep -q "^A time marked (estimated) may also hold times estimated from a sample" "$tmp/out"'
+check "sampled --diff: the after side's estimated times marked, in the text and in --json" \
+    eval 'run -b --diff "$here/modes/regions-74.json" "$sa" && grep -q "^0.000   0.002   0.002~  0.000 .* step$" "$tmp/out" &&
+          run --diff --json "$here/modes/regions-74.json" "$sa" &&
+          [ "$(jq -c "[.routines[] | select(.after.time_estimated) | .name]" "$tmp/out")" = "[\"leaf\",\"setup\",\"solve\",\"step\"]" ] &&
+          [ "$(jq -c "[.routines[] | select(.before.time_estimated)] | length" "$tmp/out")" = 0 ]'
+# An MPI job's ranks, work's calls from main sampled on rank 0's worker 0: 2 calls, both
+# timed (error 0).
+for k in 0 1 2; do
+    jq --argjson rows "$([ $k = 0 ] && echo '{"0": [[1,0,0,0,1,1,8000000,64e12]]}' || echo '{}')" \
+        -f "$fx/sampled.jq" "$fx/job-$k.json" > "$tmp/sjob-$k.json"
+done
+check "sampled, an MPI job: rank imbalance marks work's times and main's self, the per-rank table says why it has none" \
+    eval 'run -b "$tmp"/sjob-{0,1,2}.json && grep -q "^    3    8.000~    11.000~   17.000~ .* work$" "$tmp/out" &&
+          grep -q "^    3    9.000     12.333    19.000 .*1.000~     1.000~    1.000~ .* main$" "$tmp/out" &&
+          grep -q "^worker self holds the estimated times marked ~ in the flat profile" "$tmp/out" &&
+          run --json "$tmp"/sjob-{0,1,2}.json && [ "$(jq -c "[.routines[] | select(.time_estimated) | [.name, .time_error_ns]]" "$tmp/out")" = "[[\"main\",0],[\"work\",0]]" ]'
