@@ -22,7 +22,8 @@ static int cmp_estimate(const void *x, const void *y)
 /* Sorts e[0..n) and adds up the rows of one key; the count left. */
 static int fold(struct loader *l, cprof_prof_estimate *e, size_t *n)
 {
-    qsort(e, *n, sizeof *e, cmp_estimate);
+    if (*n > 1)   /* e is NULL without rows */
+        qsort(e, *n, sizeof *e, cmp_estimate);
     size_t k = 0;
     for (size_t i = 0; i < *n; i++) {
         cprof_prof_estimate *u = &e[k - (k > 0)];
