@@ -168,3 +168,11 @@ check "sampled, an MPI job: rank imbalance marks work's times and main's self, t
           grep -q "^    3    9.000     12.333    19.000 .*1.000~     1.000~    1.000~ .* main$" "$tmp/out" &&
           grep -q "^worker self holds the estimated times marked ~ in the flat profile" "$tmp/out" &&
           run --json "$tmp"/sjob-{0,1,2}.json && [ "$(jq -c "[.routines[] | select(.time_estimated) | [.name, .time_error_ns]]" "$tmp/out")" = "[[\"main\",0],[\"work\",0]]" ]'
+check "sampled: consistency.sh holds where an estimate exceeds elapsed x workers, within 5 errors (sampled-cap.json)" \
+    "$(indent "$tmp/cons")" -- consistent "$fx/sampled-cap.json"
+# The slack is the estimates' only: a measured time above elapsed x workers is refused.
+jq '.elapsed_ns = 5000000' "$fx/sampled-cap.json" > "$tmp/short.json"
+check "sampled: consistency.sh still refuses main's measured inclusive time above elapsed x workers" \
+    "$(indent "$tmp/cons")" -- eval '! consistent "$tmp/short.json" &&
+        grep -q "main (regions.c): worker inclusive 15967501 > elapsed x workers 10000000" "$tmp/cons" &&
+        ! grep -q "^[^ ]*: leaf (regions.c): worker inclusive" "$tmp/cons"'
