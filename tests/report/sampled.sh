@@ -176,3 +176,16 @@ check "sampled: consistency.sh still refuses main's measured inclusive time abov
     "$(indent "$tmp/cons")" -- eval '! consistent "$tmp/short.json" &&
         grep -q "main (regions.c): worker inclusive 15967501 > elapsed x workers 10000000" "$tmp/cons" &&
         ! grep -q "^[^ ]*: leaf (regions.c): worker inclusive" "$tmp/cons"'
+# Sampled, but no row sampled: the summary says so, nothing is marked.
+jq '.workers |= map(.sampled = [])' "$sa" > "$tmp/none.json"
+check "sampled, no row sampled: the summary's count is 0, no mark, no error column, no legend" \
+    eval 'run -b "$tmp/none.json" && grep -qx "times estimated: routines  0" "$tmp/out" &&
+          ! grep -q "~\|err%\|timed calls" "$tmp/out" &&
+          run --json "$tmp/none.json" && [ "$(jq -c "[.timing.routines_estimated, ([.. | objects | select(.time_estimated)] | length)]" "$tmp/out")" = "[0,0]" ]'
+# Two files sampled with different periods: the first file's, and that they differ.
+jq '.timing.period = 16' "$sb" > "$tmp/b16.json"
+check "sampled, two periods: the first file's said, and that the others differ" \
+    eval 'run -b "$sa" "$tmp/b16.json" && grep -qx "  timed calls: 1 in          4" "$tmp/out" &&
+          grep -q "(1 in 4 in the first file; others differ" "$tmp/out" &&
+          grep -q "^~  an estimate: the calls were timed on a sample (1 in 4 in the first file)" "$tmp/out" &&
+          run --json "$sa" "$tmp/b16.json" && [ "$(jq -c "[.timing.period, .timing.periods_differ]" "$tmp/out")" = "[4,true]" ]'
