@@ -31,7 +31,11 @@
  * "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
  * it, whether the calls' cases and the parallel regions were measured, and if not why;
  * "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
- * profiling, each {"file", "reason"}, a key of the header written when there is one. */
+ * profiling, each {"file", "reason"}, a key of the header written when there is one;
+ * "timing" (docs/semantics.md, "Sampled timing"): a key of the header, how activations
+ * were timed ({"mode": "sampled" or "every", "period", "min_activations", "short_ns",
+ * "call_cost_ns"}), and of each worker ("sampled"): the rows, of CPROF_SAMPLED_COLUMNS,
+ * whose times are estimates from a sample of their activations. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
@@ -42,12 +46,13 @@
 #define CPROF_SECTION_SOURCES "sources"
 #define CPROF_SECTION_OPENMP "openmp"
 #define CPROF_SECTION_UNPROFILED "unprofiled"
+#define CPROF_SECTION_TIMING "timing"
 /* All of them: what a reader of this version knows. */
 __attribute__((unused))
 static const char *const cprof_sections[] = {
     CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
     CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
-    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED };
+    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_TIMING };
 
 /* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \
@@ -70,6 +75,27 @@ enum cprof_size_column { CPROF_SIZE_COLUMNS(CPROF_SIZE_ID) CPROF_SIZE_NCOLUMNS }
 __attribute__((unused))
 static const char *const cprof_size_columns[] = { CPROF_SIZE_COLUMNS(CPROF_SIZE_NAME) };
 #undef CPROF_SIZE_NAME
+
+/* A worker's "sampled" row: one per calls or paths row and case (0 S-S, 1 S-C, 2 C-S,
+ * 3 C-C) whose callee time is an estimate: the callee, the site (as in a calls row),
+ * the paths row + 1 (0 without contexts), the case, the calls counted, how many of them
+ * were timed, their time (ns) and its sum of squares (ns^2, a real). */
+#define CPROF_SAMPLED_COLUMNS(X) \
+    X(S_CALLEE,           "callee") \
+    X(S_SITE,             "site") \
+    X(S_PATH,             "path") \
+    X(S_CASE,             "case") \
+    X(S_CALLS,            "calls") \
+    X(S_TIMED,            "timed") \
+    X(S_TIMED_TIME,       "timed_time") \
+    X(S_TIMED_SQ,         "timed_sq")
+#define CPROF_SAMPLED_ID(id, name) CPROF_##id,
+enum cprof_sampled_column { CPROF_SAMPLED_COLUMNS(CPROF_SAMPLED_ID) CPROF_SAMPLED_NCOLUMNS };
+#undef CPROF_SAMPLED_ID
+#define CPROF_SAMPLED_NAME(id, name) name,
+__attribute__((unused))
+static const char *const cprof_sampled_columns[] = { CPROF_SAMPLED_COLUMNS(CPROF_SAMPLED_NAME) };
+#undef CPROF_SAMPLED_NAME
 
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
  * made inside it on its thread: their facades ran within that time, which is what

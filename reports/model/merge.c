@@ -315,6 +315,8 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
         rc = cprof_paths_of_file(l, p, rf, ctx);
     if (!rc)
         rc = cprof_sizes_of_file(l, p, rf, ctx);
+    if (!rc)
+        rc = cprof_estimates_of_file(l, p, rf, ctx);
     for (size_t w = 0; w < rf->nworkers; w++)
         free(ctx[w]);
     free(ctx);
@@ -620,6 +622,8 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
         rc = cprof_paths_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
         rc = cprof_sizes_sum(l, out, a, b, &amap, &bmap);
+    if (!rc)
+        rc = cprof_estimates_sum(l, out, a, b, &amap, &bmap);
     if (!rc)
         rc = cprof_sources_sum(l, out, a, b);
     if (!rc)

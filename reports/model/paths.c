@@ -83,9 +83,10 @@ static size_t context(cprof_profile *p, struct index *ix, size_t *cap, size_t pa
     }
     size_t i = p->npaths++;
     p->paths[i] = (cprof_prof_path){
-        parent, routine, file ? cprof_xstrdup(file) : NULL, line, i, {{0}},
-        cprof_xcalloc(p->nworkers ? p->nworkers : 1, sizeof(cprof_tally)), 0, 0,
-        p->nresources ? cprof_xcalloc(2 * p->nresources, sizeof(int64_t)) : NULL};
+        .parent = parent, .routine = routine, .site_file = file ? cprof_xstrdup(file) : NULL,
+        .site_line = line, .folds_into = i,
+        .worker = cprof_xcalloc(p->nworkers ? p->nworkers : 1, sizeof(cprof_tally)),
+        .samples = p->nresources ? cprof_xcalloc(2 * p->nresources, sizeof(int64_t)) : NULL};
     ix->slot[h] = i + 1;
     return i;
 }
@@ -244,6 +245,8 @@ static void add_figures(cprof_prof_path *x, const cprof_prof_path *y, const int6
         tally_add(&x->cases[k], &y->cases[k]);
     x->self = cprof_add(x->self, y->self);
     x->inclusive = cprof_add(x->inclusive, y->inclusive);
+    x->time_err = cprof_error_add(x->time_err, y->time_err);
+    x->self_err = cprof_error_add(x->self_err, y->self_err);
     for (size_t w = 0; w < p->nworkers; w++)
         tally_add(&x->worker[w], &y->worker[w]);
     for (size_t r = 0; r < 2 * p->nresources; r++)

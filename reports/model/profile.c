@@ -136,6 +136,7 @@ int cprof_profile_load(cprof_profile *p, const cprof_load_opts *o, char *err, si
     p->nskipped = skipped;
     p->nhosts = count_hosts(p);
     cprof_paths_inclusive(p->paths, p->npaths);
+    cprof_estimates_paths(p);
     return 0;
 }
 
@@ -159,6 +160,7 @@ void cprof_profile_free(cprof_profile *p)
     cprof_resources_free(p);
     cprof_regions_free(p);
     cprof_sizes_free(p);
+    cprof_estimates_free(p);
     cprof_placement_free(p);
     cprof_sources_free(p);
     free(p->workers);

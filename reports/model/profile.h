@@ -103,6 +103,17 @@ const char *cprof_path_special_name(size_t routine);
 int64_t cprof_add(int64_t a, int64_t b);
 bool cprof_sums_clamped(void);
 
+/* Whether a time is an estimate from a sample of the activations (docs/semantics.md,
+ * "Sampled timing"), and the square of its error in ns^2 (NAN: unknown). */
+typedef struct {
+    bool estimated;
+    double var;
+} cprof_error;
+/* Its error in ns (NAN: unknown). */
+double cprof_error_ns(cprof_error e);
+/* a and b together (independent errors: in quadrature). */
+cprof_error cprof_error_add(cprof_error a, cprof_error b);
+
 /* A calling context (docs/semantics.md, "Calling contexts"): a call from a site, or an
  * entry from outside, that reached a routine, under its parent context.  The contexts
  * of every worker and file with the same path (routine and site at each step) are one.
@@ -123,6 +134,9 @@ typedef struct {
      * stretch of a worker's time in one context.  Not measured (0) where the profile
      * has no path_self. */
     int64_t self, inclusive;
+    /* Sampled timing: the errors of its calls' times (cases[].t, and inclusive) and of
+     * its self time (its own and its children's calls' errors). */
+    cprof_error time_err, self_err;
     /* [2 * nresources]: the samples of each resource taken while this context's
      * activation was on top of its thread's stack, entered sequentially ([2r]) or
      * concurrently ([2r + 1]); NULL with no resource. */
@@ -268,6 +282,31 @@ typedef struct {
     char *conflict;         /* NULL, or why the units or files disagree about it */
 } cprof_prof_source;
 
+/* A time that is an estimate (docs/semantics.md, "Sampled timing"): the callee time of
+ * one call site's calls of a routine, in one calling context and case, measured on a
+ * sample of them and scaled up (calls x timed_time / timed, which the file's time
+ * columns hold); var, the square of its error: calls^2 x s^2 / timed x (1 - timed / calls), s^2 the sample variance of
+ * the timed activations (NAN: unknown, with one timed activation of several).  The
+ * rows of every worker and file with the same key are one, their vars added
+ * (independent samples). */
+typedef struct {
+    size_t routine;         /* the callee */
+    size_t caller;          /* the routine its call site is in */
+    size_t path;            /* its context; CPROF_NO_PATH without contexts */
+    int kase;               /* 0 S-S, 1 S-C, 2 C-S, 3 C-C */
+    int64_t calls, timed;
+    double var;
+} cprof_prof_estimate;
+
+/* How the files' activations were timed (their "timing"): the files that timed a
+ * sample of some activations, and the first such file's rule. */
+typedef struct {
+    size_t sampled_files;
+    int64_t period, min_activations, short_ns;
+    double call_cost_ns;
+    bool periods_differ;    /* another sampled file had another period */
+} cprof_prof_timing;
+
 /* A program whose profiles are summed, and how many of its files. */
 typedef struct {
     char *name;
@@ -357,6 +396,11 @@ typedef struct {
     cprof_prof_placement *placement;
     cprof_prof_source *sources;      /* by name: every file a routine or site names */
     size_t nsources;
+    /* Sampled timing: the estimated times, by routine, caller, path and case; none
+     * where every activation was timed. */
+    cprof_prof_estimate *estimates;
+    size_t nestimates;
+    cprof_prof_timing timing;
 } cprof_profile;
 
 /* Name under which an external caller is reported (merge.c). */

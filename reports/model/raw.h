@@ -159,6 +159,18 @@ int cprof_sizes_sum(struct loader *l, cprof_profile *out, const cprof_profile *a
                     const struct sum_map *bmap);
 void cprof_sizes_free(cprof_profile *p);
 
+/* estimates.c: the sampled timing of file rf into p (its routines and contexts merged
+ * already, ctx as cprof_paths_of_file made it), of a and b into out, as the maps say
+ * (their paths summed already); frees p's. */
+int cprof_estimates_of_file(struct loader *l, cprof_profile *p, const struct raw_file *rf,
+                            size_t *const *ctx);
+int cprof_estimates_sum(struct loader *l, cprof_profile *out, const cprof_profile *a,
+                        const cprof_profile *b, const struct sum_map *amap,
+                        const struct sum_map *bmap);
+void cprof_estimates_free(cprof_profile *p);
+/* Each context's errors from p's estimates, once p is summed whole. */
+void cprof_estimates_paths(cprof_profile *p);
+
 #define NELEM(a) (sizeof (a) / sizeof *(a))
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
 

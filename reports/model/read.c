@@ -512,6 +512,7 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
         int64_t id;
         struct raw_worker tmp = {0};
         json_t *routines, *calls, *paths = NULL, *resources = NULL, *regions = NULL;
+        json_t *sampled = NULL;  /* read by estimates.c */
         const struct field f[] = {
             {"id", JSON_INTEGER, &id, 0},
             {"tid", JSON_INTEGER, &tmp.tid, 0},
@@ -524,8 +525,12 @@ static int get_workers(struct loader *l, struct raw_file *rf, json_t *arr,
             {"resources", JSON_ARRAY | OPTIONAL, &resources, 0},
             {CPROF_SECTION_REGIONS, JSON_ARRAY | OPTIONAL, &regions, 0},
             {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &tmp.placement, 0},
+            {"sampled", JSON_ARRAY | OPTIONAL, &sampled, 0},
         };
         rc = get_fields(l, json_array_get(arr, i), f, NELEM(f), "workers[%zu]", i);
+        if (!rc && sampled && !declared(l, CPROF_SECTION_TIMING))
+            rc = cprof_fail(l, "invalid profile: workers[%zu] has \"sampled\" without the \"%s\""
+                            " section", i, CPROF_SECTION_TIMING);
         if (rc)
             break;
         /* Ids are dense: n workers are 0..n-1, each once. */

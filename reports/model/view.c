@@ -13,8 +13,8 @@ int64_t cprof_outer(const cprof_tally *x)
 
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
 {
-    *v = (cprof_view){p, o, p->untimed_files < p->nfiles, cprof_xcalloc(p->nroutines, sizeof *v->r),
-                      0, NULL, NULL, 0};
+    *v = (cprof_view){.p = p, .o = o, .timed = p->untimed_files < p->nfiles,
+                      .r = cprof_xcalloc(p->nroutines, sizeof *v->r)};
     bool any = false;
     for (size_t i = 0; i < p->nroutines; i++) {
         const cprof_prof_routine *r = &p->routines[i];
@@ -55,6 +55,7 @@ int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o)
         }
     }
     cprof_view_regions(v);
+    cprof_view_errors(v);
     /* Only a --routine that names nothing is an error: an empty profile is a report. */
     if (o->routine && !any) {
         cprof_view_free(v);
@@ -140,6 +141,8 @@ void cprof_view_free(cprof_view *v)
     free(v->r);
     free(v->g);
     free(v->g_order);
+    free(v->arc_err);
+    v->arc_err = NULL;
     v->r = NULL;
     v->g = NULL;
     v->g_order = NULL;

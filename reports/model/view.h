@@ -45,6 +45,11 @@ typedef struct {
      * it called other routines at all. */
     bool s_callees_timed, c_callees_timed, calls_others;
     bool ran;             /* entered at least once */
+    /* The errors of self, inclusive (worker), wall self and wall inclusive: self's
+     * those of its own time and of its callees' it is computed from (errors.c). */
+    cprof_error self_err, incl_err, wall_self_err, wall_err;
+    /* Those of the time of its concurrent entries, and of its calls in each case. */
+    cprof_error c_err, callee_err[4];
     bool match;           /* named by --routine (every routine if there is none) */
 } cprof_rview;
 
@@ -73,6 +78,13 @@ typedef struct {
     size_t *g_order;      /* the constructs that ran, each after the one it is nested in:
                              the most waiting first, then the busiest (ng of them) */
     size_t ng;
+    /* Sampled timing (errors.c): each arc's error [narcs]; the routines with an
+     * estimated time, those whose error is unknown, and the largest relative error of a
+     * routine's worker self time (max_rel_routine SIZE_MAX: none). */
+    cprof_error *arc_err;
+    size_t nestimated, nunknown;
+    double max_rel;
+    size_t max_rel_routine;
 } cprof_view;
 
 /* A routine's entries and worker times on some of the workers (all of them: its
@@ -114,6 +126,9 @@ double cprof_rank_imbalance(const cprof_rank_spread *s);
 void cprof_view_regions(cprof_view *v);
 /* Worker w's busy time in parallel regions: in the outermost constructs it ran. */
 int64_t cprof_view_region_busy(const cprof_view *v, size_t w);
+
+/* errors.c: v's errors (cprof_view_init calls it). */
+void cprof_view_errors(cprof_view *v);
 
 /* Fill v from p and o; -1 (and nothing to free) if o->routine names no routine of p. */
 int cprof_view_init(cprof_view *v, const cprof_profile *p, const cprof_opts *o);

@@ -46,24 +46,29 @@ static const cprof_column cols[] = {
     {"site", NULL, true},
     {NULL, "site_file", false},
     {NULL, "site_line", false},
+    {NULL, "time_error_ns", false},   /* with estimated times only */
 };
 
 /* Its calls, and their times if measured (none are without calls). */
-static void part(cprof_table *t, bool measured, const cprof_tally *x)
+/* mark: the arc's (cprof_mark), on its site lines too (an arc's estimates are not
+ * told apart by site). */
+static void part(cprof_table *t, bool measured, const cprof_tally *x, char mark)
 {
     measured |= !x->n;
+    mark = mark && !x->n ? ' ' : mark;
     cprof_cell_int(t, x->n);
-    cprof_cell_time(t, cprof_if_measured(measured, x->t));
+    cprof_cell_time_mark(t, cprof_if_measured(measured, x->t), mark);
     cprof_cell_str(t, x->rec_t ? "*" : "");
-    cprof_cell_time(t, cprof_if_measured(measured, cprof_outer(x)));
+    cprof_cell_time_mark(t, cprof_if_measured(measured, cprof_outer(x)), mark);
 }
 
-static void numbers(cprof_table *t, const char *row, bool measured, cprof_tally s, cprof_tally c)
+static void numbers(cprof_table *t, const char *row, bool measured, cprof_tally s, cprof_tally c,
+                    char mark)
 {
     cprof_table_row(t);
     cprof_cell_str(t, row);
-    part(t, measured, &s);
-    part(t, measured, &c);
+    part(t, measured, &s, mark);
+    part(t, measured, &c, mark);
 }
 
 static void site(cprof_table *t, const cprof_prof_site *s)
@@ -78,8 +83,9 @@ static void site(cprof_table *t, const cprof_prof_site *s)
 cprof_table *cprof_section_arcs(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
+    bool est = p->nestimates > 0;
     cprof_table *t = cprof_table_new("Call arcs", explain, cols,
-                                     sizeof cols / sizeof *cols);
+                                     sizeof cols / sizeof *cols - !est);
     for (size_t i = 0; i < p->narcs; i++) {
         const cprof_prof_arc *a = &p->arcs[i];
         if (!cprof_view_arc_match(v, a))
@@ -89,8 +95,9 @@ cprof_table *cprof_section_arcs(const cprof_view *v)
         const cprof_prof_routine *callee = &p->routines[a->callee];
         char *arc = cprof_xasprintf("%s -> %s", caller, v->r[a->callee].label);
         for (size_t k = 0; k <= (a->nsites > 1 ? a->nsites : 0); k++) {
+            cprof_error e = est ? v->arc_err[i] : (cprof_error){false, 0};
             numbers(t, k ? "site" : "arc", cprof_view_arc_timed(v, a), k ? a->sites[k - 1].s : a->s,
-                    k ? a->sites[k - 1].c : a->c);
+                    k ? a->sites[k - 1].c : a->c, cprof_mark(v, e));
             cprof_cell_str(t, k ? "" : arc);
             cprof_cell_str(t, ext ? cprof_external_name : p->routines[a->caller].name);
             cprof_cell_str(t, ext ? "" : p->routines[a->caller].file);
@@ -108,8 +115,13 @@ cprof_table *cprof_section_arcs(const cprof_view *v)
                 cprof_cell_empty(t);
                 free(n);
             }
+            if (est && k)
+                cprof_cell_empty(t);
+            else if (est)
+                cprof_cell_error(t, e, cprof_add(a->s.t, a->c.t));
         }
         free(arc);
     }
+    cprof_note_estimates(t, v, false);
     return t;
 }

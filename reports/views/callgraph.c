@@ -227,6 +227,7 @@ struct line {
     int64_t calls, total;      /* total < 0: none */
     int64_t self_calls;        /* < 0: none */
     size_t who;                /* routine, CPROF_EXTERNAL, or n + cycle - 1 */
+    cprof_error self_e, children_e, wall_e;  /* whether they are estimates (marks.c) */
 };
 
 static void emit(cprof_table *t, const struct graph *g, const struct line *l)
@@ -244,15 +245,16 @@ static void emit(cprof_table *t, const struct graph *g, const struct line *l)
     else
         cprof_cell_empty(t);
     if (l->primary || !strcmp(l->kind, "member"))
-        cprof_cell_time(t, cprof_if_measured(l->self_m, l->self));
+        cprof_cell_time_mark(t, cprof_if_measured(l->self_m, l->self), cprof_mark(g->v, l->self_e));
     else
         cprof_cell_empty(t);
     if (l->timed)
-        cprof_cell_time(t, cprof_if_measured(l->children_m, l->children));
+        cprof_cell_time_mark(t, cprof_if_measured(l->children_m, l->children),
+                             cprof_mark(g->v, l->children_e));
     else
         cprof_cell_empty(t);
     if (l->timed && l->wall >= 0)
-        cprof_cell_time(t, cprof_if_measured(l->wall_m, l->wall));
+        cprof_cell_time_mark(t, cprof_if_measured(l->wall_m, l->wall), cprof_mark(g->v, l->wall_e));
     else
         cprof_cell_empty(t);
 
@@ -306,6 +308,24 @@ static void emit(cprof_table *t, const struct graph *g, const struct line *l)
     free(name);
 }
 
+/* Whether arc a's time is an estimate, and its error. */
+static cprof_error arc_error(const cprof_view *v, const cprof_prof_arc *a)
+{
+    return v->arc_err ? v->arc_err[a - v->p->arcs] : (cprof_error){false, 0};
+}
+
+/* The error of the time of routine i's calls outside itself and its cycle (children). */
+static cprof_error children_error(const struct graph *g, size_t i)
+{
+    cprof_error e = {false, 0};
+    for (size_t a = 0; a < g->v->p->narcs; a++) {
+        const cprof_prof_arc *x = &g->v->p->arcs[a];
+        if (x->caller == i && x->callee != i && !same_cycle(g, i, x->callee))
+            e = cprof_error_add(e, arc_error(g->v, x));
+    }
+    return e;
+}
+
 /* The lines for arc a seen from routine `self` (a parent line if self is the callee). */
 static void arc_line(cprof_table *t, const struct graph *g, size_t entry,
                      const cprof_prof_arc *a, bool parent, int64_t total)
@@ -314,7 +334,8 @@ static void arc_line(cprof_table *t, const struct graph *g, size_t entry,
     bool m = cprof_view_arc_timed(g->v, a);
     struct line l = {parent ? "parent" : "child", entry, false, !inside, false, m, m, 0, 0,
                      arc_t(a), cprof_outer(&a->s), arc_n(a), inside ? -1 : total, -1,
-                     parent ? a->caller : a->callee};
+                     parent ? a->caller : a->callee, {false, 0}, arc_error(g->v, a),
+                     a->s.n ? arc_error(g->v, a) : (cprof_error){false, 0}};
     emit(t, g, &l);
 }
 
@@ -340,7 +361,8 @@ static void routine_entry(cprof_table *t, const struct graph *g, const struct en
             arc_line(t, g, idx, &p->arcs[a], true, outside_calls(g->v, i));
     struct line l = {"primary", idx, true, true, e->self_timed, e->children_timed,
                      g->v->r[i].wall_timed, pct, e->self, e->children, g->v->r[i].wall,
-                     outside_calls(g->v, i), -1, g->v->r[i].self_calls, i};
+                     outside_calls(g->v, i), -1, g->v->r[i].self_calls, i,
+                     g->v->r[i].self_err, children_error(g, i), g->v->r[i].wall_err};
     emit(t, g, &l);
     for (size_t a = 0; a < p->narcs; a++)
         if (p->arcs[a].caller == i && p->arcs[a].callee != i)
@@ -368,14 +390,21 @@ static void cycle_entry(cprof_table *t, const struct graph *g, const struct entr
             arc_line(t, g, idx, x, true, in);
     }
     struct line l = {"primary", idx, true, true, e->self_timed, e->children_timed, true, pct,
-                     e->self, e->children, -1, in, -1, within, e->i};
+                     e->self, e->children, -1, in, -1, within, e->i, {false, 0}, {false, 0},
+                     {false, 0}};
+    for (size_t i = 0; i < g->n; i++)
+        if (g->cycle[i] == c) {
+            l.self_e = cprof_error_add(l.self_e, g->v->r[i].self_err);
+            l.children_e = cprof_error_add(l.children_e, children_error(g, i));
+        }
     emit(t, g, &l);
     for (size_t i = 0; i < g->n; i++)
         if (g->cycle[i] == c) {
             struct line m = {"member", idx, false, true, g->v->r[i].timed,
                              children_timed(g->v, i), g->v->r[i].wall_timed, 0,
                              g->v->r[i].self, children(g, i), g->v->r[i].wall,
-                             outside_calls(g->v, i), -1, g->v->r[i].self_calls, i};
+                             outside_calls(g->v, i), -1, g->v->r[i].self_calls, i,
+                             g->v->r[i].self_err, children_error(g, i), g->v->r[i].wall_err};
             emit(t, g, &m);
         }
 }
@@ -432,6 +461,7 @@ cprof_table *cprof_section_callgraph(const cprof_view *v)
     }
     if (v->o->has_threshold)
         cprof_table_note(t, "%zu entries below %g%% hidden", hidden, v->o->threshold);
+    cprof_note_estimates(t, v, false);
     for (size_t k = 0; k < ne; k++)
         free(e[k].label);
     free(e);

@@ -69,17 +69,17 @@ static void start(cprof_table *t, const cprof_view *v, size_t i, bool first, con
 
 /* The paper's time, marked when it differs from the time counted once, and that;
  * each "-" where not measured. */
-static void times(cprof_table *t, bool measured, int64_t time, int64_t outer)
+static void times(cprof_table *t, bool measured, int64_t time, int64_t outer, char mark)
 {
-    cprof_cell_time(t, cprof_if_measured(measured, time));
+    cprof_cell_time_mark(t, cprof_if_measured(measured, time), mark);
     cprof_cell_str(t, measured && time != outer ? "*" : "");
-    cprof_cell_time(t, cprof_if_measured(measured, outer));
+    cprof_cell_time_mark(t, cprof_if_measured(measured, outer), mark);
 }
 
-static void single(cprof_table *t, bool measured, cprof_tally x, int64_t outer)
+static void single(cprof_table *t, bool measured, cprof_tally x, int64_t outer, char mark)
 {
     cprof_cell_int(t, x.n);
-    times(t, measured || !x.n, x.t, outer);
+    times(t, measured || !x.n, x.t, outer, mark);
     for (int k = 0; k < 5; k++)
         cprof_cell_empty(t);
 }
@@ -88,22 +88,22 @@ static void single(cprof_table *t, bool measured, cprof_tally x, int64_t outer)
  * (outer); then, over the workers that made at least one such call (k of them), k,
  * the min, mean and max of their times and the imbalance max / mean. */
 static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off, bool measured,
-                       int64_t outer)
+                       int64_t outer, char mark)
 {
     cprof_spread s = cprof_view_spread(v, i, off);
     int64_t k = s.workers;
     measured |= !s.sum.n;
     cprof_cell_int(t, s.sum.n);
-    times(t, measured, s.sum.t, outer);
+    times(t, measured, s.sum.t, outer, mark);
     if (!k) {
         for (int c = 0; c < 5; c++)
             cprof_cell_empty(t);
         return;
     }
     cprof_cell_int(t, k);
-    cprof_cell_time(t, cprof_if_measured(measured, s.min));
-    cprof_cell_time(t, cprof_if_measured(measured, s.busy / k + (s.busy % k * 2 >= k)));
-    cprof_cell_time(t, cprof_if_measured(measured, s.max));
+    cprof_cell_time_mark(t, cprof_if_measured(measured, s.min), mark);
+    cprof_cell_time_mark(t, cprof_if_measured(measured, s.busy / k + (s.busy % k * 2 >= k)), mark);
+    cprof_cell_time_mark(t, cprof_if_measured(measured, s.max), mark);
     if (!measured)
         cprof_cell_real(t, NAN);
     else if (s.busy)
@@ -112,11 +112,12 @@ static void per_worker(cprof_table *t, const cprof_view *v, size_t i, size_t off
         cprof_cell_empty(t);
 }
 
-/* A per-worker callee row (at offset off) with its time counted once. */
-static void callee_row(cprof_table *t, const cprof_view *v, size_t i, size_t off)
+/* A per-worker callee row (at offset off) of case k with its time counted once. */
+static void callee_row(cprof_table *t, const cprof_view *v, size_t i, size_t off, int k)
 {
     cprof_spread s = cprof_view_spread(v, i, off);
-    per_worker(t, v, i, off, v->r[i].c_callees_timed, cprof_outer(&s.sum));
+    per_worker(t, v, i, off, v->r[i].c_callees_timed, cprof_outer(&s.sum),
+               cprof_mark(v, v->r[i].callee_err[k]));
 }
 
 static bool concurrent(const cprof_view *v, size_t i)
@@ -150,21 +151,23 @@ cprof_table *cprof_section_cases(const cprof_view *v)
             calls = cprof_add(calls, r->s_callee.n);
             continue;
         }
+        const cprof_rview *rv = &v->r[i];
         start(t, v, i, true, "S entries", "wall");
-        single(t, v->r[i].timed, r->s_caller, r->s_caller.t);
+        single(t, v->r[i].timed, r->s_caller, r->s_caller.t, cprof_mark(v, rv->wall_err));
         start(t, v, i, false, "C entries", "worker");
         /* Worker inclusive less the sequential wall time and the team time, which is
          * no entry's (docs/report.md). */
         per_worker(t, v, i, offsetof(cprof_prof_routine_worker, c_caller), v->r[i].timed,
-                   v->r[i].inclusive - v->r[i].wall - v->r[i].team);
+                   v->r[i].inclusive - v->r[i].wall - v->r[i].team, cprof_mark(v, rv->c_err));
         start(t, v, i, false, "S-S", "wall");
-        single(t, v->r[i].s_callees_timed, r->s_callee, cprof_outer(&r->s_callee));
+        single(t, v->r[i].s_callees_timed, r->s_callee, cprof_outer(&r->s_callee),
+               cprof_mark(v, rv->callee_err[0]));
         start(t, v, i, false, "S-C", "worker");
-        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, c_callee));
+        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, c_callee), 1);
         start(t, v, i, false, "C-S", "worker");
-        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, cs_callee));
+        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, cs_callee), 2);
         start(t, v, i, false, "C-C", "worker");
-        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, cc_callee));
+        callee_row(t, v, i, offsetof(cprof_prof_routine_worker, cc_callee), 3);
     }
     if (nseq) {
         char *label = cprof_xasprintf("(%zu sequential-only routine%s)", nseq,
@@ -179,6 +182,7 @@ cprof_table *cprof_section_cases(const cprof_view *v)
             cprof_cell_empty(t);
         free(label);
     }
+    cprof_note_estimates(t, v, false);
     return t;
 }
 
@@ -199,11 +203,11 @@ static const cprof_column by_case_cols[] = {
     {"C-C calls", "cc_calls", false}, {"C-C time", "cc_ns", false}, {"C-C outer", "cc_outer_ns", false},
 };
 
-static void by_case(cprof_table *t, bool measured, cprof_tally x)
+static void by_case(cprof_table *t, bool measured, cprof_tally x, char mark)
 {
     cprof_cell_int(t, x.n);
-    cprof_cell_time(t, cprof_if_measured(measured || !x.n, x.t));
-    cprof_cell_time(t, cprof_if_measured(measured || !x.n, cprof_outer(&x)));
+    cprof_cell_time_mark(t, cprof_if_measured(measured || !x.n, x.t), mark);
+    cprof_cell_time_mark(t, cprof_if_measured(measured || !x.n, cprof_outer(&x)), mark);
 }
 
 cprof_table *cprof_section_by_case(const cprof_view *v)
@@ -222,9 +226,12 @@ cprof_table *cprof_section_by_case(const cprof_view *v)
         cprof_table_row(t);
         cprof_cell_str2(t, v->r[i].label, p->routines[i].name);
         cprof_cell_str(t, p->routines[i].file);
-        by_case(t, v->r[i].s_callees_timed, p->routines[i].s_callee);
+        by_case(t, v->r[i].s_callees_timed, p->routines[i].s_callee,
+                cprof_mark(v, v->r[i].callee_err[0]));
         for (size_t k = 0; k < 3; k++)
-            by_case(t, v->r[i].c_callees_timed, cprof_view_spread(v, i, off[k]).sum);
+            by_case(t, v->r[i].c_callees_timed, cprof_view_spread(v, i, off[k]).sum,
+                    cprof_mark(v, v->r[i].callee_err[k + 1]));
     }
+    cprof_note_estimates(t, v, false);
     return t;
 }

@@ -67,6 +67,7 @@ struct side {
     int64_t self, inclusive, calls, s_calls, c_calls, ss, sc, cs, cc;
     double imbalance;  /* 0: no concurrent entry */
     bool timed;        /* self and inclusive were measured (or it did not run there) */
+    char self_mark, incl_mark;  /* estimated times (marks.c) */
 };
 
 struct row {
@@ -94,7 +95,8 @@ static void fill(struct side *s, const cprof_view *v, size_t i)
         cprof_view_spread(v, i, offsetof(cprof_prof_routine_worker, c_callee)).sum.n,
         cprof_view_spread(v, i, offsetof(cprof_prof_routine_worker, cs_callee)).sum.n,
         cprof_view_spread(v, i, offsetof(cprof_prof_routine_worker, cc_callee)).sum.n,
-        cprof_spread_imbalance(&entries), r->timed,
+        cprof_spread_imbalance(&entries), r->timed, cprof_mark(v, r->self_err),
+        cprof_mark(v, r->incl_err),
     };
 }
 
@@ -223,7 +225,7 @@ static cprof_table *summary(const cprof_view *v[2], const char *const paths[2])
     return t;
 }
 
-static cprof_table *routines(const struct row *r, size_t n)
+static cprof_table *routines(const struct row *r, size_t n, const cprof_view *v[2])
 {
     cprof_table *t = cprof_table_new("Changes per routine", routines_explain, routine_cols,
                                      sizeof routine_cols / sizeof *routine_cols);
@@ -232,11 +234,11 @@ static cprof_table *routines(const struct row *r, size_t n)
         bool both = a->timed && b->timed;
         cprof_table_row(t);
         cprof_cell_diff_time(t, cprof_if_measured(both, sub(a->self, b->self)));
-        cprof_cell_time(t, cprof_if_measured(b->timed, b->self));
-        cprof_cell_time(t, cprof_if_measured(a->timed, a->self));
+        cprof_cell_time_mark(t, cprof_if_measured(b->timed, b->self), b->self_mark);
+        cprof_cell_time_mark(t, cprof_if_measured(a->timed, a->self), a->self_mark);
         cprof_cell_diff_time(t, cprof_if_measured(both, sub(a->inclusive, b->inclusive)));
-        cprof_cell_time(t, cprof_if_measured(b->timed, b->inclusive));
-        cprof_cell_time(t, cprof_if_measured(a->timed, a->inclusive));
+        cprof_cell_time_mark(t, cprof_if_measured(b->timed, b->inclusive), b->incl_mark);
+        cprof_cell_time_mark(t, cprof_if_measured(a->timed, a->inclusive), a->incl_mark);
         cprof_cell_diff_int(t, sub(a->calls, b->calls));
         cprof_cell_int(t, b->calls);
         cprof_cell_int(t, a->calls);
@@ -251,6 +253,7 @@ static cprof_table *routines(const struct row *r, size_t n)
         cprof_cell_str2(t, r->label, r->name);
         cprof_cell_str(t, r->file);
     }
+    cprof_note_estimates(t, v[v[1]->p->nestimates ? 1 : 0], false);
     return t;
 }
 
@@ -270,15 +273,22 @@ static json_t *time_json(bool timed, int64_t ns)
     return timed ? json_integer(ns) : json_null();
 }
 
+/* An estimated time (sampled timing) says so: "time_estimated": true, last. */
 static json_t *side_json(const struct side *s)
 {
-    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+    json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
                      "self_worker_ns", time_json(s->timed, s->self),
                      "inclusive_worker_ns", time_json(s->timed, s->inclusive),
                      "calls", (json_int_t)s->calls, "s_calls", (json_int_t)s->s_calls,
                      "c_calls", (json_int_t)s->c_calls, "ss", (json_int_t)s->ss,
                      "sc", (json_int_t)s->sc, "cs", (json_int_t)s->cs, "cc", (json_int_t)s->cc,
                      "imbalance", s->imbalance);
+    if (o && (s->self_mark == '~' || s->incl_mark == '~') &&
+        json_object_set_new(o, "time_estimated", json_true())) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 static json_t *profile_json(const cprof_view *v, const char *path)
@@ -299,7 +309,9 @@ static char *json(const cprof_view *v[2], const char *const paths[2], const stru
                          sub(a->calls, b->calls), sub(a->s_calls, b->s_calls),
                          sub(a->c_calls, b->c_calls), sub(a->ss, b->ss), sub(a->sc, b->sc),
                          sub(a->cs, b->cs), sub(a->cc, b->cc), a->imbalance - b->imbalance,
-                         a->timed && b->timed};
+                         a->timed && b->timed,
+                         a->self_mark == '~' || b->self_mark == '~' ? '~' : 0,
+                         a->incl_mark == '~' || b->incl_mark == '~' ? '~' : 0};
         json_t *row = json_pack("{s:s, s:s, s:o, s:o, s:o}", "name", r[k].name, "file",
                                 r[k].file, "before", side_json(b), "after", side_json(a),
                                 "change", side_json(&d));
@@ -336,7 +348,7 @@ char *cprof_report_diff(const cprof_view *before, const cprof_view *after,
         out = json(v, paths, r, n);
     else {
         cprof_table *t[2] = {csv < 1 ? summary(v, paths) : NULL,
-                             csv < 0 || csv == 1 ? routines(r, n) : NULL};
+                             csv < 0 || csv == 1 ? routines(r, n, v) : NULL};
         out = cprof_tables_text(t, 2, csv, before->o->brief);
     }
     for (size_t k = 0; k < n; k++)

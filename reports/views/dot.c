@@ -63,7 +63,10 @@ static void edge(FILE *f, const cprof_view *v, const cprof_prof_arc *a, const cp
     else
         fprintf(f, "  r%zu", a->caller);
     /* An arc into a counted routine has no time: "time not measured", not 0 ms. */
-    char *time = cprof_view_arc_timed(v, a) ? cprof_xasprintf("%.3f ms", ms(cprof_outer(x)))
+    /* An estimated time (sampled timing) is marked, as in the text report. */
+    bool est = v->arc_err && v->arc_err[a - v->p->arcs].estimated;
+    char *time = cprof_view_arc_timed(v, a) ? cprof_xasprintf("%.3f ms%s", ms(cprof_outer(x)),
+                                                              est ? "~" : "")
                                             : cprof_xstrdup("time not measured");
     fprintf(f, " -> r%zu [label=\"%lld %s\\n%s\", penwidth=%.2f%s];\n", a->callee,
             (long long)x->n, concurrent ? "conc." : "seq.", time,
@@ -88,8 +91,9 @@ char *cprof_report_dot(const cprof_view *v)
     }
     fputs("digraph cprof {\n  graph [label=\"", f);
     put_escaped(f, p->program);
-    fprintf(f, "\\nelapsed %.3f ms; solid: sequential calls, dashed: concurrent\", "
-            "labelloc=t];\n", ms(p->elapsed_ns));
+    fprintf(f, "\\nelapsed %.3f ms; solid: sequential calls, dashed: concurrent%s\", "
+            "labelloc=t];\n", ms(p->elapsed_ns),
+            p->nestimates ? "; ~: an estimate (calls timed on a sample)" : "");
     fputs("  node [shape=box, style=filled, fontname=\"Helvetica\"];\n"
           "  edge [fontname=\"Helvetica\", fontsize=10];\n", f);
     bool external = false;
@@ -103,8 +107,10 @@ char *cprof_report_dot(const cprof_view *v)
         /* Font (so box) from 10 to 30 points by inclusive time; fill from white to red
          * by self time. */
         int64_t calls = cprof_add(r->s_calls, r->c_calls);
-        char *times = r->timed ? cprof_xasprintf("worker self %.3f ms (%.1f%%)\\nworker incl %.3f ms",
-                                                 ms(r->self), 100.0 * self, ms(r->inclusive))
+        char *times = r->timed ? cprof_xasprintf("worker self %.3f ms%s (%.1f%%)\\nworker incl %.3f ms%s",
+                                                 ms(r->self), r->self_err.estimated ? "~" : "",
+                                                 100.0 * self, ms(r->inclusive),
+                                                 r->incl_err.estimated ? "~" : "")
                                : cprof_xstrdup("time not measured");
         fprintf(f, "\\n%s\\n%lld call%s\", fontsize=%.1f, fillcolor=\"#ff%02x%02x\"];\n",
                 times, (long long)calls, calls == 1 ? "" : "s", 10.0 + 20.0 * incl,

@@ -54,6 +54,11 @@ static const cprof_column cols[] = {
     {"name", "name", true},
     {NULL, "file", false},
 };
+/* With estimated times: their errors, before the name. */
+static const cprof_column err_cols[] = {
+    {"self err%", "self_worker_error_ns", false},
+    {"incl err%", "inclusive_worker_error_ns", false},
+};
 
 static int by_key(const void *x, const void *y, void *view)
 {
@@ -173,10 +178,17 @@ static double sort_share(const cprof_view *v, const cprof_rview *r, int64_t all_
 cprof_table *cprof_section_flat(const cprof_view *v)
 {
     const cprof_profile *p = v->p;
-    /* --resources: their columns after the numbers, before the last two (name, file). */
-    size_t ncols = sizeof cols / sizeof *cols;
+    /* --resources: their columns after the numbers, before the last two (name, file);
+     * the errors of estimated times before them. */
+    enum { NCOLS = sizeof cols / sizeof *cols, NERR = sizeof err_cols / sizeof *err_cols };
+    bool est = p->nestimates > 0;
+    size_t ncols = NCOLS + (est ? NERR : 0);
+    cprof_column all[NCOLS + NERR];
+    memcpy(all, cols, (NCOLS - 2) * sizeof *all);
+    memcpy(all + NCOLS - 2, err_cols, sizeof err_cols);
+    memcpy(all + ncols - 2, cols + NCOLS - 2, 2 * sizeof *all);
     cprof_rescols *rc = cprof_rescols_new(v, CPROF_RESCOLS_ROUTINES);
-    cprof_table *t = cprof_rescols_table(rc, "Flat profile", explain, cols, ncols, ncols - 2);
+    cprof_table *t = cprof_rescols_table(rc, "Flat profile", explain, all, ncols, ncols - 2);
     size_t *order = cprof_xcalloc(p->nroutines, sizeof *order), n = 0, hidden = 0;
     for (size_t i = 0; i < p->nroutines; i++)
         if (v->r[i].ran && v->r[i].match)
@@ -195,10 +207,13 @@ cprof_table *cprof_section_flat(const cprof_view *v)
         int64_t calls = cprof_add(r->s_calls, r->c_calls);
         cprof_table_row(t);
         cprof_cell_pct(t, r->timed ? pct : NAN);
-        cprof_cell_time(t, cprof_if_measured(r->timed, r->self));
-        cprof_cell_time(t, cprof_if_measured(r->timed, r->inclusive));
-        cprof_cell_time(t, cprof_if_measured(r->wall_timed, r->wall_self));
-        cprof_cell_time(t, cprof_if_measured(r->wall_timed, r->wall));
+        cprof_cell_time_mark(t, cprof_if_measured(r->timed, r->self), cprof_mark(v, r->self_err));
+        cprof_cell_time_mark(t, cprof_if_measured(r->timed, r->inclusive),
+                             cprof_mark(v, r->incl_err));
+        cprof_cell_time_mark(t, cprof_if_measured(r->wall_timed, r->wall_self),
+                             cprof_mark(v, r->wall_self_err));
+        cprof_cell_time_mark(t, cprof_if_measured(r->wall_timed, r->wall),
+                             cprof_mark(v, r->wall_err));
         if (cprof_cases_unknown(v->p)) {
             cprof_cell_empty(t);
             cprof_cell_empty(t);
@@ -206,14 +221,21 @@ cprof_table *cprof_section_flat(const cprof_view *v)
             cprof_cell_int(t, r->s_calls);
             cprof_cell_int(t, r->c_calls);
         }
-        cprof_cell_per_call(t, cprof_if_measured(r->timed, r->self), calls);
-        cprof_cell_per_call(t, cprof_if_measured(r->timed, r->inclusive), calls);
+        cprof_cell_per_call_mark(t, cprof_if_measured(r->timed, r->self), calls,
+                                 cprof_mark(v, r->self_err));
+        cprof_cell_per_call_mark(t, cprof_if_measured(r->timed, r->inclusive), calls,
+                                 cprof_mark(v, r->incl_err));
+        if (est) {
+            cprof_cell_error(t, r->self_err, r->self);
+            cprof_cell_error(t, r->incl_err, r->inclusive);
+        }
         cprof_rescols_cells(rc, t, order[k]);
         cprof_cell_str2(t, r->label, p->routines[order[k]].name);
         cprof_cell_str(t, p->routines[order[k]].file);
     }
     if (v->o->has_threshold)
         cprof_table_note(t, "%zu entries below %g%% hidden", hidden, v->o->threshold);
+    cprof_note_estimates(t, v, true);
     team_note(t, v, order, n);
     overhead_note(t, v, order, n);
 

@@ -32,6 +32,33 @@ static json_t *time_of(bool measured, int64_t ns)
     return measured ? json_integer(ns) : json_null();
 }
 
+/* An error in ns, rounded; null where it is unknown (docs/report-json.md). */
+static json_t *error_of(cprof_error e)
+{
+    double ns = cprof_error_ns(e);
+    return isnan(ns) ? json_null() : json_integer((json_int_t)llround(ns));
+}
+
+/* Sampled timing: where some of o's times are estimates, "time_estimated": true and
+ * the errors of keys[0..n) (0 where that time is exact); nothing where none is, o
+ * itself.  NULL (o released) if memory runs out. */
+static json_t *mark_estimates(json_t *o, const char *const *keys, const cprof_error *e, size_t n)
+{
+    bool any = false;
+    for (size_t k = 0; k < n; k++)
+        any |= e[k].estimated;
+    if (!o || !any)
+        return o;
+    bool bad = json_object_set_new(o, "time_estimated", json_true());
+    for (size_t k = 0; k < n && !bad; k++)
+        bad = json_object_set_new(o, keys[k], error_of(e[k]));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* The int64_t at byte offset off in every worker's entry of routine r, as an array
  * indexed by worker id; null for times not measured. */
 static json_t *per_worker(const cprof_profile *p, const cprof_prof_routine *r, size_t off,
@@ -161,7 +188,10 @@ static json_t *routine(const cprof_view *v, size_t i)
         json_decref(o);
         return NULL;
     }
-    return o;
+    static const char *const keys[] = {"time_error_ns", "self_time_error_ns",
+                                       "wall_time_error_ns", "wall_self_time_error_ns"};
+    const cprof_error e[] = {rv->incl_err, rv->self_err, rv->wall_err, rv->wall_self_err};
+    return mark_estimates(o, keys, e, 4);
 }
 
 /* An arc's or site's times, where measured: an arc into a counted routine has none. */
@@ -187,8 +217,9 @@ static json_t *site(const cprof_prof_site *s, bool m)
                      "case_calls", calls, "case_t", time, "case_outer_t", outer);
 }
 
-static json_t *arc(const cprof_view *v, const cprof_prof_arc *a)
+static json_t *arc(const cprof_view *v, size_t i)
 {
+    const cprof_prof_arc *a = &v->p->arcs[i];
     const cprof_profile *p = v->p;
     const cprof_prof_routine *callee = &p->routines[a->callee];
     const cprof_prof_routine *caller =
@@ -197,7 +228,8 @@ static json_t *arc(const cprof_view *v, const cprof_prof_arc *a)
     json_t *sites = json_array();
     for (size_t i = 0; i < a->nsites; i++)
         sites = append(sites, site(&a->sites[i], m));
-    return json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o}",
+    static const char *const key = "time_error_ns";
+    json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o}",
                      "caller", caller ? caller->name : cprof_external_name,
                      "caller_file", caller ? caller->file : NULL,
                      "callee", callee->name, "callee_file", callee->file,
@@ -206,6 +238,7 @@ static json_t *arc(const cprof_view *v, const cprof_prof_arc *a)
                      "s_nested", (json_int_t)a->s.nested, "c_nested", (json_int_t)a->c.nested,
                      "s_callarc_outer_t", ARC_OUTER(m, a->s),
                      "c_callarc_outer_t", ARC_OUTER(m, a->c), "sites", sites);
+    return v->arc_err ? mark_estimates(o, &key, &v->arc_err[i], 1) : o;
 }
 
 /* A calling context; its cases in the order S-S, S-C, C-S, C-C.  Its calls' times,
@@ -246,7 +279,9 @@ static json_t *path(const cprof_view *v, size_t i)
                                 json_pack("[I, I]", (json_int_t)x->samples[2 * res],
                                           (json_int_t)x->samples[2 * res + 1]));
         }
-    return json_pack("{s:I, s:o, s:s, s:s?, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+    static const char *const keys[] = {"time_error_ns", "self_time_error_ns"};
+    const cprof_error e[] = {x->time_err, x->self_err};
+    json_t *o = json_pack("{s:I, s:o, s:s, s:s?, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
                      " s:o*}",
                      "id", (json_int_t)i, "parent", parent,
                      "routine", r ? r->name : cprof_path_special_name(x->routine), "file", r ? r->file : NULL,
@@ -255,6 +290,7 @@ static json_t *path(const cprof_view *v, size_t i)
                      "worker_calls", wcalls, "worker_outer_time", wtime,
                      "self_worker_t", time_of(own, x->self),
                      "inclusive_worker_t", time_of(own, x->inclusive), "samples", samples);
+    return mark_estimates(o, keys, e, 2);
 }
 
 /* A share in % (cprof_cpu_share), null where it has none. */
@@ -436,7 +472,7 @@ char *cprof_report_json(const cprof_profile *p)
     for (size_t r = 0; r < p->nresources; r++)
         res = append(res, resource(&v, r));
     for (size_t i = 0; i < p->narcs; i++)
-        arcs = append(arcs, arc(&v, &p->arcs[i]));
+        arcs = append(arcs, arc(&v, i));
     json_t *programs = json_array();
     for (size_t i = 0; i < p->nprograms; i++)
         programs = append(programs, json_pack("{s:s, s:I}", "program", p->programs[i].name,
@@ -502,6 +538,24 @@ char *cprof_report_json(const cprof_profile *p)
     if (doc && p->nprocesses) {
         json_t *placement = cprof_placement_json(p);
         if (!placement || json_object_set_new(doc, "placement", placement)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    /* Sampled timing (docs/semantics.md): how, and how many routines' times are
+     * estimates. */
+    const cprof_prof_timing *t = &p->timing;
+    if (doc && t->sampled_files) {
+        json_t *timing = json_pack("{s:I, s:I, s:b, s:I, s:I, s:f, s:I, s:I}",
+                                   "files_sampled", (json_int_t)t->sampled_files,
+                                   "period", (json_int_t)t->period,
+                                   "periods_differ", t->periods_differ,
+                                   "min_activations", (json_int_t)t->min_activations,
+                                   "short_ns", (json_int_t)t->short_ns,
+                                   "call_cost_ns", t->call_cost_ns,
+                                   "routines_estimated", (json_int_t)v.nestimated,
+                                   "errors_unknown", (json_int_t)v.nunknown);
+        if (!timing || json_object_set_new(doc, "timing", timing)) {
             json_decref(doc);
             doc = NULL;
         }

@@ -223,6 +223,16 @@ static bool item_timed(const cprof_profile *p, const struct item *x)
     return strcmp(p->clock, "none") != 0 && !(r && r->counted);
 }
 
+/* Whether the item's times hold estimates from sampled timing (marks.c). */
+static cprof_error item_error(const cprof_view *v, const struct item *x)
+{
+    if (x->kind == ROUTINE)
+        return cprof_error_add(v->r[x->i].self_err, v->r[x->i].incl_err);
+    if (x->kind == CALL && v->arc_err)
+        return v->arc_err[x->i];
+    return (cprof_error){false, 0};
+}
+
 static void empties(cprof_table *t, int n)
 {
     while (n-- > 0)
@@ -237,14 +247,15 @@ static void routine_cells(cprof_table *t, const cprof_view *v, size_t i, bool m)
     cprof_cell_int(t, r->s_calls);
     cprof_cell_int(t, r->c_calls);
     empties(t, 4);
-    cprof_cell_time(t, cprof_if_measured(m, r->inclusive));
+    cprof_cell_time_mark(t, cprof_if_measured(m, r->inclusive), cprof_mark(v, r->incl_err));
     empties(t, 4);
-    cprof_cell_time(t, cprof_if_measured(m, r->self));
-    cprof_cell_time(t, cprof_if_measured(m && r->wall_timed, r->wall));
+    cprof_cell_time_mark(t, cprof_if_measured(m, r->self), cprof_mark(v, r->self_err));
+    cprof_cell_time_mark(t, cprof_if_measured(m && r->wall_timed, r->wall), cprof_mark(v, r->wall_err));
     cprof_cell_pct(t, m ? share(r->self, v->total_self) : NAN);
 }
 
-static void call_cells(cprof_table *t, const cprof_view *v, const cprof_prof_site *s, bool m)
+static void call_cells(cprof_table *t, const cprof_view *v, const cprof_prof_site *s, bool m,
+                       char mark)
 {
     int64_t calls = 0, time = 0;
     for (int k = 0; k < 4; k++) {
@@ -257,9 +268,10 @@ static void call_cells(cprof_table *t, const cprof_view *v, const cprof_prof_sit
     for (int k = 0; k < 4; k++)
         cprof_cell_int(t, s->cases[k].n);
     /* A case without calls has its 0 as --json's: nothing was left unmeasured. */
-    cprof_cell_time(t, cprof_if_measured(m || !calls, time));
+    cprof_cell_time_mark(t, cprof_if_measured(m || !calls, time), mark);
     for (int k = 0; k < 4; k++)
-        cprof_cell_time(t, cprof_if_measured(m || !s->cases[k].n, cprof_outer(&s->cases[k])));
+        cprof_cell_time_mark(t, cprof_if_measured(m || !s->cases[k].n, cprof_outer(&s->cases[k])),
+                             mark);
     empties(t, 2);
     cprof_cell_pct(t, m ? share(time, v->total_self) : NAN);
 }
@@ -287,11 +299,12 @@ cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown, const b
         if (x[k].kind == ROUTINE)
             routine_cells(t, v, x[k].i, measured);
         else if (x[k].kind == CALL)
-            call_cells(t, v, x[k].s, measured);
+            call_cells(t, v, x[k].s, measured, cprof_mark(v, item_error(v, &x[k])));
         else
             construct_cells(t, v, x[k].i, measured);
         cprof_cell_str(t, measured ? "yes" : "no");
-        cprof_cell_str(t, measured && p->compensated ? "yes" : "no");
+        bool est = p->compensated || item_error(v, &x[k]).estimated;
+        cprof_cell_str(t, measured && est ? "yes" : "no");
         if (x[k].kind != CONSTRUCT) {
             empties(t, 7);
             continue;
@@ -308,6 +321,9 @@ cprof_table *cprof_section_lines(const cprof_view *v, const bool *shown, const b
         }
     }
     free(x);
+    cprof_note_estimates(t, v, false);
+    if (p->nestimates)
+        cprof_table_note(t, "estimated is yes too where the time holds such estimates.");
     return t;
 }
 
@@ -359,8 +375,10 @@ cprof_table *cprof_section_line_workers(const cprof_view *v, const bool *shown, 
                 cprof_cell_int(t, p->workers[w].rank);
             cprof_cell_int(t, p->workers[w].id);
             cprof_cell_int(t, calls);
-            cprof_cell_time(t, cprof_if_measured(item_timed(p, &x[k]), time));
+            cprof_cell_time_mark(t, cprof_if_measured(item_timed(p, &x[k]), time),
+                                 cprof_mark(v, item_error(v, &x[k])));
         }
     free(x);
+    cprof_note_estimates(t, v, false);
     return t;
 }

@@ -179,11 +179,16 @@ static void path_rows(struct paths_out *o, size_t i, const char *prefix)
                       : NULL;
     cprof_table_row(o->table);
     cprof_cell_pct(o->table, timed ? pct : NAN);
-    cprof_cell_time(o->table, cprof_if_measured(timed, x->self));
-    cprof_cell_time(o->table, cprof_if_measured(timed, x->inclusive));
+    cprof_cell_time_mark(o->table, cprof_if_measured(timed, x->self), cprof_mark(o->v, x->self_err));
+    cprof_cell_time_mark(o->table, cprof_if_measured(timed, x->inclusive),
+                         cprof_mark(o->v, x->time_err));
     cprof_cell_int(o->table, sn);
     cprof_cell_int(o->table, cn);
     cprof_cell_int(o->table, workers);
+    if (p->nestimates) {
+        cprof_cell_error(o->table, x->self_err, x->self);
+        cprof_cell_error(o->table, x->time_err, x->inclusive);
+    }
     cprof_rescols_cells(o->rc, o->table, i);
     /* The tree itself, for a program that reads the rows (the HTML page's tree). */
     cprof_cell_int(o->table, (int64_t)i);
@@ -224,14 +229,23 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
     char *title = mode == CPROF_PATHS_ALL ? cprof_xstrdup("Call paths")
                   : cprof_xasprintf("Call paths %s %s", mode == CPROF_PATHS_DOWN ? "from" : "up from",
                                     name);
-    /* --resources: their columns after workers, before the last four (id ... path). */
-    size_t ncols = sizeof cols / sizeof *cols;
+    /* With estimated times, their errors (CSV only) after workers; --resources: their
+     * columns after those, before the last four (id ... path). */
+    static const cprof_column err_cols[] = {
+        {NULL, "self_error_ns", false}, {NULL, "inclusive_error_ns", false},
+    };
+    enum { NCOLS = sizeof cols / sizeof *cols, NERR = sizeof err_cols / sizeof *err_cols };
+    size_t ncols = NCOLS + (v->p->nestimates ? NERR : 0);
+    cprof_column all[NCOLS + NERR];
+    memcpy(all, cols, (NCOLS - 4) * sizeof *all);
+    memcpy(all + NCOLS - 4, err_cols, sizeof err_cols);
+    memcpy(all + ncols - 4, cols + NCOLS - 4, 4 * sizeof *all);
     cprof_rescols *rc = cprof_rescols_new(v, mode == CPROF_PATHS_UP ? CPROF_RESCOLS_PATHS_UP
                                                                     : CPROF_RESCOLS_PATHS);
     cprof_table *t = cprof_rescols_table(rc, title, mode == CPROF_PATHS_ALL ? paths_explain
                                                     : mode == CPROF_PATHS_DOWN ? down_explain
                                                     : up_explain,
-                                         cols, ncols, ncols - 4);
+                                         all, ncols, ncols - 4);
     free(title);
     struct tree tr;
     tree_make(&tr, v->p);
@@ -244,6 +258,7 @@ cprof_table *cprof_section_paths(const cprof_view *v, cprof_paths_mode mode, con
     if (o.hidden)
         cprof_table_note(t, "(%zu contexts below %.2f%% hidden, with what is under them)",
                          o.hidden, v->o->threshold);
+    cprof_note_estimates(t, v, false);
     tree_free(&tr);
     cprof_rescols_free(rc);
     return t;
@@ -269,14 +284,15 @@ bool cprof_paths_counted(const cprof_view *v)
 }
 
 /* A context's line has its self time; one with none (a counted routine's, whose time
- * is its caller's, a recursive call's, in the context it folds into) has no line. */
+ * is its caller's, a recursive call's, in the context it folds into) has no line.  An
+ * estimated self time has its last frame marked: "a;b;c~ self_ns". */
 static void folded(FILE *f, const cprof_view *v, const struct tree *t, size_t i,
                    const char *prefix)
 {
     const cprof_prof_path *x = &v->p->paths[i];
     char *stack = path_name(v, i, prefix, ";");
     if (x->self > 0 && cprof_view_path_timed(v, i))
-        fprintf(f, "%s %lld\n", stack, (long long)x->self);
+        fprintf(f, "%s%s %lld\n", stack, x->self_err.estimated ? "~" : "", (long long)x->self);
     for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
         folded(f, v, t, c, stack);
     free(stack);
@@ -350,11 +366,22 @@ static json_t *hatchet_node(const cprof_view *v, const struct tree *t, size_t i)
             return NULL;
         }
     }
-    return json_pack("{s:o, s:{s:o, s:o, s:I, s:I, s:I}, s:o}", "frame", hatchet_frame(v, i),
+    json_t *node = json_pack("{s:o, s:{s:o, s:o, s:I, s:I, s:I}, s:o}", "frame", hatchet_frame(v, i),
                      "metrics", "time", timed ? json_integer(x->self) : json_null(),
                      "time (inc)", timed ? json_integer(x->inclusive) : json_null(),
                      "calls", (json_int_t)calls, "s_calls", (json_int_t)x->cases[0].n,
                      "c_calls", (json_int_t)(calls - x->cases[0].n), "children", children);
+    /* Estimated times: their errors (ns, null: unknown) beside them. */
+    if (node && (x->self_err.estimated || x->time_err.estimated)) {
+        double e[2] = {cprof_error_ns(x->self_err), cprof_error_ns(x->time_err)};
+        json_t *m = json_object_get(node, "metrics");
+        if (json_object_set_new(m, "time error", isnan(e[0]) ? json_null() : json_real(e[0])) ||
+            json_object_set_new(m, "time (inc) error", isnan(e[1]) ? json_null() : json_real(e[1]))) {
+            json_decref(node);
+            return NULL;
+        }
+    }
+    return node;
 }
 
 char *cprof_report_hatchet(const cprof_view *v)

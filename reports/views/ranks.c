@@ -108,6 +108,10 @@ cprof_table *cprof_section_ranks(const cprof_view *v)
                                 : 0.0);
     }
     free(f);
+    /* Estimates are summed per routine, not per rank. */
+    if (p->nestimates)
+        cprof_table_note(t, "worker self holds the estimated times marked ~ in the flat profile (their\n"
+                            "errors are per routine, not per rank).");
     return t;
 }
 
@@ -129,11 +133,11 @@ static int by_cost(const void *x, const void *y)
 }
 
 static void spread_cells(cprof_table *t, const cprof_profile *p, const cprof_rank_spread *s,
-                         bool measured, bool imbalance)
+                         bool measured, bool imbalance, char mark)
 {
-    cprof_cell_time(t, cprof_if_measured(measured, s->min));
-    cprof_cell_time(t, cprof_if_measured(measured, (int64_t)llround(s->mean)));
-    cprof_cell_time(t, cprof_if_measured(measured, s->max));
+    cprof_cell_time_mark(t, cprof_if_measured(measured, s->min), mark);
+    cprof_cell_time_mark(t, cprof_if_measured(measured, (int64_t)llround(s->mean)), mark);
+    cprof_cell_time_mark(t, cprof_if_measured(measured, s->max), mark);
     if (measured)
         cprof_cell_int(t, p->ranks[s->slowest].rank);
     else
@@ -162,7 +166,8 @@ cprof_table *cprof_section_rank_imbalance(const cprof_view *v)
         cprof_cell_int(t, (int64_t)rows[k].b.ran);
         const cprof_rank_balance *b = &rows[k].b;
         bool m = v->r[rows[k].routine].timed;
-        spread_cells(t, p, &b->inclusive, m, true);
+        const cprof_rview *rv = &v->r[rows[k].routine];
+        spread_cells(t, p, &b->inclusive, m, true, cprof_mark(v, rv->incl_err));
         if (m && b->threads > 0) {
             cprof_cell_real(t, b->threads);
             cprof_cell_int(t, p->ranks[b->threads_rank].rank);
@@ -170,10 +175,11 @@ cprof_table *cprof_section_rank_imbalance(const cprof_view *v)
             cprof_cell_empty(t);
             cprof_cell_empty(t);
         }
-        spread_cells(t, p, &b->self, m, false);
+        spread_cells(t, p, &b->self, m, false, cprof_mark(v, rv->self_err));
         cprof_cell_str2(t, v->r[rows[k].routine].label, r->name);
         cprof_cell_str(t, r->file);
     }
     free(rows);
+    cprof_note_estimates(t, v, false);
     return t;
 }

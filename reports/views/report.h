@@ -16,6 +16,14 @@ struct json_t;
  * which --html's page shows first: a jansson array, NULL if out of memory. */
 struct json_t *cprof_unprofiled_json(const cprof_profile *p);
 
+/* Sampled timing (marks.c, docs/report.md, "Estimated times"): the mark of a time with
+ * error e (0 in a profile without estimates, '~' an estimate, ' ' measured); an error
+ * as a cell (text: in % of the time ns, "?" unknown; CSV: in ns, 0 measured, empty
+ * unknown); the legend under a table with marks (and error columns). */
+char cprof_mark(const cprof_view *v, cprof_error e);
+void cprof_cell_error(cprof_table *t, cprof_error e, int64_t ns);
+void cprof_note_estimates(cprof_table *t, const cprof_view *v, bool columns);
+
 /* The sections of the text report, in report order (docs/report.md), each one table;
  * those of ranks are NULL unless the profile is an MPI job's (docs/mpi.md). */
 cprof_table *cprof_section_summary(const cprof_view *v);    /* summary.c */

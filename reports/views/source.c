@@ -234,10 +234,14 @@ static int64_t cell_int(const struct rows *r, size_t i, const char *key)
 }
 
 /* A time cell as the annotation says it: "V ms", or the table's "-" alone where it was
- * not measured (docs/report.md, "Times not measured"). */
+ * not measured (docs/report.md, "Times not measured"); without the table's mark of an
+ * estimate (the annotation's "(estimated)" says it). */
 static void ms(FILE *f, const char *v)
 {
-    fprintf(f, strcmp(v, "-") ? "%s ms" : "%s", v);
+    int n = (int)strlen(v);
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '~'))
+        n--;
+    fprintf(f, strcmp(v, "-") ? "%.*s ms" : "%.*s", n, v);
 }
 
 /* Its share of the run, where its time was measured. */
@@ -490,6 +494,10 @@ static char *text_view(const cprof_view *v, const cprof_source_opts *o, const bo
         fprintf(f, "\n%zu files below %g%% hidden\n", hidden, v->o->threshold);
     if (!v->o->brief)
         fprintf(f, "\n%s", explain);
+    /* Sampled timing: (estimated) says it too, in brief as well (docs/report.md). */
+    if (v->p->nestimates)
+        fputs("\nA time marked (estimated) may also hold times estimated from a sample of the\n"
+              "calls (sampled timing: docs/semantics.md, \"Sampled timing\").\n", f);
     free(first);
     json_decref(r.doc);
     json_decref(r.cols);

@@ -53,6 +53,34 @@ static void estimate_row(cprof_table *t, const char *label, const char *key, dou
     cprof_cell_time(t, (int64_t)llround(fmin(ns, 9e18)));
 }
 
+/* Sampled timing (docs/semantics.md, "Sampled timing"): how many routines' times are
+ * estimates, how their calls were sampled, the largest relative error. */
+static void sampled_rows(cprof_table *t, const cprof_view *v)
+{
+    const cprof_prof_timing *s = &v->p->timing;
+    if (!s->sampled_files)
+        return;
+    int_row(t, "times estimated: routines", "estimated_routines", (int64_t)v->nestimated);
+    if (!v->nestimated)
+        return;
+    int_row(t, "  timed calls: 1 in", "sampled_period", s->period);
+    if (v->max_rel_routine != SIZE_MAX) {
+        row(t, "  largest error (% of self)", "max_error_pct");
+        char *text = cprof_xasprintf("%.2f (%s)", 100 * v->max_rel, v->r[v->max_rel_routine].label);
+        char *csv = cprof_xasprintf("%.4f", 100 * v->max_rel);
+        cprof_cell_str2(t, text, csv);
+        free(text);
+        free(csv);
+    }
+    if (v->nunknown)
+        int_row(t, "  error unknown: routines", "error_unknown_routines", (int64_t)v->nunknown);
+    cprof_table_note(t, "Times marked ~ are estimates: the calls of a routine whose activations\n"
+                        "were short were timed on a sample (1 in %lld%s, each context and case\n"
+                        "apart), its time calls x their mean; err%% gives the standard error\n"
+                        "(docs/semantics.md, \"Sampled timing\").", (long long)s->period,
+                     s->periods_differ ? " in the first file; others differ" : "");
+}
+
 /* The OpenMP runtime, how cprof observed it, and what it could not (docs/semantics.md,
  * "OpenMP runtimes"). */
 static void openmp_rows(cprof_table *t, const cprof_profile *p)
@@ -227,6 +255,7 @@ cprof_table *cprof_section_summary(const cprof_view *v)
         int_row(t, "timed, gcc may inline: routines", "inlinable_routines", inlinable);
         int_row(t, "  their calls", "inlinable_calls", inlinable_calls);
     }
+    sampled_rows(t, v);
     row(t, "times compensated", "compensated");
     cprof_cell_str(t, p->compensated ? "yes" : "no");
     if (p->compensated)

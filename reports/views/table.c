@@ -18,6 +18,7 @@ struct cell {
     int64_t a, b;      /* INT, TIME, DATE, DIFF_*: a; PER_CALL: a ns over b calls */
     double d;          /* PCT, REAL */
     char *text, *csv;  /* STR; csv NULL: same as text */
+    char mark;         /* TIME, PER_CALL: put after the text form's figure; 0: none */
 };
 
 struct cprof_table {
@@ -140,6 +141,18 @@ void cprof_cell_per_call(cprof_table *t, int64_t ns, int64_t n)
     c->b = n;
 }
 
+void cprof_cell_time_mark(cprof_table *t, int64_t ns, char mark)
+{
+    add(t, TIME)->a = ns;
+    t->cells[t->ncells - 1].mark = mark;
+}
+
+void cprof_cell_per_call_mark(cprof_table *t, int64_t ns, int64_t n, char mark)
+{
+    cprof_cell_per_call(t, ns, n);
+    t->cells[t->ncells - 1].mark = mark;
+}
+
 void cprof_cell_pct(cprof_table *t, double pct)
 {
     add(t, PCT)->d = pct;
@@ -198,7 +211,7 @@ static bool unmeasured(const struct cell *c)
            ((c->kind == PCT || c->kind == REAL) && isnan(c->d));
 }
 
-static char *format(const struct cell *c, bool csv)
+static char *format_plain(const struct cell *c, bool csv)
 {
     if (unmeasured(c))
         return cprof_xstrdup(csv ? "" : "-");
@@ -240,6 +253,17 @@ static char *format(const struct cell *c, bool csv)
     default:
         return cprof_xstrdup("");
     }
+}
+
+/* The cell's form, with its mark in the text form (a figure not measured has none). */
+static char *format(const struct cell *c, bool csv)
+{
+    char *s = format_plain(c, csv);
+    if (csv || !c->mark || unmeasured(c) || !*s)
+        return s;
+    char *m = cprof_xasprintf("%s%c", s, c->mark);
+    free(s);
+    return m;
 }
 
 static size_t row_cells(const cprof_table *t, size_t r)

@@ -52,6 +52,10 @@ static inline int64_t cprof_if_known(int64_t v)
 void cprof_cell_int(cprof_table *t, int64_t v);
 void cprof_cell_time(cprof_table *t, int64_t ns);        /* text: ms, 3 decimals */
 void cprof_cell_per_call(cprof_table *t, int64_t ns, int64_t n);  /* text: us, 3 decimals */
+/* The same with a character after the text form's figure (docs/report.md, "Estimated
+ * times": '~' an estimate, ' ' a measured time in a column that has estimates). */
+void cprof_cell_time_mark(cprof_table *t, int64_t ns, char mark);
+void cprof_cell_per_call_mark(cprof_table *t, int64_t ns, int64_t n, char mark);
 void cprof_cell_pct(cprof_table *t, double pct);         /* text: 2 decimals */
 void cprof_cell_real(cprof_table *t, double x);          /* text: 2 decimals */
 void cprof_cell_date(cprof_table *t, int64_t unix_ns);   /* text: UTC; CSV: ns */

@@ -172,6 +172,11 @@ cprof_table *cprof_section_threads(const cprof_view *v)
         }
         cprof_rescols_cells(rc, t, w);
     }
+    /* Estimates are summed per routine, not per worker: the c times hold them unmarked. */
+    if (p->nestimates)
+        cprof_table_note(t, "c time holds the estimated times of the concurrent entries marked ~ in"
+                            " the\nconcurrency cases (their errors are per routine, not per"
+                            " worker).");
     free(c);
     cprof_rescols_free(rc);
     return t;
@@ -207,10 +212,12 @@ cprof_table *cprof_section_worker_entries(const cprof_view *v)
             cprof_cell_str(t, r->file);
             cprof_cell_int(t, (int64_t)w);
             cprof_cell_int(t, r->worker[w].c_caller.n);
-            cprof_cell_time(t, cprof_if_measured(v->r[i].timed, r->worker[w].c_caller.t));
+            cprof_cell_time_mark(t, cprof_if_measured(v->r[i].timed, r->worker[w].c_caller.t),
+                                 cprof_mark(v, v->r[i].c_err));
             first = false;
         }
     }
+    cprof_note_estimates(t, v, false);
     return t;
 }
 
@@ -262,11 +269,13 @@ cprof_table *cprof_section_spread(const cprof_view *v)
             cprof_cell_int(t, p->workers[w].id);
             bool m = v->r[i].c_callees_timed;
             cprof_cell_int(t, x.n);
-            cprof_cell_time(t, cprof_if_measured(m, x.t));
+            cprof_error e = cprof_error_add(v->r[i].callee_err[1], v->r[i].callee_err[3]);
+            cprof_cell_time_mark(t, cprof_if_measured(m, x.t), cprof_mark(v, e));
             cprof_cell_pct(t, !m ? NAN : sum.t ? 100.0 * (double)x.t / (double)sum.t : 0.0);
             cprof_cell_pct(t, m ? deviation(x.t, sum.t, busy) : NAN);
             first = false;
         }
     }
+    cprof_note_estimates(t, v, false);
     return t;
 }

@@ -3,7 +3,10 @@
 # contradict each other (issue 18, docs/report.md "Wall and worker time").  FILE is a
 # profile (cprof.out) or a `cprof-report --json` document.  For every routine:
 #   1. self <= inclusive, in worker time and in wall time, and in team time;
-#   2. worker inclusive <= elapsed x workers, and every arc's outer time too;
+#   2. worker inclusive <= elapsed x workers, and every arc's outer time too (an estimated
+#      time, from a sample of the calls: docs/semantics.md, "Sampled timing", within 5
+#      times its error, or its own size where the error is unknown: an estimate is no
+#      measure of the run, and can exceed it by chance);
 #   3. the flat profile's %time column adds up to at most 100 (profiles only: the
 #      printed --csv flat);
 #   4. its worker inclusive, less its team time, <= the outer times of the arcs into it,
@@ -34,17 +37,25 @@
 #      workers, at least the flat profile's worker self added up, and at most that
 #      plus the <task> contexts' own time (a task run outside any activation is no
 #      routine's), within the rounding slack (the lower bound is left out past
-#      CPROF_PATHS_MAX: a region's body there has no context);
+#      CPROF_PATHS_MAX: a region's body there has no context).  With sampled timing
+#      (docs/semantics.md, "Sampled timing") the bound by elapsed x workers and the
+#      comparison with the flat profile get the estimated contexts' times as slack (the
+#      first as in 2): where the estimates of the calls
+#      made in a context exceed its measured time, its self time is 0, not below, and
+#      its routine's is clamped per worker, not per context, so the two sums can part
+#      by up to what was estimated;
 # and, for a profile (cprof-report run on it), its other outputs:
 #   9. --csv flat: a time not measured (7) is an empty cell, never 0; the text flat
 #      profile shows "-" for a counted routine's times;
 #  10. --folded: one line "stack N" (N > 0) per context with a self time, their N the
-#      contexts' self times (8), added up exactly; no counted routine in a stack;
+#      contexts' self times (8), added up exactly (at most elapsed x workers, with 8's
+#      slack for estimates); no counted routine in a stack;
 #  11. --hatchet: each node's time <= its time (inc), which is its time plus its
 #      children's (a child never above its parent); the roots' time (inc) added up is
 #      --folded's total; every routine's frame has its name (no "[counted]" in it),
 #      file, line and counted mark;
-#  12. --csv paths: every share <= 100 and the roots' added up too (rounding aside);
+#  12. --csv paths: every share <= 100 and the roots' added up too (rounding aside; with
+#      estimated times, 100 plus the estimated contexts' times' share, as in 8);
 #      self <= inclusive, a child's inclusive <= its parent's (by id and parent); a
 #      context without a time has empty cells;
 #  13. --html: the flame graph's data (its page's paths table): a child's inclusive
@@ -80,6 +91,7 @@ read -r -d '' CHECKS <<'EOF'
 (.elapsed_ns * $nw) as $cap |
 def arcs_into($r): [.arcs[] | select(.callee == $r.name and .callee_file == $r.file)];
 def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0));
+def est_slack($t): if .time_estimated then (if .time_error_ns == null then $t else 5 * .time_error_ns end) else 0 end;
 (.routines[] | . as $r | "\(.name) (\(.file))" as $n |
   (if .self_worker_t > .inclusive_worker_t + 3 * $nw then
      "\($n): worker self \(.self_worker_t) > worker inclusive \(.inclusive_worker_t)" else empty end),
@@ -87,9 +99,10 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
      "\($n): wall self \(.self_wall_t) > wall inclusive \(.inclusive_wall_t)" else empty end),
   (if (.team_self_worker_t // 0) > (.team_inclusive_worker_t // 0) + 2 * $nw then
      "\($n): team self \(.team_self_worker_t) > team inclusive \(.team_inclusive_worker_t)" else empty end),
-  (if .inclusive_worker_t > $cap then
+  (if .inclusive_worker_t > $cap + est_slack(.inclusive_worker_t) then
      "\($n): worker inclusive \(.inclusive_worker_t) > elapsed x workers \($cap)" else empty end)),
-(.arcs[] | select($new) | select(.s_callarc_outer_t + .c_callarc_outer_t > $cap) |
+(.arcs[] | select($new) |
+  select(.s_callarc_outer_t + .c_callarc_outer_t > $cap + est_slack(.s_callarc_outer_t + .c_callarc_outer_t)) |
   "arc \(.caller) -> \(.callee): outer time \(.s_callarc_outer_t + .c_callarc_outer_t) > elapsed x workers \($cap)"),
 (. as $doc | .routines[] | select($new) | select(.s_caller + (.c_caller | add // 0) > 0) |
   select(.inclusive_worker_t != null) | . as $r |
@@ -178,10 +191,11 @@ def slack($a): 1 + $nw * (1 + ([$a[] | ([.sites | length, 1] | max)] | add // 0)
   ([.paths[].self_worker_t // 0] | add) as $all |
   ([.paths[] | select(.routine == "<task>") | .self_worker_t // 0] | add // 0) as $task |
   ([.routines[].self_worker_t // 0] | add // 0) as $flat |
-  (if $all > $cap + $tol then "call paths: self times add up to \($all) > elapsed x workers \($cap)" else empty end),
-  (if $all + $tol < $flat and (any(.paths[]; .routine == "<other>") | not) then
+  ([.paths[] | select(.time_estimated) | .time // [] | add // 0] | add // 0) as $est |
+  (if $all > $cap + $tol + $est then "call paths: self times add up to \($all) > elapsed x workers \($cap)" else empty end),
+  (if $all + $tol + $est < $flat and (any(.paths[]; .routine == "<other>") | not) then
      "call paths: self times add up to \($all) < the flat profile's \($flat)" else empty end),
-  (if $all - $task > $flat + $tol then
+  (if $all - $task > $flat + $tol + $est then
      "call paths: self times add up to \($all), above the flat profile's \($flat) by more than the <task> contexts' \($task)" else empty end)),
 (select(.paths) |
   ([.routines[] | select(.counted) | "\(.name)@\(.file)"]) as $counted |
@@ -242,6 +256,9 @@ try:
     nw = max(1, len(d["workers"]))
     cap = d["elapsed_ns"] * nw
     slack = nw * (len(paths) + len(d["routines"])) + 2
+    # Estimated contexts' times (sampled timing) may exceed the run: as in 8, slack.
+    est = sum(sum(t or 0 for t in p.get("time") or []) for p in paths if p.get("time_estimated"))
+    est_pct = 100.0 * est / cap if cap > 0 else 0.0
     flat = sum(r["self_worker_t"] or 0 for r in d["routines"])
     other = any(p["routine"] == "<other>" for p in paths)
     counted = {r["name"] for r in d["routines"] if r.get("counted")}
@@ -262,7 +279,7 @@ try:
         fsum += int(n)
         if set(stack.split(";")) & counted:
             out.append("--folded: a counted routine in a stack: %r" % l)
-    if fsum > cap + slack:
+    if fsum > cap + slack + est:
         out.append("--folded: its lines add up to %d > elapsed x workers %d" % (fsum, cap))
     if flines and fsum + slack < flat and not other:
         out.append("--folded: its lines add up to %d < the flat profile's self times %d" % (fsum, flat))
@@ -306,7 +323,7 @@ try:
                 out.append("--csv paths: row %s has no self time, yet an inclusive one or a share" % r["id"])
             continue
         s, inc, pct = int(r["self_worker_ns"]), int(r["inclusive_worker_ns"]), float(r["pct_time"])
-        if s > inc or pct > 100 or [s, inc] != [p["self_worker_t"], p["inclusive_worker_t"]]:
+        if s > inc or pct > 100 + est_pct or [s, inc] != [p["self_worker_t"], p["inclusive_worker_t"]]:
             out.append("--csv paths: row %s: self %d, inclusive %d, %%time %s (the document's %s, %s)"
                        % (r["id"], s, inc, pct, p["self_worker_t"], p["inclusive_worker_t"]))
         up = byrow.get(r["parent"], {}).get("inclusive_worker_ns", "")
@@ -314,7 +331,7 @@ try:
             share += pct
         elif up != "" and inc > int(up):
             out.append("--csv paths: row %s: inclusive %d above its parent %s's %s" % (r["id"], inc, r["parent"], up))
-    if share > 100 + 0.0001 * len(prow):
+    if share > 100 + est_pct + 0.0001 * len(prow):
         out.append("--csv paths: the roots' %%time adds up to %.4f" % share)
     # 13: the --html page's flame graph data: the sections it draws from (a page cut to the
     # heaviest routines has some of the rows).

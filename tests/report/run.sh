@@ -260,6 +260,7 @@ consistent() { CPROF_BIN=$(dirname "$report") "$here/consistency.sh" "$@" > "$tm
 . "$here/job.sh"
 . "$here/regions.sh"
 . "$here/modes.sh"
+. "$here/sampled.sh"
 
 for f in "$root"/tests/fuzz/corpus/*; do
     "$report" --json "$f" > /dev/null 2>&1 || continue
