@@ -67,7 +67,9 @@ verdict() { awk -v r="$1" 'BEGIN { print (r <= 1.6) ? "" : "above 1.6" }'; }
 
 echo
 echo "== instructions of one run, one thread (OMP_NUM_THREADS=1), callgrind, in millions"
-printf '%-8s %-20s %9s %9s %9s %7s %7s  %s\n' program "input" gcc "cprof" "every" ratio "every" ""
+echo "smaller inputs than the examples' own (the -D settings shown); cprof: default settings;"
+echo "every: the same build with CPROF_TIMING=every exported (every activation timed)"
+printf '%-8s %-20s %9s %9s %9s %9s %9s\n' program "input" gcc cprof every cprof/gcc every/gcc
 : > "$tmp/ratios"; : > "$tmp/ratios_every"
 for name in $programs; do
     src=$root/examples/$name/$name.c
@@ -84,7 +86,7 @@ for name in $programs; do
         same="OUTPUT DIFFERS from gcc's build"
     r=$(ratio "$c" "$p"); re=$(ratio "$e" "$p")
     echo "$r" >> "$tmp/ratios"; echo "$re" >> "$tmp/ratios_every"
-    printf '%-8s %-20s %9.1f %9.1f %9.1f %6sx %6sx  %s\n' "$name" "$defs" "$(ratio "$p" 1e6)" \
+    printf '%-8s %-20s %9.1f %9.1f %9.1f %8sx %8sx  %s\n' "$name" "$defs" "$(ratio "$p" 1e6)" \
         "$(ratio "$c" 1e6)" "$(ratio "$e" 1e6)" "$r" "$re" "$(verdict "$r") $same"
 done
 if [ -s "$tmp/ratios" ]; then
@@ -97,7 +99,7 @@ fi
 echo
 echo "== wall time at 2 threads, the examples' own inputs: medians of $rounds interleaved rounds, seconds"
 export OMP_NUM_THREADS=2
-printf '%-8s %8s %8s %8s %7s %7s  %s\n' program gcc cprof every ratio every "counts (default = every)"
+printf '%-8s %8s %8s %8s %9s %9s  %s\n' program gcc cprof every cprof/gcc every/gcc "counts: default = every"
 for name in $programs; do
     src=$root/examples/$name/$name.c
     [ -f "$src" ] || continue
@@ -127,7 +129,7 @@ for name in $programs; do
     fi
     [ "$ok" = 1 ] || counts="$counts; AN OUTPUT OR EXIT STATUS DIFFERED from gcc's build"
     p=$(med "$tmp/p"); c=$(med "$tmp/c"); e=$(med "$tmp/e")
-    printf '%-8s %8.2f %8.2f %8.2f %6sx %6sx  %s\n' "$name" "$p" "$c" "$e" "$(ratio "$c" "$p")" \
+    printf '%-8s %8.2f %8.2f %8.2f %8sx %8sx  %s\n' "$name" "$p" "$c" "$e" "$(ratio "$c" "$p")" \
         "$(ratio "$e" "$p")" "$counts"
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
