@@ -9,7 +9,7 @@
  *
  * Shape: a `parallel for` over the edges; the arithmetic is `static inline` helpers
  * with asserts (mod_add, mod_mul, mod_mac, mod_reduce, mrg_next, scramble), as in
- * Graph500's generator: about a hundred calls per edge of routines of a few
+ * Graph500's generator: about 150 calls per edge of routines of a few
  * instructions, which gcc inlines in a plain build, and which cprof's rule for small
  * routines does not count (an assert is a call).
  *
