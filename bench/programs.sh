@@ -51,13 +51,14 @@ run() {
         { echo "$name: exit status $? ($(head -c 300 "$tmp/$name.err"))"; return 1; }
 }
 
-# Instructions of one run under callgrind (every thread's), its output to NAME.txt.
+# Instructions of one run under callgrind (every thread's), its output to NAME.txt; on
+# failure, what went wrong.
 instructions() {
     local name=$1 prog=$2
     shift 2
-    env OMP_NUM_THREADS=1 CPROF_OUT="$tmp/$name.out" "$@" valgrind --tool=callgrind \
+    env OMP_NUM_THREADS=1 CPROF_OUT="$tmp/$name.out" "$@" valgrind --tool=callgrind --log-file="$tmp/$name.vg" \
         --callgrind-out-file="$tmp/$name.cg" "$prog" > "$tmp/$name.txt" 2> "$tmp/$name.err" ||
-        { echo "$name: exit status $? under callgrind ($(tail -c 300 "$tmp/$name.err"))" >&2; return 1; }
+        { echo "exit status $? under callgrind: $(tail -c 300 "$tmp/$name.err")"; return 1; }
     awk '/^(summary|totals):/ { print $2; exit }' "$tmp/$name.cg"
 }
 
@@ -78,9 +79,9 @@ for name in $programs; do
     # shellcheck disable=SC2086
     gcc -O2 -fopenmp $defs "$src" -o "$tmp/cg_plain" -lm &&
         "$bin/cprof-cc" -O2 -fopenmp $defs "$src" -o "$tmp/cg_prof" -lm || { echo "$name: build failed"; continue; }
-    p=$(instructions cg_plain "$tmp/cg_plain") || continue
-    c=$(instructions cg_prof "$tmp/cg_prof") || continue
-    e=$(instructions cg_every "$tmp/cg_prof" CPROF_TIMING=every) || continue
+    p=$(instructions cg_plain "$tmp/cg_plain") || { echo "$name, gcc: $p"; continue; }
+    c=$(instructions cg_prof "$tmp/cg_prof") || { echo "$name, cprof: $c"; continue; }
+    e=$(instructions cg_every "$tmp/cg_prof" CPROF_TIMING=every) || { echo "$name, every: $e"; continue; }
     same=""
     cmp -s "$tmp/cg_plain.txt" "$tmp/cg_prof.txt" && cmp -s "$tmp/cg_plain.txt" "$tmp/cg_every.txt" ||
         same="OUTPUT DIFFERS from gcc's build"
