@@ -69,7 +69,9 @@ verdict() { awk -v r="$1" 'BEGIN { print (r <= 1.6) ? "" : "above 1.6" }'; }
 echo
 echo "== instructions of one run, one thread (OMP_NUM_THREADS=1), callgrind, in millions"
 echo "smaller inputs than the examples' own (the -D settings shown); cprof: default settings;"
-echo "every: the same build with CPROF_TIMING=every exported (every activation timed)"
+echo "every: the same build with CPROF_TIMING=every exported (every activation timed); counted:"
+echo "the program's process, every thread (not the helper process cprof runs once, when it"
+echo "writes the profile, to read the machine's topology)"
 printf '%-8s %-20s %9s %9s %9s %9s %9s\n' program "input" gcc cprof every cprof/gcc every/gcc
 : > "$tmp/ratios"; : > "$tmp/ratios_every"
 for name in $programs; do
