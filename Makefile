@@ -5,7 +5,8 @@
 #   make examples        build every examples/*/ with cprof-cc, run it, read its profile
 #   make check           run the test suite (tests/run), with gcc and with clang
 #   make bench           benchmarks: cost per call against gprof, uftrace and the floor;
-#                        examples' slowdown and memory; compile time against gcc;
+#                        examples' slowdown and memory; whole programs in instructions
+#                        and wall time; compile time against gcc;
 #                        cprof-report --compensate against a program of known costs;
 #                        cprof-report summing 1024 ranks of an MPI job; traces;
 #                        input sizes' slowdown and memory
@@ -239,6 +240,7 @@ bench: all
 	@echo "== cost per call"; bench/calls.sh
 	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
 	@echo; echo "== call-heavy programs: slowdown with default settings, counts against count-only"; bench/callheavy.sh
+	@echo; echo "== whole programs: instructions (callgrind, one thread) and wall time against gcc, default and every-call timing"; bench/programs.sh
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh

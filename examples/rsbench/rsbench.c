@@ -19,6 +19,8 @@
  * lookup's result goes to its own slot and the slots are summed in order afterwards,
  * so the printed sums and the hash of the largest channel per lookup do not depend on
  * the number of threads.  Exit status 0 if the checks pass, 1 otherwise.
+ *
+ * LOOKUPS can be set at compile time (-DLOOKUPS=...) for a smaller run.
  */
 #include <complex.h>
 #include <math.h>
@@ -31,7 +33,9 @@
 #define WINDOWS 120             /* per nuclide, equal widths in sqrt(E) */
 #define LVALUES 4
 #define MATERIALS 12
+#ifndef LOOKUPS
 #define LOOKUPS 120000
+#endif
 #define CHECK_EVERY 997
 #define N_TERMS 10              /* of faddeeva's sum */
 #define TAU 12.0

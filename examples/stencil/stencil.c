@@ -14,12 +14,18 @@
  * every checkpoint.  Each point's new value depends only on the previous sweep, and the
  * max-reduction is exact, so every printed number is independent of the thread count.
  * Exit status 0 if the checks pass, 1 otherwise.
+ *
+ * N and SWEEPS can be set at compile time (-DN=... -DSWEEPS=...) for a smaller run.
  */
 #include <math.h>
 #include <stdio.h>
 
+#ifndef N
 #define N 1536
+#endif
+#ifndef SWEEPS
 #define SWEEPS 200
+#endif
 #define CHECKPOINTS 4
 
 static double grid[2][N][N];

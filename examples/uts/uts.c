@@ -17,12 +17,16 @@
  * found for them, and nodes = 1 + (children of all nodes).  The sums are of integers,
  * so they and the digest (a sum of the leaves' states) do not depend on the thread
  * count or on which thread ran which task.  Exit status 0 if the checks pass, 1 otherwise.
+ *
+ * ROOT_CHILDREN can be set at compile time (-DROOT_CHILDREN=...) for a smaller tree.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef ROOT_CHILDREN
 #define ROOT_CHILDREN 2000
+#endif
 #define NON_ROOT_CHILDREN 4
 #define Q 0.2495                /* m q = 0.998: a subtree has 500 nodes on average */
 #define SPAWN_ROUNDS 80

@@ -4,7 +4,9 @@
 # and in worker time, worker time within elapsed x workers, shares, arcs), and its
 # annotated source shows them at their lines (tests/lib/source_check.py).  Under another
 # compiler than gcc (tests/run's clang pass), its profile is gcc's build's: the same
-# counts, cases, arcs, call paths, regions and tasks (tests/lib/same_profile.py).
+# counts, cases, arcs, call paths, regions and tasks (tests/lib/same_profile.py).  The
+# exact counts of tests/cli/examples.expect hold; in gcc's pass, a run with every
+# activation timed (CPROF_TIMING=every) has the same counts as the default run.
 . "$(dirname "$0")/../lib/cli.sh"
 for dir in "$root"/examples/*/; do
     [ -f "$dir/Makefile" ] || continue
@@ -25,13 +27,26 @@ for dir in "$root"/examples/*/; do
     python3 "$root/tests/lib/source_check.py" "$bin/cprof-report" "$tmp/$name/prof.out" > "$tmp/$name.src" 2>&1
     check "examples/$name: --source shows --json's figures at their lines (docs/source.md)" \
         "$(indent "$tmp/$name.src" 6)" -- grep -q '^ok ' "$tmp/$name.src"
-    [ "$plain_cc" = gcc ] && continue
+    "$bin/cprof-report" --json "$tmp/$name/prof.out" > "$tmp/$name.json" 2>&1
+    while IFS= read -r line; do
+        filter=${line#"$name: "}; filter=${filter%% => *}; want=$(jq -c . <<< "${line#* => }")
+        actual=$(jq -c "$JQ_DEFS $filter" "$tmp/$name.json" 2>&1 | tr '\n' ' ' | sed 's/ $//')
+        check "examples/$name: $filter => $want" "actual: ${actual:0:300}" -- test "$actual" = "$want"
+    done < <(grep "^$name: " "$root/tests/cli/examples.expect")
+    if [ "$plain_cc" = gcc ]; then
+        (cd "$tmp/$name" && OMP_NUM_THREADS=2 CPROF_OUT=every.out CPROF_TIMING=every timeout 300 "./$prog" \
+            > /dev/null 2> every.err)
+        "$bin/cprof-report" --json "$tmp/$name/every.out" > "$tmp/$name.every.json" 2>> "$tmp/$name/every.err"
+        python3 "$root/tests/lib/same_profile.py" "$tmp/$name.every.json" "$tmp/$name.json" > "$tmp/$name.timing" 2>&1
+        check "examples/$name: the same counts, cases, arcs, paths, regions and tasks with CPROF_TIMING=every" \
+            "$(indent "$tmp/$name.timing" 12)" "$(indent "$tmp/$name/every.err")" -- test ! -s "$tmp/$name.timing"
+        continue
+    fi
     cp -R "$dir" "$tmp/$name.gcc"
     (env -u CPROF_GCC -u CPROF_GXX make -s -C "$tmp/$name.gcc" CC="$bin/cprof-cc" &&
      cd "$tmp/$name.gcc" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out timeout 300 "./$prog" > /dev/null) \
         > "$tmp/$name.gcc.log" 2>&1
     "$bin/cprof-report" --json "$tmp/$name.gcc/prof.out" > "$tmp/$name.gcc.json" 2>> "$tmp/$name.gcc.log"
-    "$bin/cprof-report" --json "$tmp/$name/prof.out" > "$tmp/$name.json" 2>&1
     python3 "$root/tests/lib/same_profile.py" "$tmp/$name.gcc.json" "$tmp/$name.json" > "$tmp/$name.same" 2>&1
     check "examples/$name: the same profile as gcc's build (counts, cases, arcs, paths, regions, tasks)" \
         "$(indent "$tmp/$name.same" 12)" "$(indent "$tmp/$name.gcc.log")" -- test ! -s "$tmp/$name.same"
