@@ -31,7 +31,10 @@
  * "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
  * it, whether the calls' cases and the parallel regions were measured, and if not why;
  * "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
- * profiling, each {"file", "reason"}, a key of the header written when there is one. */
+ * profiling, each {"file", "reason"}, a key of the header written when there is one;
+ * "overhead" (docs/overhead.md): what profiling cost the run, measured, a key of the
+ * header: {"method": "cpu samples", "samples", "in_cprof", "period_ns", "not_covered"}
+ * (and a "reason" where something was not sampled), or {"method": "none", "reason"}. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
@@ -42,12 +45,13 @@
 #define CPROF_SECTION_SOURCES "sources"
 #define CPROF_SECTION_OPENMP "openmp"
 #define CPROF_SECTION_UNPROFILED "unprofiled"
+#define CPROF_SECTION_OVERHEAD "overhead"
 /* All of them: what a reader of this version knows. */
 __attribute__((unused))
 static const char *const cprof_sections[] = {
     CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
     CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
-    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED };
+    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_OVERHEAD };
 
 /* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \
