@@ -427,11 +427,12 @@ static int get_openmp(struct loader *l, struct raw_file *rf, json_t *obj)
  * code; or none, and why. */
 static int get_overhead(struct loader *l, struct raw_file *rf, json_t *obj)
 {
+    rf->ovh_samples = rf->ovh_in_cprof = rf->ovh_period_ns = -1;     /* -1: absent */
     const struct field f[] = {
         {"method", JSON_STRING, &rf->ovh_method, 0},
-        {"samples", JSON_INTEGER | OPTIONAL, &rf->ovh_samples, -1},
-        {"in_cprof", JSON_INTEGER | OPTIONAL, &rf->ovh_in_cprof, -1},
-        {"period_ns", JSON_INTEGER | OPTIONAL, &rf->ovh_period_ns, -1},
+        {"samples", JSON_INTEGER | OPTIONAL, &rf->ovh_samples, 0},
+        {"in_cprof", JSON_INTEGER | OPTIONAL, &rf->ovh_in_cprof, 0},
+        {"period_ns", JSON_INTEGER | OPTIONAL, &rf->ovh_period_ns, 1},
         {"not_covered", JSON_STRING | OPTIONAL, &rf->ovh_not_covered, 0},
         {"reason", JSON_STRING | OPTIONAL, &rf->ovh_reason, 0},
     };
@@ -446,8 +447,7 @@ static int get_overhead(struct loader *l, struct raw_file *rf, json_t *obj)
     if (strcmp(rf->ovh_method, "cpu samples"))
         return cprof_fail(l, "invalid profile: \"%s\": method \"%s\" is neither \"cpu samples\""
                           " nor \"none\"", CPROF_SECTION_OVERHEAD, rf->ovh_method);
-    if (rf->ovh_samples < 0 || rf->ovh_in_cprof < 0 || rf->ovh_period_ns <= 0 ||
-        !rf->ovh_not_covered)
+    if (rf->ovh_samples < 0 || rf->ovh_in_cprof < 0 || rf->ovh_period_ns < 0 || !rf->ovh_not_covered)
         return cprof_fail(l, "invalid profile: \"%s\" with method \"cpu samples\" needs"
                           " \"samples\", \"in_cprof\", \"period_ns\" (positive) and"
                           " \"not_covered\"", CPROF_SECTION_OVERHEAD);
