@@ -244,6 +244,7 @@ bench: all
 	@echo "== cost per call"; bench/calls.sh
 	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
 	@echo; echo "== call-heavy programs: slowdown with default settings, counts against count-only"; bench/callheavy.sh
+	@echo; echo "== the profiler's share of the run: true, measured by CPU samples, estimated"; bench/overhead.sh
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh

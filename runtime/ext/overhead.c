@@ -39,8 +39,8 @@
 #define PERIOD_NS 4000000
 
 static const char not_covered[] =
-    "the calls' inline parts in the profiled routines (the handshake and the call of the "
-    "facade), what profiling costs the program's own code (inlining and other "
+    "the calls' inline parts in the profiled routines (the handshake, the call of the "
+    "facade, and the counts of routines counted at their call sites), what profiling costs the program's own code (inlining and other "
     "optimizations lost, code layout, caches and branch predictors shared with the "
     "facades), the OpenMP runtime's code the facades and wrappers call, kernel time (only "
     "user-mode CPU is sampled), threads that never ran profiled code";
