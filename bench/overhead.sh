@@ -16,14 +16,8 @@ rounds=${BENCH_ROUNDS:-3}
 results=${BENCH_RESULTS:-$root/bench/results/overhead.txt}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$(dirname "$results")"
-exec > >(tee "$results")
-commit=$(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo unknown)
-[ -n "$(git -C "$root" status --porcelain -- runtime preprocessor reports bench 2> /dev/null)" ] &&
-    commit="$commit with the working tree's changes (the commit that records this file)"
-echo "bench/overhead.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs online, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "compiler: $(gcc --version | head -1); commit: $commit"
+. "$root/bench/results.sh"
+bench_results "$results"
 echo "rounds: $rounds, OMP_NUM_THREADS=1, default settings (CPROF_TIMING unset)"
 export OMP_NUM_THREADS=1
 cd "$tmp"
