@@ -4,7 +4,8 @@
 # a program that runs on the CPU); a program where cprof is dominant (a tiny routine
 # called 10^7 times) has a share far above one that calls almost nothing, each share
 # read from its own profile (CPU samples: the load of the machine does not enter); the
-# summary prints the share and what it leaves out, or why there is none; a program that
+# summary prints the share and what it leaves out, or why there is none (--json too,
+# two runs summed); a program that
 # takes SIGPROF and sleeps behaves as under gcc (no sleep cut short); cprof-report
 # refuses an inconsistent key in one line.
 . "$(dirname "$0")/../lib/cli.sh"
@@ -51,6 +52,15 @@ for p in hot cold; do
     check "$p: the summary says what the measure does not cover" "$(indent $p.txt 40)" -- \
         grep -q "Not covered by the measure: the calls' inline parts" <(tr '\n' ' ' < $p.txt)
 done
+# --json, and two runs summed: the samples of both.
+CPROF_OUT=$tmp/hot2.out ./hot > /dev/null
+"$bin/cprof-report" --json hot.out > hot.json
+expect_jq "--json: the profile's overhead" hot.json '.overhead' "$(jq -c '.overhead' hot.out)"
+"$bin/cprof-report" --json hot.out hot2.out > sum.json
+expect_jq "--json of two runs: their samples summed" sum.json \
+    '.overhead | [.method, .samples, .in_cprof]' \
+    "[\"cpu samples\", $(jq -s '.[0].overhead.samples + .[1].overhead.samples' hot.out hot2.out), $(jq -s '.[0].overhead.in_cprof + .[1].overhead.in_cprof' hot.out hot2.out)]"
+
 # Dominant against almost nothing, from the two profiles' figures.
 share() { jq '.overhead | .in_cprof / .samples' "$1"; }
 hot=$(share hot.out) cold=$(share cold.out)
@@ -128,6 +138,8 @@ expect_jq "every realtime signal taken: not measured, and why" none.out '.overhe
 "$bin/cprof-report" none.out > none.txt 2> rep.err || nok "cprof-report reads it" "$(indent rep.err)"
 check "every realtime signal taken: the summary says the overhead was not measured" "$(indent none.txt 40)" -- \
     grep -qx "overhead, not measured: the program uses every realtime signal." none.txt
+expect_jq "every realtime signal taken: --json says why" <("$bin/cprof-report" --json none.out) '.overhead' \
+    '{"method": "none", "unmeasured_files": 1, "reason": "the program uses every realtime signal"}'
 check "every realtime signal taken: no measured share printed" -- bash -c "! grep -q 'overhead, measured' $tmp/none.txt"
 
 # An inconsistent key: one line, exit status 1.
