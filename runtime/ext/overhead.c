@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@ static const char not_covered[] =
 /* Each sampled thread's counter and counts: one writer, the thread's own handler. */
 struct sampler {
     int fd;
+    uint64_t id;                       /* the kernel's id of its counter */
     uint64_t samples, in_cprof;
     struct sampler *next;
 };
@@ -108,11 +110,19 @@ static void install(int sig)
     cprof_sigaction(sig, &sa, 0);
 }
 
+/* Whether s's descriptor is still its counter: a program that closed every descriptor
+ * may have one of its own files under that number, which cprof must not touch. */
+static int still_mine(const struct sampler *s)
+{
+    uint64_t id;
+    return s->fd >= 0 && ioctl(s->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == s->id;
+}
+
 static void thread_exit(void *arg)
 {
     struct sampler *s = arg;
     pthread_mutex_lock(&lock);
-    if (s->fd >= 0)
+    if (still_mine(s))
         close(s->fd);
     s->fd = -1;
     mine = 0;
@@ -174,6 +184,7 @@ void cprof_overhead_open(void)
         else {
             struct sampler *s = cprof_alloc(sizeof *s);
             *s = (struct sampler){ .fd = fd, .next = samplers };
+            ioctl(fd, PERF_EVENT_IOC_ID, &s->id);
             samplers = mine = s;
             pthread_setspecific(exit_key, s);
         }
@@ -186,13 +197,15 @@ void cprof_overhead_open(void)
  * threads: closed, and the one thread it has sampled again by a counter of its own. */
 static void forked_child(void)
 {
-    for (struct sampler *s = samplers; s; s = s->next)
-        if (s->fd >= 0) {
+    for (struct sampler *s = samplers; s; s = s->next) {
+        if (still_mine(s))
             close(s->fd);
-            s->fd = -1;
-        }
+        s->fd = -1;
+    }
     if (mine && signo && (mine->fd = open_counter()) < 0)
         note("the forked child's thread was not sampled: %s", why_not(errno));
+    else if (mine && signo)
+        ioctl(mine->fd, PERF_EVENT_IOC_ID, &mine->id);
 }
 
 /* ---- the program takes the sampling signal ---- */
@@ -212,7 +225,7 @@ static void taken(int sig, const char *call)
         install(to);
     __atomic_store_n(&signo, to, __ATOMIC_RELEASE);
     for (struct sampler *s = samplers; s; s = s->next)
-        if (s->fd >= 0) {
+        if (still_mine(s)) {
             if (to)
                 fcntl(s->fd, F_SETSIG, to);
             else
@@ -265,6 +278,9 @@ void cprof_overhead_write(struct cprof_json *j)
              "cprof-cc did not link): the samples since went to it",
              cprof_signal_name(signo, name, sizeof name));
     for (struct sampler *s = samplers; s; s = s->next) {
+        if (s->fd >= 0 && !still_mine(s))
+            note("the program closed a thread's counter (its descriptor): that thread's "
+                 "samples stopped there");
         samples += __atomic_load_n(&s->samples, __ATOMIC_RELAXED);
         in_cprof += __atomic_load_n(&s->in_cprof, __ATOMIC_RELAXED);
     }

@@ -116,6 +116,34 @@ check "a program's own SIGPROF and sleeps: as under gcc" "$plain_cc's: $want" "c
 expect_jq "a program's own SIGPROF: the overhead's samples go on beside it" prog.out \
     '[.overhead.method, .overhead.samples > 0, .overhead.reason]' '["cpu samples", true, null]'
 
+# A program that closes every descriptor it did not open (a daemon's habit), then
+# opens a file: it gets the number gcc's build gets, and cprof never touches it (its
+# counter's number now the program's); the profile says the samples stopped.
+cat > closer.c <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((noinline)) double spin(long n) { volatile double x = 0; for (long i = 0; i < n; i++) x += (double)i; return x; }
+int main(void)
+{
+    spin(20000000);
+    for (int fd = 3; fd < 4096; fd++)
+        close(fd);
+    int fd = open("/dev/null", O_RDONLY);
+    spin(20000000);
+    printf("opened %d, still open at exit: %s\n", fd, fcntl(fd, F_GETFD) >= 0 ? "yes" : "no");
+    return 0;
+}
+EOF
+"$plain_cc" -O2 closer.c -o closer.plain
+"$bin/cprof-cc" -O2 closer.c -o closer 2> cc.err || nok "cprof-cc compiles closer.c" "$(indent cc.err)"
+want=$(./closer.plain)
+got=$(CPROF_OUT=$tmp/closer.out ./closer 2> closer.err)
+check "every descriptor closed, a file opened: as under gcc" "$plain_cc's: $want" "cprof's:  $got" \
+    "$(indent closer.err)" -- [ "$got" = "$want" ]
+expect_jq "every descriptor closed: the profile says the samples stopped" closer.out '.overhead.reason' \
+    '"the program closed a thread'"'"'s counter (its descriptor): that thread'"'"'s samples stopped there"'
+
 # No realtime signal free from the start (a library's constructor, built by gcc, takes
 # them all): nothing is sampled, and the profile and the summary say why.
 cat > all.c <<'EOF'
