@@ -69,6 +69,18 @@ check "10^7 calls of a tiny routine: at least half its CPU samples in cprof's co
 check "a single long call: at most 5% in cprof's code ($cold)" -- \
     awk -v s="$cold" 'BEGIN { exit !(s <= 0.05) }'
 
+# as_gcc NAME WHAT: NAME.c built by gcc and by cprof-cc prints the same (NAME.out the
+# profile).
+as_gcc() {
+    "$plain_cc" -O2 $1.c -o $1.plain
+    "$bin/cprof-cc" -O2 $1.c -o $1 2> cc.err || nok "cprof-cc compiles $1.c" "$(indent cc.err)"
+    local want got
+    want=$(./$1.plain)
+    got=$(CPROF_OUT=$tmp/$1.out ./$1 2> $1.err)
+    check "$2: as under gcc" "$plain_cc's: $want" "cprof's:  $got" "$(indent $1.err)" -- \
+        [ "$got" = "$want" ]
+}
+
 # The program's SIGPROF (a profiling timer of its own, no SA_RESTART) and its sleeps:
 # as under gcc, every SIGPROF its own, no sleep cut short (a sample taken in the kernel
 # would wake a thread about to sleep: cprof samples user-mode CPU only; with kernel
@@ -107,12 +119,7 @@ int main(void)
     return 0;
 }
 EOF
-"$plain_cc" -O2 prog.c -o prog.plain
-"$bin/cprof-cc" -O2 prog.c -o prog 2> cc.err || nok "cprof-cc compiles prog.c" "$(indent cc.err)"
-want=$(./prog.plain)
-got=$(CPROF_OUT=$tmp/prog.out ./prog 2> prog.err)
-check "a program's own SIGPROF and sleeps: as under gcc" "$plain_cc's: $want" "cprof's:  $got" \
-    "$(indent prog.err)" -- [ "$got" = "$want" ]
+as_gcc prog "a program's own SIGPROF and sleeps"
 expect_jq "a program's own SIGPROF: the overhead's samples go on beside it" prog.out \
     '[.overhead.method, .overhead.samples > 0, .overhead.reason]' '["cpu samples", true, null]'
 
@@ -135,12 +142,7 @@ int main(void)
     return 0;
 }
 EOF
-"$plain_cc" -O2 closer.c -o closer.plain
-"$bin/cprof-cc" -O2 closer.c -o closer 2> cc.err || nok "cprof-cc compiles closer.c" "$(indent cc.err)"
-want=$(./closer.plain)
-got=$(CPROF_OUT=$tmp/closer.out ./closer 2> closer.err)
-check "every descriptor closed, a file opened: as under gcc" "$plain_cc's: $want" "cprof's:  $got" \
-    "$(indent closer.err)" -- [ "$got" = "$want" ]
+as_gcc closer "every descriptor closed, a file opened"
 expect_jq "every descriptor closed: the profile says the samples stopped" closer.out '.overhead.reason' \
     '"the program closed a thread'"'"'s counter (its descriptor): that thread'"'"'s samples stopped there"'
 
