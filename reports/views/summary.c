@@ -118,8 +118,8 @@ static void overhead_rows(cprof_table *t, const cprof_profile *p)
     if (p->ovh_none_files) {
         char *say = p->ovh_none_files == files
             ? cprof_xasprintf("overhead, not measured: %s.", p->ovh_reason)
-            : cprof_xasprintf("overhead, not measured in %zu of the %zu files (their samples are "
-                              "not in the figures above): %s.", p->ovh_none_files, files, p->ovh_reason);
+            : cprof_xasprintf("overhead, not measured in %zu of the %zu files (their runs are not "
+                              "in the figures above): %s.", p->ovh_none_files, files, p->ovh_reason);
         folded_note(t, say);
     }
     if (files && files < p->nfiles)

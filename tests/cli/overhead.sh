@@ -61,6 +61,23 @@ expect_jq "--json of two runs: their samples summed" sum.json \
     '.overhead | [.method, .samples, .in_cprof]' \
     "[\"cpu samples\", $(jq -s '.[0].overhead.samples + .[1].overhead.samples' hot.out hot2.out), $(jq -s '.[0].overhead.in_cprof + .[1].overhead.in_cprof' hot.out hot2.out)]"
 
+# Summed with a file that could sample nothing, and with one written before the measure:
+# the measured files' figures, and which runs are not in them.
+jq -c '.overhead = {"method": "none", "reason": "no CPU samples: not permitted"}' hot2.out > none2.out
+jq -c 'del(.overhead) | .sections |= map(select(.name != "overhead"))' hot2.out > old.out
+for other in none2 old; do
+    "$bin/cprof-report" hot.out $other.out > mixed.txt 2> rep.err || nok "cprof-report sums hot.out and $other.out" "$(indent rep.err)"
+    check "summed with $other.out: the measured file's share" "$(indent mixed.txt 40)" -- \
+        grep -qF "overhead, measured: $(awk -v k=$(jq .overhead.in_cprof hot.out) -v n=$(jq .overhead.samples hot.out) \
+            'BEGIN { printf "%.1f", 100 * k / n }')% of CPU time ($(jq .overhead.in_cprof hot.out) of $(jq .overhead.samples hot.out) samples" mixed.txt
+done
+check "summed with a file that sampled nothing: its run left out, and why" "$(indent mixed.txt 40)" -- \
+    grep -q "overhead, not measured in 1 of the 2 files (their runs are not in the figures above): no CPU samples: not permitted." \
+    <("$bin/cprof-report" hot.out none2.out | tr '\n' ' ')
+check "summed with an older file: its run left out" "$(indent mixed.txt 40)" -- \
+    grep -q "overhead, measured: 1 of the 2 files were written by an older cprof, which did not measure it" \
+    <(tr '\n' ' ' < mixed.txt)
+
 # Dominant against almost nothing, from the two profiles' figures.
 share() { jq '.overhead | .in_cprof / .samples' "$1"; }
 hot=$(share hot.out) cold=$(share cold.out)
