@@ -51,6 +51,7 @@ struct sampler {
     int fd;
     uint64_t id;                       /* the kernel's id of its counter */
     uint64_t samples, in_cprof;
+    uint64_t base_samples, base_in_cprof;  /* at cprof_reset(), subtracted as written */
     struct sampler *next;
 };
 static struct sampler *samplers;       /* every thread's, newest first */
@@ -267,6 +268,16 @@ void cprof_overhead_start(void)
     measured = 1;
 }
 
+void cprof_overhead_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    for (struct sampler *s = samplers; s; s = s->next) {
+        s->base_samples = __atomic_load_n(&s->samples, __ATOMIC_RELAXED);
+        s->base_in_cprof = __atomic_load_n(&s->in_cprof, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 void cprof_overhead_write(struct cprof_json *j)
 {
     uint64_t samples = 0, in_cprof = 0;
@@ -281,8 +292,8 @@ void cprof_overhead_write(struct cprof_json *j)
         if (s->fd >= 0 && !still_mine(s))
             note("the program closed a thread's counter (its descriptor): that thread's "
                  "samples stopped there");
-        samples += __atomic_load_n(&s->samples, __ATOMIC_RELAXED);
-        in_cprof += __atomic_load_n(&s->in_cprof, __ATOMIC_RELAXED);
+        samples += __atomic_load_n(&s->samples, __ATOMIC_RELAXED) - s->base_samples;
+        in_cprof += __atomic_load_n(&s->in_cprof, __ATOMIC_RELAXED) - s->base_in_cprof;
     }
     cprof_json_key(j, CPROF_SECTION_OVERHEAD);
     cprof_json_begin(j, '{');

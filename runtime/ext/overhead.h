@@ -9,6 +9,8 @@
 void cprof_overhead_start(void);
 /* On a listed worker's own thread: its CPU sampled from now on. */
 void cprof_overhead_open(void);
+/* cprof_reset(): the samples so far are not the profile's (docs/control.md). */
+void cprof_overhead_reset(void);
 /* The profile's "overhead" key (format/schema.h, CPROF_SECTION_OVERHEAD). */
 void cprof_overhead_write(struct cprof_json *j);
 

@@ -98,6 +98,34 @@ as_gcc() {
         [ "$got" = "$want" ]
 }
 
+# cprof_reset() after the hot part, then one long call: the samples count from the
+# reset, as the rest of the profile does (the hot part's would make the share ~50%).
+cat > reset.c <<'EOF'
+#include <cprof.h>
+#include <stdio.h>
+__attribute__((noinline)) int tiny(int x) { return x * 3 + 1; }
+__attribute__((noinline)) double work(long n)
+{
+    double s = 0;
+    for (long i = 1; i <= n; i++)
+        s += 1.0 / ((double)i * (double)i);
+    return s;
+}
+int main(void)
+{
+    int s = 0;
+    for (long i = 0; i < 10000000; i++)
+        s += tiny((int)i);
+    cprof_reset();
+    printf("%d %.6f\n", s, work(300000000));
+    return 0;
+}
+EOF
+"$bin/cprof-cc" -O2 reset.c -o reset 2> cc.err || nok "cprof-cc compiles reset.c" "$(indent cc.err)"
+CPROF_OUT=$tmp/reset.out ./reset > /dev/null
+expect_jq "cprof_reset(): the samples count from it (at most 5% in cprof's code, some taken)" reset.out \
+    '.overhead | [.samples > 10, .in_cprof <= 0.05 * .samples]' '[true, true]'
+
 # The program's SIGPROF (a profiling timer of its own, no SA_RESTART) and its sleeps:
 # as under gcc, every SIGPROF its own, no sleep cut short (a sample taken in the kernel
 # would wake a thread about to sleep: cprof samples user-mode CPU only; with kernel
