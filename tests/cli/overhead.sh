@@ -98,6 +98,25 @@ as_gcc() {
         [ "$got" = "$want" ]
 }
 
+# Every thread that runs profiled code is sampled: two OpenMP threads spinning give
+# samples for (at least 60% of) the user CPU time of both.
+cat > team.c <<'EOF'
+#include <stdio.h>
+__attribute__((noinline)) double spin(long n) { volatile double x = 0; for (long i = 0; i < n; i++) x += (double)i; return x; }
+int main(void)
+{
+    double s = 0;
+#pragma omp parallel num_threads(2) reduction(+:s)
+    s += spin(100000000);
+    printf("%g\n", s);
+    return 0;
+}
+EOF
+"$bin/cprof-cc" -fopenmp -O2 team.c -o team 2> cc.err || nok "cprof-cc compiles team.c" "$(indent cc.err)"
+CPROF_OUT=$tmp/team.out /usr/bin/time -f %U -o team.user ./team > /dev/null
+expect_jq "two threads: samples for both threads' user CPU ($(cat team.user) s)" team.out \
+    "[(.workers | length), .overhead.samples * .overhead.period_ns >= 0.6 * $(cat team.user) * 1e9]" '[2, true]'
+
 # cprof_reset() after the hot part, then one long call: the samples count from the
 # reset, as the rest of the profile does (the hot part's would make the share ~50%).
 cat > reset.c <<'EOF'
