@@ -208,9 +208,6 @@ function draw() {
          plural(sv("pus"), "processing unit")),
     card("calls profiled", sv("calls"), "", sv("s_calls") + " sequential, " + sv("c_calls") + " concurrent"),
     card("overhead, estimated", sv("overhead_ns"), "ms", sv("overhead_pct") + "% of elapsed \u00d7 workers"),
-    // Measured by CPU samples in cprof's code (docs/overhead.md), where the files say.
-    ...(summaryRow("overhead_measured_pct") ? [card("overhead, measured", sv("overhead_measured_pct"),
-      "% of CPU", sv("overhead_in_cprof") + " of " + sv("overhead_samples") + " samples in cprof's code")] : []),
     card("times compensated", sv("compensated"), "", summaryRow("compensated_ns")
       ? sv("compensated_ns") + " ms taken out of self times" : "--compensate takes the profiler's cost out"));
   // Units cprof-cc compiled without profiling: said first, their routines are in no

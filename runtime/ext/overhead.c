@@ -178,8 +178,11 @@ void cprof_overhead_open(void)
     else {
         int fd = open_counter();
         if (fd < 0 && !samplers) {
+            /* The first thread's: no other will do better; the signal the program's again. */
             measured = 0;
             snprintf(reason, sizeof reason, "no CPU samples: %s", why_not(errno));
+            cprof_sigaction(signo, &(struct sigaction){ .sa_handler = SIG_DFL }, 0);
+            __atomic_store_n(&signo, 0, __ATOMIC_RELEASE);
         } else if (fd < 0)
             note("a thread was not sampled: %s", why_not(errno));
         else {
