@@ -86,11 +86,11 @@ check "10^7 calls of a tiny routine: at least half its CPU samples in cprof's co
 check "a single long call: at most 5% in cprof's code ($cold)" -- \
     awk -v s="$cold" 'BEGIN { exit !(s <= 0.05) }'
 
-# as_gcc NAME WHAT: NAME.c built by gcc and by cprof-cc prints the same (NAME.out the
-# profile).
+# as_gcc NAME WHAT [LINK...]: NAME.c built by gcc and by cprof-cc prints the same
+# (NAME.out the profile).
 as_gcc() {
-    "$plain_cc" -O2 $1.c -o $1.plain
-    "$bin/cprof-cc" -O2 $1.c -o $1 2> cc.err || nok "cprof-cc compiles $1.c" "$(indent cc.err)"
+    "$plain_cc" -O2 $1.c -o $1.plain "${@:3}"
+    "$bin/cprof-cc" -O2 $1.c -o $1 "${@:3}" 2> cc.err || nok "cprof-cc compiles $1.c" "$(indent cc.err)"
     local want got
     want=$(./$1.plain)
     got=$(CPROF_OUT=$tmp/$1.out ./$1 2> $1.err)
@@ -116,6 +116,35 @@ EOF
 CPROF_OUT=$tmp/team.out /usr/bin/time -f %U -o team.user ./team > /dev/null
 expect_jq "two threads: samples for both threads' user CPU ($(cat team.user) s)" team.out \
     "[(.workers | length), .overhead.samples * .overhead.period_ns >= 0.6 * $(cat team.user) * 1e9]" '[2, true]'
+
+# A thread that blocks every signal (a signal-handling thread's habit) and runs
+# profiled code: not sampled (its samples would queue up to the kernel's limit, then
+# come as SIGIO), and the profile says so; the main thread's samples go on.
+cat > blocked.c <<'EOF'
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+__attribute__((noinline)) double spin(long n) { volatile double x = 0; for (long i = 0; i < n; i++) x += (double)i; return x; }
+static void *run(void *arg) { (void)arg; static double r; r = spin(50000000); return &r; }
+int main(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_create(&t, 0, run, 0);
+    pthread_sigmask(SIG_SETMASK, &old, 0);
+    double s = spin(50000000);
+    void *r;
+    pthread_join(t, &r);
+    printf("%g\n", s + *(double *)r);
+    return 0;
+}
+EOF
+as_gcc blocked "a thread with every signal blocked" -lpthread
+expect_jq "a thread with every signal blocked: not sampled, said; the main thread's samples go on" blocked.out \
+    '[(.workers | length), .overhead.samples > 10, .overhead.reason]' \
+    '[2, true, "a thread that blocked cprof'"'"'s signal SIGRTMAX (64) as it first ran profiled code was not sampled"]'
 
 # cprof_reset() after the hot part, then one long call: the samples count from the
 # reset, as the rest of the profile does (the hot part's would make the share ~50%).
