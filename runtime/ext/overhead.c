@@ -41,10 +41,11 @@
 
 static const char not_covered[] =
     "the calls' inline parts in the profiled routines (the handshake, the call of the "
-    "facade, and the counts of routines counted at their call sites), what profiling costs the program's own code (inlining and other "
-    "optimizations lost, code layout, caches and branch predictors shared with the "
-    "facades), the OpenMP runtime's code the facades and wrappers call, kernel time (only "
-    "user-mode CPU is sampled), threads that never ran profiled code";
+    "facade, and the counts of routines counted at their call sites), what profiling "
+    "costs the program's own code (inlining and other optimizations lost, code layout, "
+    "caches and branch predictors shared with the facades), the OpenMP runtime's code the "
+    "facades and wrappers call, kernel time (only user-mode CPU is sampled), threads that "
+    "never ran profiled code";
 
 /* Each sampled thread's counter and counts: one writer, the thread's own handler. */
 struct sampler {
@@ -236,15 +237,9 @@ static void taken(int sig, const char *call)
                 fcntl(s->fd, F_SETFL, O_NONBLOCK);
         }
     cprof_signal_discard(sig);
-    char from[32], name[32];
-    cprof_signal_name(sig, from, sizeof from);
-    double at = (double)cprof_elapsed_ns() / 1e9;
-    if (to)
-        note("sampled with %s from %.3f s on: the program's %s took %s, cprof's signal until "
-             "then", cprof_signal_name(to, name, sizeof name), at, call, from);
-    else
-        note("not sampled from %.3f s on: the program's %s took %s, and no realtime signal "
-             "was left free", at, call, from);
+    char moved[200];
+    cprof_signal_moved(moved, sizeof moved, sig, to, call);
+    note("%s", moved);
     pthread_mutex_unlock(&lock);
 }
 

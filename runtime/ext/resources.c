@@ -464,19 +464,11 @@ void cprof_resources_signal_taken(int sig, const char *call)
             sched_yield();
     }
     cprof_signal_discard(sig);
-    char from[32], name[32];
-    cprof_signal_name(sig, from, sizeof from);
-    double at = (double)cprof_elapsed_ns() / 1e9;
-    for (int i = 0; i < nres; i++) {
-        if (!res[i].sampled || res[i].monitored != monitored)
-            continue;
-        if (to)
-            note(&res[i], "sampled with %s from %.3f s on: the program's %s took %s, cprof's "
-                 "signal until then", cprof_signal_name(to, name, sizeof name), at, call, from);
-        else
-            note(&res[i], "not sampled from %.3f s on: the program's %s took %s, and no "
-                 "realtime signal was left free", at, call, from);
-    }
+    char moved[200];
+    cprof_signal_moved(moved, sizeof moved, sig, to, call);
+    for (int i = 0; i < nres; i++)
+        if (res[i].sampled && res[i].monitored == monitored)
+            note(&res[i], "%s", moved);
     if (!to && !monitored)
         sampling = 0;
     pthread_mutex_unlock(&signal_lock);

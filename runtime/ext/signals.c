@@ -87,6 +87,19 @@ const char *cprof_signal_name(int sig, char *buf, size_t size)
     return buf;
 }
 
+void cprof_signal_moved(char *out, size_t size, int sig, int to, const char *call)
+{
+    char from[32], name[32];
+    cprof_signal_name(sig, from, sizeof from);
+    double at = (double)cprof_elapsed_ns() / 1e9;
+    if (to)
+        snprintf(out, size, "sampled with %s from %.3f s on: the program's %s took %s, cprof's "
+                 "signal until then", cprof_signal_name(to, name, sizeof name), at, call, from);
+    else
+        snprintf(out, size, "not sampled from %.3f s on: the program's %s took %s, and no "
+                 "realtime signal was left free", at, call, from);
+}
+
 /* Setting a signal's action to ignore discards its queued instances.  An overflow that
  * read the old signal just before its counter moved is queued a moment later: ignored
  * twice, a millisecond apart. */

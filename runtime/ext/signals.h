@@ -22,6 +22,9 @@ struct cprof_signal_owner {
 void cprof_signal_owner_add(const struct cprof_signal_owner *owner);
 /* A realtime signal's name as the program would write it, and its number, in buf. */
 const char *cprof_signal_name(int sig, char *buf, size_t size);
+/* What a move of sampling off sig, which the program's call took, to signal to (0:
+ * none was left) says, in out. */
+void cprof_signal_moved(char *out, size_t size, int sig, int to, const char *call);
 /* The instances of sig the kernel queued for any thread discarded, and its action the
  * default again: after its sampling moved off it. */
 void cprof_signal_discard(int sig);

@@ -114,9 +114,11 @@ for when in before ctor main thread; do
             expect_jq "$name: the overhead's reason says the move, if any" p.out \
                 '.overhead.reason | if . then sub("from [0-9.]+ s"; "from S s") else . end' "$moved"
             # The overhead's samples went on: one each period_ns of user-mode CPU (not the
-            # kernel's, which sampling at 0.1 ms makes large), against the run's user time.
-            expect_jq "$name: the overhead's samples went on (at least 60% of the user CPU time)" p.out \
-                ".overhead.samples * .overhead.period_ns >= 0.6 * $(cat user.txt) * 1e9" true
+            # kernel's, which sampling at 0.1 ms makes large), against the run's user time
+            # (tick-based, so rough under 10,000 signals a second: 40%; sampling stopped by
+            # a move in a constructor or main would leave almost none).
+            expect_jq "$name: the overhead's samples went on (at least 40% of the user CPU time)" p.out \
+                ".overhead.samples * .overhead.period_ns >= 0.4 * $(cat user.txt) * 1e9" true
             # The samples went on: the spin loop's CPU samples against the CPU time the
             # workers counted, in the same run.
             expect_jq "$name: the CPU samples went on (at least 80% of the workers' CPU time)" p.json \
