@@ -73,14 +73,19 @@ RT_CFLAGS := -fno-plt -DCPROF_BUILDING_RUNTIME
 RT_PIC := -fPIC -ftls-model=initial-exec
 RT_PIE := -fPIE -ftls-model=local-exec
 OMPT_INC  := $(patsubst %/omp-tools.h,%,$(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)))
+# The runtime's code in a section of its own, cprof_text (the linker's __start_cprof_text
+# and __stop_cprof_text bound it, in a static link too): runtime/ext/overhead.c counts the
+# CPU samples whose instruction falls there, what profiling costs (docs/overhead.md).
+RT_TEXT = objcopy $(foreach s,.text .text.unlikely .text.hot .text.startup .text.exit,\
+                    --rename-section $(s)=cprof_text) $@
 RT_HEADERS := runtime/cprof.h $(wildcard runtime/core/*.h runtime/ext/*.h format/*.h)
 $(B)/obj/runtime/ext/ompt.o $(B)/obj/runtime-pie/ext/ompt.o: RT_DEFS = -idirafter $(OMPT_INC)
 $(B)/obj/runtime/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@ && $(RT_TEXT)
 $(B)/obj/runtime-pie/%.o: runtime/%.c $(RT_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIE) $(RT_DEFS) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIE) $(RT_DEFS) -c $< -o $@ && $(RT_TEXT)
 
 # The runtime runs cprof-topology by its path (runtime/ext/topology.c): the build tree's in
 # the runtime built here, the installation's in the one make install copies, whose
@@ -90,10 +95,10 @@ $(B)/obj/runtime/ext/topology.o $(B)/obj/runtime-pie/ext/topology.o: \
 $(B)/inst/obj/topology.o $(B)/inst/obj-pie/topology.o: RT_DEFS = -DCPROF_TOPOLOGY='"$(PREFIX)/$(TOPOLOGY)"'
 $(B)/inst/obj/topology.o: runtime/ext/topology.c $(RT_HEADERS) $(B)/inst/prefix
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIC) $(RT_DEFS) -c $< -o $@ && $(RT_TEXT)
 $(B)/inst/obj-pie/topology.o: runtime/ext/topology.c $(RT_HEADERS) $(B)/inst/prefix
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIE) $(RT_DEFS) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(RT_CFLAGS) $(RT_PIE) $(RT_DEFS) -c $< -o $@ && $(RT_TEXT)
 $(B)/inst/prefix: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
@@ -241,6 +246,7 @@ bench: all
 	@echo; echo "== examples: slowdown, profiler share, profile size, peak memory"; bench/examples.sh
 	@echo; echo "== call-heavy programs: slowdown with default settings, counts against count-only"; bench/callheavy.sh
 	@echo; echo "== whole programs: instructions (callgrind, one thread) and wall time against gcc, default and every-call timing"; bench/programs.sh
+	@echo; echo "== the profiler's share of the run: true, measured by CPU samples, estimated"; bench/overhead.sh
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh

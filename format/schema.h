@@ -35,7 +35,10 @@
  * "timing" (docs/semantics.md, "Sampled timing"): a key of the header, how activations
  * were timed ({"mode": "sampled" or "every", "period", "min_activations", "short_ns",
  * "call_cost_ns"}), and of each worker ("sampled"): the rows, of CPROF_SAMPLED_COLUMNS,
- * whose times are estimates from a sample of their activations. */
+ * whose times are estimates from a sample of their activations;
+ * "overhead" (docs/overhead.md): what profiling cost the run, measured, a key of the
+ * header: {"method": "cpu samples", "samples", "in_cprof", "period_ns", "not_covered"}
+ * (and a "reason" where something was not sampled), or {"method": "none", "reason"}. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
@@ -47,12 +50,13 @@
 #define CPROF_SECTION_OPENMP "openmp"
 #define CPROF_SECTION_UNPROFILED "unprofiled"
 #define CPROF_SECTION_TIMING "timing"
+#define CPROF_SECTION_OVERHEAD "overhead"
 /* All of them: what a reader of this version knows. */
 __attribute__((unused))
 static const char *const cprof_sections[] = {
     CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
     CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
-    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_TIMING };
+    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_TIMING, CPROF_SECTION_OVERHEAD };
 
 /* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \

@@ -8,6 +8,7 @@
 #include "core/core.h"
 #include "ext/control.h"
 #include "ext/ompt.h"
+#include "ext/overhead.h"
 #include "ext/placement.h"
 #include "ext/profile.h"
 #include "ext/resources.h"
@@ -32,6 +33,7 @@ static void start(void)
     cprof_clock_start();
     cprof_placement_start();
     cprof_resources_start();    /* before the first context: contexts hold its samples */
+    cprof_overhead_start();     /* after: CPROF_RESOURCES keeps the signals it always had */
     /* For the clock, tracing and the resources sampled; the input sizes' facade around
      * it when sizes.c is linked (-fcprof-input-size). */
     cprof_facade_select(cprof_trace_start(), cprof_resources_sampled(), cprof_sizes_facade);
@@ -50,6 +52,7 @@ static void worker_listed(struct cprof_worker *w)
 {
     cprof_placement_new(w);
     cprof_resources_open(w);
+    cprof_overhead_open();
     cprof_stack_thread();
 }
 

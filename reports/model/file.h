@@ -93,6 +93,12 @@ struct raw_file {
      * an older writer's, which always saw both). */
     const char *omp_runtime, *omp_observed, *omp_reason;
     json_t *omp_cases, *omp_regions;
+    /* Its "overhead" (docs/overhead.md), if any: how what profiling cost was measured
+     * ("cpu samples" or "none"; null: not at all, an older writer), the samples and
+     * those in cprof's code, their period, what they leave out, and what was not
+     * sampled or why nothing was. */
+    const char *ovh_method, *ovh_not_covered, *ovh_reason;
+    int64_t ovh_samples, ovh_in_cprof, ovh_period_ns;
     /* Its "trace" section (docs/tracing.md), if any: the events recorded and dropped. */
     bool traced;
     int64_t trace_events, trace_dropped;

@@ -252,6 +252,17 @@ int cprof_merge_file(struct loader *l, cprof_profile *p, struct raw_file *rf, bo
     p->start_unix_ns = rf->start_unix_ns;
     p->call_cost_ns = rf->call_cost_ns;
     p->count_cost_ns = rf->count_cost_ns;
+    if (rf->ovh_method && !strcmp(rf->ovh_method, "none")) {
+        p->ovh_none_files = 1;
+        p->ovh_reason = cprof_xstrdup(rf->ovh_reason);
+    } else if (rf->ovh_method) {
+        p->ovh_files = 1;
+        p->ovh_samples = rf->ovh_samples;
+        p->ovh_in_cprof = rf->ovh_in_cprof;
+        p->ovh_period_ns = rf->ovh_period_ns;
+        p->ovh_not_covered = cprof_xstrdup(rf->ovh_not_covered);
+        p->ovh_notes = rf->ovh_reason ? cprof_xstrdup(rf->ovh_reason) : NULL;
+    }
     if (rf->omp_runtime) {
         p->omp_runtime = cprof_xstrdup(rf->omp_runtime);
         p->omp_observed = cprof_xstrdup(rf->omp_observed);
@@ -589,6 +600,18 @@ int cprof_sum_profiles(struct loader *l, cprof_profile *out, const cprof_profile
     out->omp_reason = named->omp_reason ? cprof_xstrdup(named->omp_reason) : NULL;
     out->omp_uncased_files = a->omp_uncased_files + b->omp_uncased_files;
     out->omp_unseen_files = a->omp_unseen_files + b->omp_unseen_files;
+    out->ovh_files = a->ovh_files + b->ovh_files;
+    out->ovh_none_files = a->ovh_none_files + b->ovh_none_files;
+    if (__builtin_add_overflow(a->ovh_samples, b->ovh_samples, &out->ovh_samples) ||
+        __builtin_add_overflow(a->ovh_in_cprof, b->ovh_in_cprof, &out->ovh_in_cprof))
+        return overflow(l);
+    named = a->ovh_files ? a : b;
+    out->ovh_period_ns = named->ovh_period_ns;
+    out->ovh_not_covered = named->ovh_not_covered ? cprof_xstrdup(named->ovh_not_covered) : NULL;
+    named = a->ovh_notes ? a : b;
+    out->ovh_notes = named->ovh_notes ? cprof_xstrdup(named->ovh_notes) : NULL;
+    named = a->ovh_reason ? a : b;
+    out->ovh_reason = named->ovh_reason ? cprof_xstrdup(named->ovh_reason) : NULL;
     out->trace_files = a->trace_files + b->trace_files;
     if (__builtin_add_overflow(a->trace_events, b->trace_events, &out->trace_events) ||
         __builtin_add_overflow(a->trace_dropped, b->trace_dropped, &out->trace_dropped))

@@ -180,6 +180,9 @@ void cprof_profile_free(cprof_profile *p)
     free(p->omp_runtime);
     free(p->omp_observed);
     free(p->omp_reason);
+    free(p->ovh_not_covered);
+    free(p->ovh_notes);
+    free(p->ovh_reason);
     memset(p, 0, sizeof *p);
 }
 

@@ -343,6 +343,13 @@ typedef struct {
     double call_cost_ns;             /* from the first file: one profiled call's cost */
     double count_cost_ns;            /* from the first file: one call-site count's (0: none) */
     double overhead_ns;              /* sum over files of call_cost_ns x entries */
+    /* What profiling cost, measured (docs/overhead.md): the files with CPU samples,
+     * their samples and those in cprof's code summed, the first one's period, what the
+     * samples leave out and its notes (what was not sampled); the files measured with
+     * no samples, the first one's reason. */
+    size_t ovh_files, ovh_none_files;
+    int64_t ovh_samples, ovh_in_cprof, ovh_period_ns;
+    char *ovh_not_covered, *ovh_notes, *ovh_reason;
     bool compensated;                /* times have the profiler's cost taken out */
     double compensated_ns;           /* what that took out of the self times, in all */
     /* The OpenMP runtime of the first file that names one, and how it was observed

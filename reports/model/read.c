@@ -423,6 +423,41 @@ static int get_openmp(struct loader *l, struct raw_file *rf, json_t *obj)
     return get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_OPENMP);
 }
 
+/* The header's "overhead" (docs/overhead.md): CPU samples, of which some in cprof's
+ * code; or none, and why. */
+static int get_overhead(struct loader *l, struct raw_file *rf, json_t *obj)
+{
+    rf->ovh_samples = rf->ovh_in_cprof = rf->ovh_period_ns = -1;     /* -1: absent */
+    const struct field f[] = {
+        {"method", JSON_STRING, &rf->ovh_method, 0},
+        {"samples", JSON_INTEGER | OPTIONAL, &rf->ovh_samples, 0},
+        {"in_cprof", JSON_INTEGER | OPTIONAL, &rf->ovh_in_cprof, 0},
+        {"period_ns", JSON_INTEGER | OPTIONAL, &rf->ovh_period_ns, 1},
+        {"not_covered", JSON_STRING | OPTIONAL, &rf->ovh_not_covered, 0},
+        {"reason", JSON_STRING | OPTIONAL, &rf->ovh_reason, 0},
+    };
+    if (get_fields(l, obj, f, NELEM(f), "\"%s\"", CPROF_SECTION_OVERHEAD))
+        return -1;
+    if (!strcmp(rf->ovh_method, "none")) {
+        if (!rf->ovh_reason || rf->ovh_samples >= 0 || rf->ovh_in_cprof >= 0)
+            return cprof_fail(l, "invalid profile: \"%s\" with method \"none\" has a \"reason\""
+                              " and no samples", CPROF_SECTION_OVERHEAD);
+        return 0;
+    }
+    if (strcmp(rf->ovh_method, "cpu samples"))
+        return cprof_fail(l, "invalid profile: \"%s\": method \"%s\" is neither \"cpu samples\""
+                          " nor \"none\"", CPROF_SECTION_OVERHEAD, rf->ovh_method);
+    if (rf->ovh_samples < 0 || rf->ovh_in_cprof < 0 || rf->ovh_period_ns < 0 || !rf->ovh_not_covered)
+        return cprof_fail(l, "invalid profile: \"%s\" with method \"cpu samples\" needs"
+                          " \"samples\", \"in_cprof\", \"period_ns\" (positive) and"
+                          " \"not_covered\"", CPROF_SECTION_OVERHEAD);
+    if (rf->ovh_in_cprof > rf->ovh_samples)
+        return cprof_fail(l, "invalid profile: \"%s\": %lld samples in cprof's code of %lld",
+                          CPROF_SECTION_OVERHEAD, (long long)rf->ovh_in_cprof,
+                          (long long)rf->ovh_samples);
+    return 0;
+}
+
 /* The units compiled without profiling (docs/cprof-cc.md), each {"file", "reason"}. */
 static int get_unprofiled(struct loader *l, struct raw_file *rf, json_t *arr)
 {
@@ -648,7 +683,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     const char *format;
     json_t *machine = NULL, *routines = NULL, *sites = NULL, *workers = NULL;
     json_t *columns = NULL, *metrics = NULL, *sections = NULL, *resources = NULL, *trace = NULL;
-    json_t *sources = NULL, *openmp = NULL, *unprofiled = NULL;
+    json_t *sources = NULL, *openmp = NULL, *unprofiled = NULL, *overhead = NULL;
     rf->rank = rf->size = -1;
     rf->job = "";
     const struct field top[] = {
@@ -680,6 +715,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
         {CPROF_SECTION_UNPROFILED, JSON_ARRAY | OPTIONAL, &unprofiled, 0},
         {CPROF_SECTION_PLACEMENT, JSON_OBJECT | OPTIONAL, &rf->placement, 0},
         {CPROF_SECTION_SOURCES, JSON_ARRAY | OPTIONAL, &sources, 0},
+        {CPROF_SECTION_OVERHEAD, JSON_OBJECT | OPTIONAL, &overhead, 0},
     };
     const struct field mach[] = {
         {"pus", JSON_INTEGER, &rf->pus, -1},      /* -1: unknown */
@@ -711,6 +747,10 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
     if (sources && !declared(l, CPROF_SECTION_SOURCES))
         return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_SOURCES);
     if (sources && get_sources(l, rf, sources))
+        return -1;
+    if (overhead && !declared(l, CPROF_SECTION_OVERHEAD))
+        return cprof_fail(l, "invalid profile: \"%s\" without its section", CPROF_SECTION_OVERHEAD);
+    if (overhead && get_overhead(l, rf, overhead))
         return -1;
     if (rf->rank >= 0 && rf->size >= 0 && rf->rank >= rf->size)
         return cprof_fail(l, "invalid profile: rank %lld is not below size %lld",

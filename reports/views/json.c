@@ -529,6 +529,24 @@ char *cprof_report_json(const cprof_profile *p)
             doc = NULL;
         }
     }
+    /* What profiling cost, measured (docs/overhead.md), where the files say. */
+    if (doc && (p->ovh_files || p->ovh_none_files)) {
+        json_t *o = p->ovh_files
+            ? json_pack("{s:s, s:I, s:I, s:I, s:s}", "method", "cpu samples",
+                        "samples", (json_int_t)p->ovh_samples, "in_cprof", (json_int_t)p->ovh_in_cprof,
+                        "period_ns", (json_int_t)p->ovh_period_ns, "not_covered", p->ovh_not_covered)
+            : json_pack("{s:s}", "method", "none");
+        if (o && p->ovh_notes && json_object_set_new(o, "notes", json_string(p->ovh_notes)))
+            o = NULL;
+        if (o && p->ovh_none_files &&
+            (json_object_set_new(o, "unmeasured_files", json_integer((json_int_t)p->ovh_none_files)) ||
+             json_object_set_new(o, "reason", json_string(p->ovh_reason))))
+            o = NULL;
+        if (!o || json_object_set_new(doc, "overhead", o)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
     /* The units cprof-cc compiled without profiling (docs/cprof-cc.md). */
     if (doc && p->nunprofiled && json_object_set_new(doc, "unprofiled", cprof_unprofiled_json(p))) {
         json_decref(doc);

@@ -81,6 +81,81 @@ static void sampled_rows(cprof_table *t, const cprof_view *v)
                      s->periods_differ ? " in the first file; others differ" : "");
 }
 
+/* A note of say (allocated, freed here) folded into lines of at most 80 characters, at
+ * spaces: the profile's words are not folded. */
+static void folded_note(cprof_table *t, char *say)
+{
+    char *line = say;
+    for (char *space = NULL, *c = say; *c; c++) {
+        if (*c == '\n')
+            line = c + 1, space = NULL;
+        else if (*c == ' ')
+            space = c;
+        if (c - line >= 80 && space) {
+            *space = '\n';
+            line = space + 1;
+            space = NULL;
+        }
+    }
+    cprof_table_note(t, "%s", say);
+    free(say);
+}
+
+static double standard_error(int64_t k, int64_t n)
+{
+    double q = ((double)k + 1) / ((double)n + 2);
+    return sqrt(q * (1 - q) / ((double)n + 3));
+}
+
+/* What profiling cost the run, measured by CPU samples in cprof's code, or why it was
+ * not (docs/overhead.md); nothing for files written before it was measured. */
+static void overhead_rows(cprof_table *t, const cprof_profile *p)
+{
+    size_t files = p->ovh_files + p->ovh_none_files;
+    if (p->ovh_files) {
+        double share = p->ovh_samples ? (double)p->ovh_in_cprof / (double)p->ovh_samples : 0.0;
+        row(t, "overhead, measured (% of CPU)", "overhead_measured_pct");
+        if (p->ovh_samples)
+            cprof_cell_pct(t, 100.0 * share);
+        else
+            cprof_cell_empty(t);
+        int_row(t, "  CPU samples", "overhead_samples", p->ovh_samples);
+        int_row(t, "  in cprof's code", "overhead_in_cprof", p->ovh_in_cprof);
+        char *say;
+        if (p->ovh_samples)
+            /* The share's standard error, the samples taken as independent draws; of
+             * the Laplace estimate (K + 1) / (N + 2), never 0 when none or all are. */
+            say = cprof_xasprintf(
+                "overhead, measured: %.1f%% of CPU time (%lld of %lld samples in cprof's code, "
+                "+/- %.1f%%; a sample every %g ms of each profiled thread's user-mode CPU). "
+                "The estimate above is calls x the cost of one call measured at start-up, "
+                "kept because it is per routine; the measure is the run's. Not covered by the "
+                "measure: %s.", 100.0 * share, (long long)p->ovh_in_cprof,
+                (long long)p->ovh_samples, 100.0 * standard_error(p->ovh_in_cprof, p->ovh_samples),
+                (double)p->ovh_period_ns / 1e6, p->ovh_not_covered);
+        else
+            say = cprof_xasprintf(
+                "overhead, measured: no CPU sample was taken (a sample every %g ms of each "
+                "profiled thread's user-mode CPU: the run used less).",
+                (double)p->ovh_period_ns / 1e6);
+        folded_note(t, say);
+        if (p->ovh_notes) {
+            folded_note(t, cprof_xasprintf("overhead, measured: %s.", p->ovh_notes));
+        }
+    }
+    if (p->ovh_none_files) {
+        char *say = p->ovh_none_files == files
+            ? cprof_xasprintf("overhead, not measured: %s.", p->ovh_reason)
+            : cprof_xasprintf("overhead, not measured in %zu of the %zu files (their runs are not "
+                              "in the figures above): %s.", p->ovh_none_files, files, p->ovh_reason);
+        folded_note(t, say);
+    }
+    if (files && files < p->nfiles)
+        cprof_table_note(t, "overhead, measured: %zu of the %zu files were written by an older cprof,\n"
+                            "which did not measure it: their runs are not in the figures above.",
+                         p->nfiles - files, p->nfiles);
+}
+
 /* The OpenMP runtime, how cprof observed it, and what it could not (docs/semantics.md,
  * "OpenMP runtimes"). */
 static void openmp_rows(cprof_table *t, const cprof_profile *p)
@@ -213,6 +288,7 @@ cprof_table *cprof_section_summary(const cprof_view *v)
     row(t, "  % of elapsed x workers", "overhead_pct");
     double capacity = (double)p->elapsed_ns * (double)p->nworkers;
     cprof_cell_pct(t, capacity > 0 ? 100.0 * p->overhead_ns / capacity : 0.0);
+    overhead_rows(t, p);
     if (p->trace_files) {
         int_row(t, "trace events (CPROF_TRACE)", "trace_events", p->trace_events);
         int_row(t, "  dropped", "trace_dropped", p->trace_dropped);

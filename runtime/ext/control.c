@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "control.h"
+#include "overhead.h"
 #include "resources.h"
 #include "sizes.h"
 
@@ -168,6 +169,7 @@ void cprof_reset(void)
 {
     pthread_mutex_lock(&control_lock);
     each_record(take_all);
+    cprof_overhead_reset();
     for (struct cprof_worker *w = cprof_workers(); w; w = w->next) {
         pthread_mutex_lock(&w->lock);
         for (int i = 0; i < CPROF_RESOURCES_MAX; i++) {

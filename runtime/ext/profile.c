@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "profile.h"
 #include "control.h"
+#include "overhead.h"
 #include "placement.h"
 #include "resources.h"
 #include "sizes.h"
@@ -778,6 +779,7 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf,
     cprof_tables_unlock();
     if (unprofiled)
         write_section(j, CPROF_SECTION_UNPROFILED);
+    write_section(j, CPROF_SECTION_OVERHEAD);
     cprof_json_end(j, ']');
 }
 
@@ -890,6 +892,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     cprof_openmp_write(j);
     write_unprofiled(j, unprofiled);
     write_resources(j);
+    cprof_overhead_write(j);
     if (tf->path)
         cprof_trace_describe(j, tf->path, tf->beside, tf->bytes);
     if (sizes_kept())

@@ -110,18 +110,6 @@ static void note(struct cprof_resource *r, const char *fmt, ...)
         snprintf(r->reason + n, sizeof r->reason - n, "%s%s", n ? "; " : "", line);
 }
 
-/* A realtime signal's name as the program would write it, and its number. */
-static const char *signal_name(int sig, char *buf, size_t size)
-{
-    if (sig - SIGRTMIN < SIGRTMAX - sig)
-        snprintf(buf, size, sig == SIGRTMIN ? "SIGRTMIN (%d)" : "SIGRTMIN+%d (%d)",
-                 sig == SIGRTMIN ? sig : sig - SIGRTMIN, sig);
-    else
-        snprintf(buf, size, sig == SIGRTMAX ? "SIGRTMAX (%d)" : "SIGRTMAX-%d (%d)",
-                 sig == SIGRTMAX ? sig : SIGRTMAX - sig, sig);
-    return buf;
-}
-
 /* A resource no worker could count is unavailable; one that a later worker cannot
  * count (out of descriptors) stays available, and that worker's total is unknown. */
 static void unavailable(struct cprof_resource *r, const char *why)
@@ -322,8 +310,9 @@ static void install(int sig)
 
 void cprof_resources_start(void)
 {
-    cprof_signal_owner = (struct cprof_signal_owner){ cprof_resources_signal_taken,
-                                                      cprof_resources_signal_owned };
+    static const struct cprof_signal_owner owner = { cprof_resources_signal_taken,
+                                                     cprof_resources_signal_owned };
+    cprof_signal_owner_add(&owner);
     const char *spec = getenv("CPROF_RESOURCES");
     if (!spec || !*spec || parse(spec) != 0) {
         nres = 0;
@@ -362,9 +351,7 @@ void cprof_resources_start(void)
     install(sample_signal);
 }
 
-/* Above the descriptors a program usually sees, so that its own open() returns the
- * numbers it would without cprof. */
-static int move_high(int fd)
+int cprof_resources_fd_high(int fd)
 {
     struct rlimit rl;
     int floor = 1000;
@@ -396,7 +383,7 @@ static int open_counter(struct cprof_resource *r, int disabled)
         open_failed(r, errno);
         return -1;
     }
-    fd = move_high(fd);
+    fd = cprof_resources_fd_high(fd);
     if (r->sampled) {
         struct f_owner_ex owner = { F_OWNER_TID,
                                     r->monitored ? monitor_tid : (pid_t)syscall(SYS_gettid) };
@@ -428,7 +415,7 @@ void cprof_resources_open(struct cprof_worker *w)
         for (int i = 0; i < nres; i++)
             if (res[i].sampled && !res[i].monitored)
                 note(&res[i], "a thread blocked its signal %s as its counters opened: its "
-                     "samples wait until it unblocks it", signal_name(sample_signal, name, sizeof name));
+                     "samples wait until it unblocks it", cprof_signal_name(sample_signal, name, sizeof name));
     pthread_mutex_unlock(&signal_lock);
     errno = saved;
 }
@@ -439,19 +426,6 @@ int cprof_resources_signal_owned(int sig)
 {
     return sig > 0 && (sig == __atomic_load_n(&sample_signal, __ATOMIC_RELAXED)
                        || sig == __atomic_load_n(&monitor_signal, __ATOMIC_RELAXED));
-}
-
-/* The instances of sig the kernel queued for any thread, discarded (setting a signal's
- * action to ignore does that), and its action the default again.  An overflow that
- * read the old signal just before its counter moved is queued a moment later: ignored
- * twice, a millisecond apart. */
-static void discard(int sig)
-{
-    struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL };
-    cprof_sigaction(sig, &ign, 0);
-    nanosleep(&(struct timespec){ 0, 1000000 }, 0);
-    cprof_sigaction(sig, &ign, 0);
-    cprof_sigaction(sig, &dfl, 0);
 }
 
 /* The counters of the resources sampled by the monitor (or not), to signal to, or
@@ -489,20 +463,12 @@ void cprof_resources_signal_taken(int sig, const char *call)
         while (__atomic_load_n(&monitor_waits, __ATOMIC_ACQUIRE) != to)
             sched_yield();
     }
-    discard(sig);
-    char from[32], name[32];
-    signal_name(sig, from, sizeof from);
-    double at = (double)cprof_elapsed_ns() / 1e9;
-    for (int i = 0; i < nres; i++) {
-        if (!res[i].sampled || res[i].monitored != monitored)
-            continue;
-        if (to)
-            note(&res[i], "sampled with %s from %.3f s on: the program's %s took %s, cprof's "
-                 "signal until then", signal_name(to, name, sizeof name), at, call, from);
-        else
-            note(&res[i], "not sampled from %.3f s on: the program's %s took %s, and no "
-                 "realtime signal was left free", at, call, from);
-    }
+    cprof_signal_discard(sig);
+    char moved[200];
+    cprof_signal_moved(moved, sizeof moved, sig, to, call);
+    for (int i = 0; i < nres; i++)
+        if (res[i].sampled && res[i].monitored == monitored)
+            note(&res[i], "%s", moved);
     if (!to && !monitored)
         sampling = 0;
     pthread_mutex_unlock(&signal_lock);
@@ -520,7 +486,7 @@ void cprof_resources_signals_check(void)
             if (res[i].sampled && !res[i].monitored)
                 note(&res[i], "its signal %s had another handler as the profile was written (set "
                      "in code cprof-cc did not link): the samples since went to it",
-                     signal_name(sample_signal, name, sizeof name));
+                     cprof_signal_name(sample_signal, name, sizeof name));
     pthread_mutex_unlock(&signal_lock);
 }
 

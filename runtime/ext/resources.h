@@ -36,6 +36,9 @@ int cprof_resources_signal_owned(int sig);
 void cprof_resources_signals_check(void);
 /* Every worker's counters on or off (cprof_start, cprof_stop). */
 void cprof_resources_enable(int on);
+/* A counter's descriptor fd moved above the descriptors a program usually sees, so
+ * that its own open() returns the numbers it would without cprof (overhead.c's too). */
+int cprof_resources_fd_high(int fd);
 /* The calling thread's counters off (1) while it writes the profile, on again (0). */
 void cprof_resources_writing(int writing);
 

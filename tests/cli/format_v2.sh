@@ -20,9 +20,9 @@ int main(void) { work(); work(); printf("%ld\n", total); return 0; }
 C
 "$bin/cprof-cc" -fopenmp -O2 prog.c -o prog > cc.err 2>&1
 OMP_NUM_THREADS=2 CPROF_OUT=base.out ./prog > /dev/null
-expect_jq "the runtime writes version 2, naming its columns and metrics, the job, openmp, topology, placement, regions and sources sections" base.out \
+expect_jq "the runtime writes version 2, naming its columns and metrics, the job, openmp, topology, placement, regions, sources and overhead sections" base.out \
     '[.version, (.columns | keys), .metrics[0].name, .sections]' \
-    '[2, ["calls", "paths", "regions", "routines"], "time", [{"name": "job", "required": false}, {"name": "openmp", "required": false}, {"name": "topology", "required": false}, {"name": "placement", "required": false}, {"name": "regions", "required": false}, {"name": "sources", "required": false}]]'
+    '[2, ["calls", "paths", "regions", "routines"], "time", [{"name": "job", "required": false}, {"name": "openmp", "required": false}, {"name": "topology", "required": false}, {"name": "placement", "required": false}, {"name": "regions", "required": false}, {"name": "sources", "required": false}, {"name": "overhead", "required": false}]]'
 "$bin/cprof-report" --json base.out > base.json 2> base.err
 check "cprof-report reads it" "$(indent base.err)" -- test -s base.json -a ! -s base.err
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The program's own signals (docs/resources.md, "The program's signals"): with CPU time
-# and context switches sampled (cprof's two signals), a handler the program installs for
+# and context switches sampled (two of cprof's signals) beside the overhead's samples
+# (docs/overhead.md: the third), a handler the program installs for
 # a realtime signal gets exactly the signals the program sends it, never cprof's
 # samples, whichever signal (each one cprof picks, the next it would move to, and the
 # issue's SIGRTMIN+5), whenever (before the runtime starts, in a library's constructor;
 # in a constructor of the program's; in main; in a thread) and however (signal(),
 # sigaction()).  The samples go on; a move of cprof's signal is said in the resource's
-# reason, and a program that takes every realtime signal stops the sampling, said too.
+# or the overhead's reason, and a program that takes every realtime signal stops the sampling, said too.
 . "$(dirname "$0")/../lib/cli.sh"
 cd "$tmp"
 
@@ -84,27 +85,40 @@ EOF
 "$bin/cprof-cc" -O1 main.c -o prof -L. -learly -Wl,-rpath,"$tmp" -lpthread 2> cc.err ||
     nok "cprof-cc compiles the program" "$(indent cc.err)"
 
-# cprof's picks with cpu and csw sampled: the monitor SIGRTMAX, the samples SIGRTMAX-1;
-# taken after the start, they move to SIGRTMAX-2 and -3.
+# cprof's picks with cpu and csw sampled: the monitor SIGRTMAX, the samples SIGRTMAX-1,
+# the overhead's SIGRTMAX-2; taken after the start, each moves to SIGRTMAX-3, the next.
 for when in before ctor main thread; do
     for api in signal sigaction; do
-        for off in 0 1 2 min5; do
+        for off in 0 1 2 3 min5; do
             export SIG_TEST="$when $api $off"
             name="$when, $api, $( [ "$off" = min5 ] && echo SIGRTMIN+5 || echo "SIGRTMAX-$off" | sed 's/-0$//')"
             want=$(./plain)
-            got=$(CPROF_RESOURCES=cpu:100000,csw:1 CPROF_OUT=$tmp/p.out ./prof 2> err)
+            got=$(CPROF_RESOURCES=cpu:100000,csw:1 CPROF_OUT=$tmp/p.out /usr/bin/time -f %U -o user.txt ./prof 2> err)
             check "$name: the handler gets exactly the program's signals, as under gcc" \
                 "$plain_cc's:   $want" "cprof's: $got" "$(indent err)" -- [ "$got" = "$want" ]
             "$bin/cprof-report" --json p.out > p.json 2> rep.err ||
                 { nok "$name: a profile cprof-report reads" "$(indent rep.err)"; continue; }
             # The moves said: the resource whose signal the program took (after the start).
+            took="from S s on: the program's $api took"
             case $when/$off in
-                before/*|*/2|*/min5) moved='{"cpu":null,"csw":null}' ;;
-                */0) moved='{"cpu":null,"csw":"sampled with SIGRTMAX-2 (62) from S s on: the program'"'"'s '$api' took SIGRTMAX (64), cprof'"'"'s signal until then"}' ;;
-                */1) moved='{"cpu":"sampled with SIGRTMAX-2 (62) from S s on: the program'"'"'s '$api' took SIGRTMAX-1 (63), cprof'"'"'s signal until then","csw":null}' ;;
+                before/*|*/2|*/3|*/min5) moved='{"cpu":null,"csw":null}' ;;
+                */0) moved='{"cpu":null,"csw":"sampled with SIGRTMAX-3 (61) '$took' SIGRTMAX (64), cprof'"'"'s signal until then"}' ;;
+                */1) moved='{"cpu":"sampled with SIGRTMAX-3 (61) '$took' SIGRTMAX-1 (63), cprof'"'"'s signal until then","csw":null}' ;;
             esac
             expect_jq "$name: the resources' reasons say the move, if any" p.json \
                 '[.resources[] | {(.name): (.reason | if . then sub("from [0-9.]+ s"; "from S s") else . end)}] | add' "$moved"
+            case $when/$off in
+                before/*|*/[013]|*/min5) moved=null ;;
+                */2) moved='"sampled with SIGRTMAX-3 (61) '$took' SIGRTMAX-2 (62), cprof'"'"'s signal until then"' ;;
+            esac
+            expect_jq "$name: the overhead's reason says the move, if any" p.out \
+                '.overhead.reason | if . then sub("from [0-9.]+ s"; "from S s") else . end' "$moved"
+            # The overhead's samples went on: one each period_ns of user-mode CPU (not the
+            # kernel's, which sampling at 0.1 ms makes large), against the run's user time
+            # (tick-based, so rough under 10,000 signals a second: 40%; sampling stopped by
+            # a move in a constructor or main would leave almost none).
+            expect_jq "$name: the overhead's samples went on (at least 40% of the user CPU time)" p.out \
+                ".overhead.samples * .overhead.period_ns >= 0.4 * $(cat user.txt) * 1e9" true
             # The samples went on: the spin loop's CPU samples against the CPU time the
             # workers counted, in the same run.
             expect_jq "$name: the CPU samples went on (at least 80% of the workers' CPU time)" p.json \
@@ -147,4 +161,10 @@ expect_jq "every realtime signal taken: the reasons say from when nothing was sa
     '["not sampled from S s on: the program'"'"'s signal took SIGRTMAX-1 (63), and no realtime signal was left free", "not sampled from S s on: the program'"'"'s signal took SIGRTMAX (64), and no realtime signal was left free"]'
 "$bin/cprof-report" a.out > a.txt
 check "the summary says it" "$(indent a.txt 30)" -- grep -q "^Resource cpu: not sampled from [0-9.]* s on: the program's signal took SIGRTMAX-1 (63)" a.txt
+expect_jq "every realtime signal taken: the overhead's reason says from when nothing was sampled" a.out \
+    '.overhead.reason | sub("from [0-9.]+ s"; "from S s")' \
+    '"not sampled from S s on: the program'"'"'s signal took SIGRTMAX-2 (62), and no realtime signal was left free"'
+check "the summary says the overhead's" "$(indent a.txt 30)" -- \
+    grep -q "overhead, measured: not sampled from [0-9.]* s on: the program's signal took SIGRTMAX-2 (62)" \
+    <(tr '\n' ' ' < a.txt)
 finish
