@@ -111,18 +111,55 @@ int may_be_routine(const struct unit *u, CXCursor fn, const char *name)
     return file && !clang_Location_isInSystemHeader(loc);
 }
 
+/* The parts of a body that are no work per call, for is_small: the calls of functions
+ * that do not return (an assert's __assert_fail, abort, exit), and sizeof and alignof
+ * expressions (an assert's check that its condition is a scalar). */
+struct cold_calls {
+    const struct unit *u;
+    unsigned (*extents)[2];
+    unsigned n, cap;
+};
+
+static enum CXChildVisitResult find_cold_call(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    struct cold_calls *cold = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    CXCursor fn = kind == CXCursor_CallExpr ? clang_getCursorReferenced(c) : clang_getNullCursor();
+    if (kind != CXCursor_UnaryExpr &&
+        (clang_Cursor_isNull(fn) || clang_getCursorKind(fn) != CXCursor_FunctionDecl ||
+         !is_noreturn(cold->u, fn)))
+        return CXChildVisit_Recurse;
+    GROW(cold->extents, cold->n, cold->cap);
+    extent_of(c, &cold->extents[cold->n][0], &cold->extents[cold->n][1]);
+    cold->n++;
+    return CXChildVisit_Continue;
+}
+
 /* Small enough that gcc would inline it and that a timed facade would cost more than
  * its body: few tokens, and no loop or pragma (a loop means work per call).  A member
  * access (a.r, p->next) counts as one token, the operand gcc sees: complex arithmetic on
- * a struct of two doubles spells three tokens per operand. */
-int is_small(const struct unit *u, CXCursor body)
+ * a struct of two doubles spells three tokens per operand.  A call of a function that
+ * does not return (an assert's failure) is no work per call: gcc inlines such a
+ * routine with the call on its cold path; nor is a sizeof.  Each counts as one token. */
+int is_small(const struct unit *u, CXCursor fn, CXCursor body)
 {
+    struct cold_calls cold = { u, NULL, 0, 0 };
+    clang_visitChildren(body, find_cold_call, &cold);
     CXToken *tokens;
     unsigned n;
     clang_tokenize(u->tu, clang_getCursorExtent(body), &tokens, &n);
     unsigned size = 0;
     int small = 1;
     for (unsigned i = 0; small && i < n; i++) {
+        unsigned at;
+        clang_getSpellingLocation(clang_getTokenLocation(u->tu, tokens[i]), NULL, NULL, NULL, &at);
+        /* such a part counts as one token, where it begins */
+        unsigned k = 0;
+        while (k < cold.n && !(at >= cold.extents[k][0] && at < cold.extents[k][1]))
+            k++;
+        if (k < cold.n && at > cold.extents[k][0])
+            continue;
         CXTokenKind kind = clang_getTokenKind(tokens[i]);
         char *word = cx_take(clang_getTokenSpelling(u->tu, tokens[i]));
         if (kind == CXToken_Punctuation && (!strcmp(word, ".") || !strcmp(word, "->")))
@@ -135,7 +172,11 @@ int is_small(const struct unit *u, CXCursor body)
         free(word);
     }
     clang_disposeTokens(u->tu, tokens, n);
-    return small && size <= (unsigned)u->options->small_tokens;
+    free(cold.extents);
+    /* A function declared inline gets twice the budget, as gcc's inliner gives such a
+     * function more room (at -O2, max-inline-insns-single against -auto). */
+    unsigned budget = (unsigned)u->options->small_tokens * (clang_Cursor_isFunctionInlined(fn) ? 2 : 1);
+    return small && size <= budget;
 }
 
 struct attribute_search {
@@ -175,6 +216,19 @@ int has_attribute(const struct unit *u, CXCursor fn, const char *const *words)
     struct attribute_search a = { u, words, 0 };
     clang_visitChildren(fn, find_attribute, &a);
     return a.found;
+}
+
+/* Does function fn not return?  libclang has the attribute in the type (from any
+ * declaration: glibc's __attribute__((__noreturn__))), and C11's _Noreturn as an
+ * attribute of a declaration. */
+int is_noreturn(const struct unit *u, CXCursor fn)
+{
+    char *spelling = cx_take(clang_getTypeSpelling(clang_getCursorType(fn)));
+    const char *const c11[] = { "Noreturn", 0 };
+    int noreturn = strstr(spelling, "noreturn") || has_attribute(u, fn, c11)
+                   || has_attribute(u, clang_getCanonicalCursor(fn), c11);
+    free(spelling);
+    return noreturn;
 }
 
 /* A routine can be counted at its call sites only if they are all its entries: a

@@ -72,15 +72,8 @@ void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
     if (has_attribute(u, fn, (const char *const[]){ "weak", "visibility", "target_clones",
                                                      "naked", 0 }))
         return;
-    /* noreturn (libclang has the attribute in the type, from any declaration, and
-     * _Noreturn on a declaration): the original would seem to return after its twin,
-     * and gcc warns. */
-    char *spelling = cx_take(clang_getTypeSpelling(type));
-    const char *const c11[] = { "Noreturn", 0 };  /* _Noreturn: an attribute of a declaration */
-    int noreturn = strstr(spelling, "noreturn") || has_attribute(u, fn, c11)
-                   || has_attribute(u, clang_getCanonicalCursor(fn), c11);
-    free(spelling);
-    if (noreturn)
+    /* noreturn: the original would seem to return after its twin, and gcc warns. */
+    if (is_noreturn(u, fn))
         return;
     int bad = 0;
     clang_visitChildren(body, find_static_local, &bad);

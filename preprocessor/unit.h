@@ -219,7 +219,8 @@ int may_be_routine(const struct unit *u, CXCursor fn, const char *name);
  * gives its directory with -I, which makes it no system header.  Not defined in the
  * unit, they are the library's. */
 int is_mpi_function(const char *name);
-int is_small(const struct unit *u, CXCursor body);
+int is_small(const struct unit *u, CXCursor fn, CXCursor body);
+int is_noreturn(const struct unit *u, CXCursor fn);
 int has_attribute(const struct unit *u, CXCursor fn, const char *const *words);
 void choose_counted(struct unit *u);
 

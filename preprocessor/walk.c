@@ -187,7 +187,10 @@ static void add_call(struct unit *u, CXCursor call, CXCursor parent)
         if (kind == N_CALL && !may_be_routine(u, fn, name)) {
             leaf = u->options->libcalls || u->options->mpicalls ? leaf_routine(u, fn, name) : -1;
             if (leaf < 0) {
-                calls_out(u, name);
+                /* A function that does not return (an assert's failure) ends the
+                 * activation: it does not make it long. */
+                if (!is_noreturn(u, fn))
+                    calls_out(u, name);
                 free(name);
                 return;
             }
@@ -410,7 +413,7 @@ static void add_function(struct unit *u, CXCursor fn)
         .internal = clang_getCursorLinkage(fn) == CXLinkage_Internal,
         .declared_inline = clang_Cursor_isFunctionInlined(fn),
         .noinline = has_attribute(u, fn, (const char *const[]){ "noinline", 0 }),
-        .small = is_small(u, body),
+        .small = is_small(u, fn, body),
         /* Something other than the program's calls enters it. */
         .special_entry = has_attribute(u, fn, (const char *const[]){ "constructor", "destructor",
             "used", "ifunc", "alias", "section", "externally_visible", 0 }),

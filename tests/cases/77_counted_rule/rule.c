@@ -2,6 +2,7 @@
  * whose activations cannot take long, that call nothing but compiler builtins and
  * routines counted for the same reason.  Every routine below is small (few tokens, no
  * loop but in work), static, and called directly only. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,24 @@ static void atomic(void) { __atomic_add_fetch(&sink, 1, __ATOMIC_RELAXED); __syn
 /* counted: a macro of counted calls, and counted calls in a statement expression */
 static int macro_leaf(int x) { return LEAF_TWICE(x); }
 static int expr_leaf(int x) { return ({ int y = leaf(x); y + 1; }); }
+
+/* counted: a call of a function that does not return (an assert's failure, abort,
+ * a _Noreturn routine of the library) ends the activation; a sizeof is no work.  Their
+ * tokens count as one each: asserted's body is over 64 tokens, its assert spelled. */
+static int asserted(int x)
+{
+    assert(x < 1000 && x > -1000 && sizeof(int) == 4 && sizeof(long) >= sizeof(int));
+    return x * 7 + (int)(sizeof(int[4]) + sizeof(long[2]) + sizeof(short[3]) + sizeof(char[5]));
+}
+static int aborts(int x) { if (x < 0) abort(); return x + 2; }
+static int exits(int x) { if (x < -5) exit(3); return x + 3; }
+/* counted: declared inline, 65 to 128 tokens (gcc's inliner gives such a function more
+ * room); the same body not declared inline is timed */
+#define LONG_BODY(x) int a = x + 1, b = a * 2, c = b - 3, d = c ^ 4, e = d | 5; \
+    int f = e & 6, g = f + a, h = g * b, i = h - c, j = i ^ d; \
+    return a + b + c + d + e + f + g + h + i + j
+static inline int long_inline(int x) { LONG_BODY(x); }
+static int long_plain(int x) { LONG_BODY(x); }
 
 /* timed: a loop */
 static void work(void) { for (volatile int i = 0; i < 1000; i++) ; }
@@ -58,6 +77,7 @@ int main(void)
     calls_macro();
     t += calls_libc(-4) + expr_libc("abc") + calls_pointer(pointed, 9) + calls_other_unit(2);
     t += ping(3) + mixed(1) + calls_kept(3);
+    t += asserted(1) + aborts(1) + exits(1) + long_inline(1) + long_plain(1);
     printf("%d %d\n", t, sink);
     return 0;
 }
