@@ -136,9 +136,12 @@ static void body_open(struct cprof_body *b, struct cprof_worker *w, struct cprof
     b->tasks0 = w->task_ticks;
     b->calls0 = w->calls;
     b->t0 = cprof_ticks();
-    b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
+    b->e.rec = c;
+    b->e.barrier_wait = 0;
+    b->e.last_sync = b->t0;
+    b->e.outer = w->running;
+    b->e.made_ctx = 0;              /* no task made in it yet */
     w->running = &b->e;
-    cprof_placement_observe(w, 0);
 }
 
 /* Opens the body of construct s (kind) on worker w, met at context ctx of worker owner
@@ -265,6 +268,15 @@ static void team_path_end(const struct cprof_member_body *p)
     s->direct += b->in.direct;
 }
 
+/* A body not followed (the program stopped profiling) runs in the execution around it
+ * on this thread, at another level: the tasks made there were not made in that. */
+static void forget_made(void)
+{
+    struct cprof_worker *w = cprof_self;
+    if (w && w->running)
+        w->running->made_ctx = 0;
+}
+
 void cprof_member_begin(struct cprof_member_body *mb, const struct cprof_team *t, int size,
                         const void *sp)
 {
@@ -273,11 +285,12 @@ void cprof_member_begin(struct cprof_member_body *mb, const struct cprof_team *t
     mb->n = 0;
     mb->self = -1;
     if (!mb->followed)
-        return;
+        return forget_made();
     /* The body runs concurrently if the region is active (more than one thread) or a
      * construct of the opener's around it is. */
     int kase = (t->kase & CPROF_CS) + ((t->kase & 1) || size > 1);
     body_begin(&mb->b, w, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener, kase, sp);
+    cprof_placement_observe(w, 0);
     count_team(mb->b.e.rec, size);
     if (w != t->opener && mb->b.frame)
         team_path_begin(mb, t, w);
@@ -289,7 +302,7 @@ void cprof_member_end(struct cprof_member_body *mb, const struct cprof_team *t, 
      * one). */
     cprof_pending.construct = 0;
     if (!mb->followed)
-        return;
+        return forget_made();
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&mb->b, now);
     cprof_placement_observe(mb->b.w, mb->b.w != t->opener);   /* a member then waits for work */
@@ -457,15 +470,22 @@ static struct cprof_node *task_node(struct cprof_worker *w, const struct cprof_s
     return n;
 }
 
-void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
-                     const struct cprof_site *s, int opened)
+void cprof_task_made_slow(struct cprof_task_origin *o, struct cprof_worker *w,
+                          const struct cprof_site *s, int opened)
 {
     struct cprof_construct_rec *rec = rec_of(w, s, CPROF_REGION_TASK);
     if (opened)
         rec->sum.opened++;
     int kase = case_here(s);
-    *o = (struct cprof_task_origin){ task_node(w, s, rec, w->top[-1].ctx, kase), rec, w,
+    struct cprof_node *ctx = w->top[-1].ctx;
+    *o = (struct cprof_task_origin){ task_node(w, s, rec, ctx, kase), rec, w,
                                      (unsigned char)kase };
+    struct cprof_execution *e = w->running;
+    if (e) {
+        e->made_site = s;
+        e->made_ctx = ctx;
+        e->made = *o;
+    }
 }
 
 /* What the creator worked out is used as it is by a runner on its worker; another
@@ -489,6 +509,7 @@ __attribute__((noinline)) void cprof_task_begin(struct cprof_body *b, struct cpr
     int kase = o->kase;
     body_open(b, w, rec, n && n->key ? &n->time[kase] : &rec->key.time[kase],
               !n ? w->root : n->key ? n->canon : n, kase, sp);
+    cprof_placement_task(w, b->t0);
 }
 
 void cprof_task_uncount(struct cprof_body *b)
