@@ -1,7 +1,9 @@
 /* tasks.c: what one task costs.  N tasks made by one thread of a team of T (a single
  * construct), each calling a tiny non-inlined routine once (-DEMPTY: a task whose body
- * calls nothing), waited for at the single's barrier.  Prints the elapsed nanoseconds
- * per task.
+ * calls nothing), waited for at the single's barrier; or (-DTREE) a tree of N tasks,
+ * each made by its parent task's body, whose body calls the routine that makes its
+ * children (fib's shape: tasks made in tasks).  Prints the elapsed nanoseconds per
+ * task.
  *
  *   tasks N T
  *
@@ -11,11 +13,30 @@
 #include <stdlib.h>
 #include <time.h>
 
+#if !defined TREE && !defined EMPTY
 __attribute__((noinline)) static long tiny(long x)
 {
     __asm__ volatile("" ::: "memory");
     return x ^ 1;
 }
+#endif
+
+#ifdef TREE
+/* A node of n: tasks for its two subtrees, n - 1 tasks in all below it. */
+__attribute__((noinline)) static void node(long n)
+{
+    long a = (n - 1) / 2, b = n - 1 - a;
+    if (a) {
+#pragma omp task
+        node(a);
+    }
+    if (b) {
+#pragma omp task
+        node(b);
+    }
+#pragma omp taskwait
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -25,6 +46,9 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &a);
 #pragma omp parallel num_threads(threads)
 #pragma omp single
+#ifdef TREE
+    node(n + 1);
+#else
     for (long i = 0; i < n; i++) {
 #pragma omp task firstprivate(i)
         {
@@ -34,6 +58,7 @@ int main(int argc, char **argv)
             __asm__ volatile("" ::"r"(i) : "memory");
         }
     }
+#endif
     clock_gettime(CLOCK_MONOTONIC, &b);
     double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
     printf("%.3f\n", ns / (double)n);

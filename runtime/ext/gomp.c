@@ -443,13 +443,15 @@ static __attribute__((noinline)) struct task_spec *spec_fill(struct cprof_worker
     void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align)
 {
     struct task_spec *sp = &spec;
-    sp->align = arg_align > (long)_Alignof(struct task_head) ? arg_align
-                                                              : (long)_Alignof(struct task_head);
+    /* back, held and detached stay 0: no task of this path has them */
+    if (__builtin_expect(arg_align > (long)_Alignof(struct task_head), 0)) {
+        sp->align = arg_align;
+        sp->h.off = (int)(((long)sizeof(struct task_head) + arg_align - 1) & -arg_align);
+    } else {
+        sp->align = _Alignof(struct task_head);
+        sp->h.off = sizeof(struct task_head);
+    }
     sp->h.fn = fn;
-    sp->h.off = (int)(((long)sizeof(struct task_head) + sp->align - 1) & -sp->align);
-    sp->h.back = 0;
-    sp->h.held = 0;
-    sp->h.detached = 0;
     cprof_task_made(&sp->h.o, w, cprof_omp_take(CPROF_CONSTRUCT_TASK), 1);
     sp->data = data;
     sp->cpyfn = cpyfn;
@@ -492,17 +494,16 @@ static __attribute__((noinline)) void task_general(void (*fn)(void *), void *dat
                             depend, priority, detach);
 }
 
-/* The straight path: a task made in a team (the worker runs a region's body, not a
- * task's, which may run outside any team), its head put together here and handed to
- * libgomp in a tail call. */
+/* The straight path: a task made in a team (the worker runs a region's body, or a
+ * task's made in one: an undeferred task may run outside any team), its head put
+ * together here and handed to libgomp in a tail call. */
 void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                       long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                       void *detach)
 {
     struct cprof_worker *w = cprof_pending.worker;
     if (__builtin_expect(cprof_omp_source != CPROF_OMP_LINK || w == &cprof_no_worker ||
-                         !cprof_following() || !if_clause || !w->running ||
-                         w->running->rec->kind != CPROF_REGION_PARALLEL ||
+                         !cprof_following() || !if_clause || !w->running || !w->running->team ||
                          (flags & (FLAG_DEPEND | FLAG_DETACH)) || known_cancellation, 0))
         return task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                             priority, detach);

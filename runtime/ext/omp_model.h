@@ -15,7 +15,14 @@ int cprof_omp_counting(void);
 struct cprof_worker *cprof_omp_self(void);
 /* The construct the rewritten code left for the next request of kind on this thread,
  * taken (null: none, or one of another kind). */
-const struct cprof_site *cprof_omp_take(int kind);
+static inline const struct cprof_site *cprof_omp_take(int kind)
+{
+    const struct cprof_site *s = cprof_pending.construct;
+    if (!s || s->construct != kind)
+        return 0;
+    cprof_pending.construct = 0;
+    return s;
+}
 
 /* A worker's task state, off its thread's stack: the tasks a thread runs nest, so a
  * LIFO serves, in chunks kept once made. */
@@ -57,6 +64,8 @@ struct cprof_task_origin {
     const struct cprof_worker *creator;
     unsigned char kase;                 /* of the body: as a call at the construct, not a
                                            parallel construct of the creator's */
+    unsigned char team;                 /* made in a team: its body runs in it */
+    int al;                             /* the active level it was made (and runs) at */
 };
 
 /* One execution of a region's body on one worker, or of a task: the innermost one a
@@ -66,6 +75,8 @@ struct cprof_execution {
     uint64_t barrier_wait;
     uint64_t last_sync;             /* its start, or the end of the last barrier in it */
     struct cprof_execution *outer;
+    int al;                         /* its active level (-1: not asked yet) */
+    unsigned char team;             /* it runs in a team (a region's, or its task's) */
     /* The origin of the last task made in it, at construct made_site from context
      * made_ctx (null: none yet): within one execution on its thread, the active level
      * and the team sizes a task's case depends on do not change. */
