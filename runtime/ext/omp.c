@@ -448,18 +448,17 @@ __attribute__((noinline)) void *cprof_lifo_push_slow(struct cprof_worker *w, siz
 
 /* ---- tasks ---- */
 
-/* The context a task body of construct s (record rec on w) has under the context ctx
- * of w's tree, case kase: null where none is kept; past the node limit, an <other>.
- * A named construct's slot keeps it, as a call site's does. */
+/* The context a task body of construct id (-1: unnamed; record rec on w) has under
+ * the context ctx of w's tree, case kase: null where none is kept; past the node
+ * limit, an <other>.  A named construct's slot keeps it, as a call site's does, on
+ * the worker that made the task and on one that runs it alike. */
 static inline __attribute__((always_inline)) struct cprof_node *
-task_node(struct cprof_worker *w, const struct cprof_site *s,
-                                    struct cprof_construct_rec *rec, struct cprof_node *ctx,
-                                    int kase)
+task_node(struct cprof_worker *w, int id, struct cprof_construct_rec *rec, struct cprof_node *ctx,
+          int kase)
 {
     if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE)
         return 0;
     uintptr_t key = (uintptr_t)ctx | (uintptr_t)kase;
-    int id = s ? s->id : -1;
     struct cprof_slot *slot = id >= 0 && (unsigned)id < w->nslots ? &w->slots[id] : 0;
     if (slot && slot->key == key)   /* it keeps the node's time[case] */
         return (struct cprof_node *)((char *)(slot->time - kase) - offsetof(struct cprof_node, time));
@@ -482,7 +481,7 @@ void cprof_task_made_slow(struct cprof_task_origin *o, struct cprof_worker *w,
     int al = !e ? omp_get_active_level() : e->al >= 0 ? e->al : (e->al = omp_get_active_level());
     int kase = case_at(s, al);
     struct cprof_node *ctx = w->top[-1].ctx;
-    *o = (struct cprof_task_origin){ task_node(w, s, rec, ctx, kase), rec, w,
+    *o = (struct cprof_task_origin){ task_node(w, s ? s->id : -1, rec, ctx, kase), rec, w,
                                      (unsigned char)kase, e && e->team, al };
     if (e) {
         e->made_site = s;
@@ -507,7 +506,7 @@ __attribute__((noinline)) void cprof_task_begin(struct cprof_body *b, struct cpr
                                              CPROF_REGION_TASK);
         /* n's parent: the creator's context (or an <other> mapped as its parent) */
         if (n)
-            n = task_node(w, 0, rec, map(w, n->parent), o->kase);
+            n = task_node(w, id, rec, map(w, n->parent), o->kase);
     }
     int kase = o->kase;
     body_open(b, w, rec, n && n->key ? &n->time[kase] : &rec->key.time[kase],
