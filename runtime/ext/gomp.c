@@ -225,16 +225,6 @@ static inline void reap(struct cprof_worker *w)
         reap_slow(w);
 }
 
-/* This thread's worker if it follows the program's constructs now, made if need be;
- * else null.  One that has a worker already tests one flag. */
-static inline struct cprof_worker *follower(void)
-{
-    struct cprof_worker *w = cprof_pending.worker;
-    if (__builtin_expect(w != &cprof_no_worker, 1))
-        return cprof_following() ? w : 0;
-    return cprof_omp_counting() ? cprof_omp_self() : 0;
-}
-
 /* The body of task h begins on this thread: its record, on the worker's LIFO; null if
  * the task is not followed (the program stopped profiling, or the thread may not
  * count).  Apart from its callers, as task_close is: their frames, under the program's,
@@ -242,7 +232,7 @@ static inline struct cprof_worker *follower(void)
 static __attribute__((noinline)) struct cprof_body *task_open(struct task_head *h, const void *sp)
 {
     h->held++;
-    struct cprof_worker *w = follower();
+    struct cprof_worker *w = cprof_omp_follower();
     if (!w)
         return 0;
     struct cprof_body *b = cprof_lifo_push(w, sizeof *b, _Alignof(struct cprof_body));
@@ -469,7 +459,7 @@ static __attribute__((noinline)) void task_general(void (*fn)(void *), void *dat
     if (cprof_omp_source != CPROF_OMP_LINK)
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
-    if (!(w = follower())) {
+    if (!(w = cprof_omp_follower())) {
         cprof_omp_take(CPROF_CONSTRUCT_TASK);
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
@@ -524,7 +514,7 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         if (cprof_omp_source != CPROF_OMP_LINK) \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
                                       priority, start, end, step); \
-        struct cprof_worker *w = follower(); \
+        struct cprof_worker *w = cprof_omp_follower(); \
         if (!w) { \
             cprof_omp_take(CPROF_CONSTRUCT_TASK); \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \

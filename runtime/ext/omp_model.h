@@ -13,6 +13,15 @@
  * may count; and this thread's worker, made if need be (null if it may not count). */
 int cprof_omp_counting(void);
 struct cprof_worker *cprof_omp_self(void);
+/* This thread's worker if it follows the program's constructs now, made if need be;
+ * else null.  One that has a worker already tests one flag. */
+static inline struct cprof_worker *cprof_omp_follower(void)
+{
+    struct cprof_worker *w = cprof_pending.worker;
+    if (__builtin_expect(w != &cprof_no_worker, 1))
+        return cprof_following() ? w : 0;
+    return cprof_omp_counting() ? cprof_omp_self() : 0;
+}
 /* The construct the rewritten code left for the next request of kind on this thread,
  * taken (null: none, or one of another kind). */
 static inline const struct cprof_site *cprof_omp_take(int kind)
