@@ -250,6 +250,7 @@ bench: all
 	@echo; echo "== compile time"; bench/compile.sh
 	@echo; echo "== --compensate against known costs"; bench/compensate.sh
 	@echo; echo "== parallel regions: what the region hooks add per execution"; bench/regions.sh
+	@echo; echo "== tasks: instructions added per task made and run"; bench/tasks.sh
 	@echo; echo "== nested tasks: bytes of stack per nesting level against gcc's"; bench/task_stack.sh
 	@echo; echo "== writing the profile at exit: 10000 routines x 64 workers"; bench/exit.sh
 	@echo; echo "== resources beyond time: sampling cpu,faults against none"; bench/resources.sh

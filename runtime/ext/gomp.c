@@ -225,16 +225,6 @@ static inline void reap(struct cprof_worker *w)
         reap_slow(w);
 }
 
-/* This thread's worker if it follows the program's constructs now, made if need be;
- * else null.  One that has a worker already tests one flag. */
-static inline struct cprof_worker *follower(void)
-{
-    struct cprof_worker *w = cprof_pending.worker;
-    if (__builtin_expect(w != &cprof_no_worker, 1))
-        return cprof_following() ? w : 0;
-    return cprof_omp_counting() ? cprof_omp_self() : 0;
-}
-
 /* The body of task h begins on this thread: its record, on the worker's LIFO; null if
  * the task is not followed (the program stopped profiling, or the thread may not
  * count).  Apart from its callers, as task_close is: their frames, under the program's,
@@ -242,7 +232,7 @@ static inline struct cprof_worker *follower(void)
 static __attribute__((noinline)) struct cprof_body *task_open(struct task_head *h, const void *sp)
 {
     h->held++;
-    struct cprof_worker *w = follower();
+    struct cprof_worker *w = cprof_omp_follower();
     if (!w)
         return 0;
     struct cprof_body *b = cprof_lifo_push(w, sizeof *b, _Alignof(struct cprof_body));
@@ -443,13 +433,15 @@ static __attribute__((noinline)) struct task_spec *spec_fill(struct cprof_worker
     void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align)
 {
     struct task_spec *sp = &spec;
-    sp->align = arg_align > (long)_Alignof(struct task_head) ? arg_align
-                                                              : (long)_Alignof(struct task_head);
+    /* back, held and detached stay 0: no task of this path has them */
+    if (__builtin_expect(arg_align > (long)_Alignof(struct task_head), 0)) {
+        sp->align = arg_align;
+        sp->h.off = (int)(((long)sizeof(struct task_head) + arg_align - 1) & -arg_align);
+    } else {
+        sp->align = _Alignof(struct task_head);
+        sp->h.off = sizeof(struct task_head);
+    }
     sp->h.fn = fn;
-    sp->h.off = (int)(((long)sizeof(struct task_head) + sp->align - 1) & -sp->align);
-    sp->h.back = 0;
-    sp->h.held = 0;
-    sp->h.detached = 0;
     cprof_task_made(&sp->h.o, w, cprof_omp_take(CPROF_CONSTRUCT_TASK), 1);
     sp->data = data;
     sp->cpyfn = cpyfn;
@@ -467,7 +459,7 @@ static __attribute__((noinline)) void task_general(void (*fn)(void *), void *dat
     if (cprof_omp_source != CPROF_OMP_LINK)
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
-    if (!(w = follower())) {
+    if (!(w = cprof_omp_follower())) {
         cprof_omp_take(CPROF_CONSTRUCT_TASK);
         return __real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                 priority, detach);
@@ -492,17 +484,16 @@ static __attribute__((noinline)) void task_general(void (*fn)(void *), void *dat
                             depend, priority, detach);
 }
 
-/* The straight path: a task made in a team (the worker runs a region's body, not a
- * task's, which may run outside any team), its head put together here and handed to
- * libgomp in a tail call. */
+/* The straight path: a task made in a team (the worker runs a region's body, or a
+ * task's made in one: an undeferred task may run outside any team), its head put
+ * together here and handed to libgomp in a tail call. */
 void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                       long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                       void *detach)
 {
     struct cprof_worker *w = cprof_pending.worker;
     if (__builtin_expect(cprof_omp_source != CPROF_OMP_LINK || w == &cprof_no_worker ||
-                         !cprof_following() || !if_clause || !w->running ||
-                         w->running->rec->kind != CPROF_REGION_PARALLEL ||
+                         !cprof_following() || !if_clause || !w->running || !w->running->team ||
                          (flags & (FLAG_DEPEND | FLAG_DETACH)) || known_cancellation, 0))
         return task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                             priority, detach);
@@ -523,7 +514,7 @@ void __wrap_GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         if (cprof_omp_source != CPROF_OMP_LINK) \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \
                                       priority, start, end, step); \
-        struct cprof_worker *w = follower(); \
+        struct cprof_worker *w = cprof_omp_follower(); \
         if (!w) { \
             cprof_omp_take(CPROF_CONSTRUCT_TASK); \
             return __real_GOMP_##name(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, \

@@ -53,23 +53,18 @@ static struct cprof_construct_rec *rec_of(struct cprof_worker *w, const struct c
     return cprof_construct_rec_slow(w, s, kind);
 }
 
-const struct cprof_site *cprof_omp_take(int kind)
-{
-    const struct cprof_site *s = cprof_pending.construct;
-    if (!s || s->construct != kind)
-        return 0;
-    cprof_pending.construct = 0;
-    return s;
-}
-
 /* The case of construct s met now, as a call from its site would have: whether the
  * routine around it was entered concurrently (its active levels but those of its own
- * constructs around s), then whether one of those is active. */
-static int case_here(const struct cprof_site *s)
+ * constructs around s), then whether one of those is active; at active level al. */
+static int case_at(const struct cprof_site *s, int al)
 {
-    int al = omp_get_active_level();
     int k = s && s->d && al ? cprof_active_levels_within(s->d) : 0;
     return (al - k > 0) * 2 + (k > 0);
+}
+
+static int case_here(const struct cprof_site *s)
+{
+    return case_at(s, omp_get_active_level());
 }
 
 /* The context of the top activation, where a construct met now belongs. */
@@ -128,7 +123,8 @@ static struct cprof_node *map(struct cprof_worker *w, const struct cprof_node *n
 /* The body's frame opened (figures time[case], its calls' context ctx) and its
  * execution begun. */
 static void body_open(struct cprof_body *b, struct cprof_worker *w, struct cprof_construct_rec *c,
-                      uint64_t *time, struct cprof_node *ctx, int kase, const void *sp)
+                      uint64_t *time, struct cprof_node *ctx, int kase, const void *sp,
+                      int al, int team)
 {
     b->w = w;
     b->counted = time - CPROF_NCASES;   /* count[case], where cprof_body_open counts it */
@@ -136,9 +132,14 @@ static void body_open(struct cprof_body *b, struct cprof_worker *w, struct cprof
     b->tasks0 = w->task_ticks;
     b->calls0 = w->calls;
     b->t0 = cprof_ticks();
-    b->e = (struct cprof_execution){ c, 0, b->t0, w->running };
+    b->e.rec = c;
+    b->e.barrier_wait = 0;
+    b->e.last_sync = b->t0;
+    b->e.outer = w->running;
+    b->e.al = al;
+    b->e.team = (unsigned char)team;
+    b->e.made_ctx = 0;              /* no task made in it yet */
     w->running = &b->e;
-    cprof_placement_observe(w, 0);
 }
 
 /* Opens the body of construct s (kind) on worker w, met at context ctx of worker owner
@@ -154,11 +155,11 @@ static __attribute__((noinline)) void body_begin(struct cprof_body *b, struct cp
     if (cprof_paths_on && cprof_clock != CPROF_CLOCK_NONE)
         n = child(w, w == owner ? (struct cprof_node *)ctx : map(w, ctx), &c->key);
     body_open(b, w, c, n && n->key ? &n->time[kase] : &c->key.time[kase],
-              n ? n->canon : w->root, kase, sp);
+              n ? n->canon : w->root, kase, sp, -1, 1);
 }
 
 /* Closes it: returns the busy time (the body's, less its barriers' waits). */
-static __attribute__((noinline)) uint64_t body_end(struct cprof_body *b, uint64_t now)
+static inline __attribute__((always_inline)) uint64_t body_end(struct cprof_body *b, uint64_t now)
 {
     struct cprof_worker *w = b->w;
     w->running = b->e.outer;
@@ -265,6 +266,17 @@ static void team_path_end(const struct cprof_member_body *p)
     s->direct += b->in.direct;
 }
 
+/* A body not followed (the program stopped profiling) runs in the execution around it
+ * on this thread, at another level: the tasks made there were not made in that. */
+static void forget_made(void)
+{
+    struct cprof_worker *w = cprof_self;
+    if (w && w->running) {
+        w->running->made_ctx = 0;
+        w->running->al = -1;
+    }
+}
+
 void cprof_member_begin(struct cprof_member_body *mb, const struct cprof_team *t, int size,
                         const void *sp)
 {
@@ -273,11 +285,12 @@ void cprof_member_begin(struct cprof_member_body *mb, const struct cprof_team *t
     mb->n = 0;
     mb->self = -1;
     if (!mb->followed)
-        return;
+        return forget_made();
     /* The body runs concurrently if the region is active (more than one thread) or a
      * construct of the opener's around it is. */
     int kase = (t->kase & CPROF_CS) + ((t->kase & 1) || size > 1);
     body_begin(&mb->b, w, t->construct, CPROF_REGION_PARALLEL, t->ctx, t->opener, kase, sp);
+    cprof_placement_observe(w, 0);
     count_team(mb->b.e.rec, size);
     if (w != t->opener && mb->b.frame)
         team_path_begin(mb, t, w);
@@ -289,7 +302,7 @@ void cprof_member_end(struct cprof_member_body *mb, const struct cprof_team *t, 
      * one). */
     cprof_pending.construct = 0;
     if (!mb->followed)
-        return;
+        return forget_made();
     uint64_t now = cprof_ticks();
     uint64_t busy = body_end(&mb->b, now);
     cprof_placement_observe(mb->b.w, mb->b.w != t->opener);   /* a member then waits for work */
@@ -435,17 +448,17 @@ __attribute__((noinline)) void *cprof_lifo_push_slow(struct cprof_worker *w, siz
 
 /* ---- tasks ---- */
 
-/* The context a task body of construct s (record rec on w) has under the context ctx
- * of w's tree, case kase: null where none is kept; past the node limit, an <other>.
- * A named construct's slot keeps it, as a call site's does. */
-static struct cprof_node *task_node(struct cprof_worker *w, const struct cprof_site *s,
-                                    struct cprof_construct_rec *rec, struct cprof_node *ctx,
-                                    int kase)
+/* The context a task body of construct id (-1: unnamed; record rec on w) has under
+ * the context ctx of w's tree, case kase: null where none is kept; past the node
+ * limit, an <other>.  A named construct's slot keeps it, as a call site's does, on
+ * the worker that made the task and on one that runs it alike. */
+static inline __attribute__((always_inline)) struct cprof_node *
+task_node(struct cprof_worker *w, int id, struct cprof_construct_rec *rec, struct cprof_node *ctx,
+          int kase)
 {
     if (!cprof_paths_on || cprof_clock == CPROF_CLOCK_NONE)
         return 0;
     uintptr_t key = (uintptr_t)ctx | (uintptr_t)kase;
-    int id = s ? s->id : -1;
     struct cprof_slot *slot = id >= 0 && (unsigned)id < w->nslots ? &w->slots[id] : 0;
     if (slot && slot->key == key)   /* it keeps the node's time[case] */
         return (struct cprof_node *)((char *)(slot->time - kase) - offsetof(struct cprof_node, time));
@@ -457,15 +470,24 @@ static struct cprof_node *task_node(struct cprof_worker *w, const struct cprof_s
     return n;
 }
 
-void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
-                     const struct cprof_site *s, int opened)
+void cprof_task_made_slow(struct cprof_task_origin *o, struct cprof_worker *w,
+                          const struct cprof_site *s, int opened)
 {
     struct cprof_construct_rec *rec = rec_of(w, s, CPROF_REGION_TASK);
     if (opened)
         rec->sum.opened++;
-    int kase = case_here(s);
-    *o = (struct cprof_task_origin){ task_node(w, s, rec, w->top[-1].ctx, kase), rec, w,
-                                     (unsigned char)kase };
+    /* The execution's active level, asked once in it (its task bodies run at it). */
+    struct cprof_execution *e = w->running;
+    int al = !e ? omp_get_active_level() : e->al >= 0 ? e->al : (e->al = omp_get_active_level());
+    int kase = case_at(s, al);
+    struct cprof_node *ctx = w->top[-1].ctx;
+    *o = (struct cprof_task_origin){ task_node(w, s ? s->id : -1, rec, ctx, kase), rec, w,
+                                     (unsigned char)kase, e && e->team, al };
+    if (e) {
+        e->made_site = s;
+        e->made_ctx = ctx;
+        e->made = *o;
+    }
 }
 
 /* What the creator worked out is used as it is by a runner on its worker; another
@@ -484,11 +506,12 @@ __attribute__((noinline)) void cprof_task_begin(struct cprof_body *b, struct cpr
                                              CPROF_REGION_TASK);
         /* n's parent: the creator's context (or an <other> mapped as its parent) */
         if (n)
-            n = task_node(w, 0, rec, map(w, n->parent), o->kase);
+            n = task_node(w, id, rec, map(w, n->parent), o->kase);
     }
     int kase = o->kase;
     body_open(b, w, rec, n && n->key ? &n->time[kase] : &rec->key.time[kase],
-              !n ? w->root : n->key ? n->canon : n, kase, sp);
+              !n ? w->root : n->key ? n->canon : n, kase, sp, o->al, o->team);
+    cprof_placement_task(w, b->t0);
 }
 
 void cprof_task_uncount(struct cprof_body *b)

@@ -13,9 +13,25 @@
  * may count; and this thread's worker, made if need be (null if it may not count). */
 int cprof_omp_counting(void);
 struct cprof_worker *cprof_omp_self(void);
+/* This thread's worker if it follows the program's constructs now, made if need be;
+ * else null.  One that has a worker already tests one flag. */
+static inline struct cprof_worker *cprof_omp_follower(void)
+{
+    struct cprof_worker *w = cprof_pending.worker;
+    if (__builtin_expect(w != &cprof_no_worker, 1))
+        return cprof_following() ? w : 0;
+    return cprof_omp_counting() ? cprof_omp_self() : 0;
+}
 /* The construct the rewritten code left for the next request of kind on this thread,
  * taken (null: none, or one of another kind). */
-const struct cprof_site *cprof_omp_take(int kind);
+static inline const struct cprof_site *cprof_omp_take(int kind)
+{
+    const struct cprof_site *s = cprof_pending.construct;
+    if (!s || s->construct != kind)
+        return 0;
+    cprof_pending.construct = 0;
+    return s;
+}
 
 /* A worker's task state, off its thread's stack: the tasks a thread runs nest, so a
  * LIFO serves, in chunks kept once made. */
@@ -47,6 +63,20 @@ static inline void cprof_lifo_pop(struct cprof_worker *w, void *p)
         w->lifo = c->prev;
 }
 
+/* What a task carries from where it was made to where its body runs. */
+struct cprof_task_origin {
+    /* On the creator's worker: the body's context there, under the creator's (null:
+     * no calling contexts kept; its parent's <other> past the node limit), and the
+     * construct's record. */
+    struct cprof_node *node;
+    struct cprof_construct_rec *rec;
+    const struct cprof_worker *creator;
+    unsigned char kase;                 /* of the body: as a call at the construct, not a
+                                           parallel construct of the creator's */
+    unsigned char team;                 /* made in a team: its body runs in it */
+    int al;                             /* the active level it was made (and runs) at */
+};
+
 /* One execution of a region's body on one worker, or of a task: the innermost one a
  * worker runs takes the waits at the barriers it meets. */
 struct cprof_execution {
@@ -54,6 +84,14 @@ struct cprof_execution {
     uint64_t barrier_wait;
     uint64_t last_sync;             /* its start, or the end of the last barrier in it */
     struct cprof_execution *outer;
+    int al;                         /* its active level (-1: not asked yet) */
+    unsigned char team;             /* it runs in a team (a region's, or its task's) */
+    /* The origin of the last task made in it, at construct made_site from context
+     * made_ctx (null: none yet): within one execution on its thread, the active level
+     * and the team sizes a task's case depends on do not change. */
+    const struct cprof_site *made_site;
+    const struct cprof_node *made_ctx;
+    struct cprof_task_origin made;
 };
 
 /* A body: a region's on one member, or a task's. */
@@ -116,21 +154,20 @@ void cprof_member_end(struct cprof_member_body *mb, const struct cprof_team *t, 
 /* An upper bound of a team's size: what it asks for, or the default. */
 int cprof_team_cap(unsigned num_threads);
 
-/* What a task carries from where it was made to where its body runs. */
-struct cprof_task_origin {
-    /* On the creator's worker: the body's context there, under the creator's (null:
-     * no calling contexts kept; its parent's <other> past the node limit), and the
-     * construct's record. */
-    struct cprof_node *node;
-    struct cprof_construct_rec *rec;
-    const struct cprof_worker *creator;
-    unsigned char kase;                 /* of the body: as a call at the construct, not a
-                                           parallel construct of the creator's */
-};
 /* A task construct s met on w, the creator: its origin, and the construct's count of
  * tasks opened (a taskloop's counts once, for all its tasks). */
-void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
-                     const struct cprof_site *s, int opened);
+void cprof_task_made_slow(struct cprof_task_origin *o, struct cprof_worker *w,
+                          const struct cprof_site *s, int opened);
+static inline void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
+                                   const struct cprof_site *s, int opened)
+{
+    const struct cprof_execution *e = w->running;
+    if (__builtin_expect(!e || e->made_site != s || e->made_ctx != w->top[-1].ctx || !e->made_ctx,
+                         0))
+        return cprof_task_made_slow(o, w, s, opened);
+    *o = e->made;
+    o->rec->sum.opened += (uint64_t)opened;
+}
 /* The body of a task of origin o begins on this thread, worker w, and ends.  A body
  * that is no task of the program's, or the later part of one (libomp's taskloop
  * generators, an untied task's parts), takes back the execution it counted. */

@@ -101,7 +101,7 @@ struct cprof_ompt_task {
 /* The worker that follows OMPT's events on this thread, or null. */
 static struct cprof_worker *follower(void)
 {
-    return cprof_omp_source == CPROF_OMP_OMPT && cprof_omp_counting() ? cprof_omp_self() : 0;
+    return cprof_omp_source == CPROF_OMP_OMPT ? cprof_omp_follower() : 0;
 }
 
 static void *push(struct cprof_worker *w, size_t size, int kind)

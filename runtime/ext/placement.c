@@ -3,8 +3,9 @@
  *
  * A worker's PU is read (sched_getcpu: glibc's restartable sequence, a load) where the
  * runtime runs on the worker's thread anyway: as it is made, as it begins and ends a
- * region's body or a task, after a barrier, at a CPU sample (CPROF_RESOURCES), and on
- * the thread that writes the profile.  The time from one observation to the next is
+ * region's body, as it begins a task's if TASK_GAP has passed since its last
+ * observation (or that one began a wait), after a barrier, at a CPU sample
+ * (CPROF_RESOURCES), and on the thread that writes the profile.  The time from one observation to the next is
  * placed on the PU of the first, unless the first began a wait for work (a team member
  * between regions): then it is no one's.  A change of PU between two observations is
  * a move.  Per worker, each PU's placed time is exact to the observations; for seeing
@@ -27,6 +28,9 @@
 #include "placement.h"
 
 enum { BINS = 256, BIN0_SHIFT = 16, MASK_MAX = 1 << 16 };
+/* A task's body is observed once this much of placement's clock has passed since the
+ * last observation: the narrowest bin's width. */
+#define TASK_GAP ((uint64_t)1 << BIN0_SHIFT)
 _Static_assert(BINS == 1 << 8, "cover() takes BINS for 2^8");
 
 struct bin {
@@ -40,6 +44,7 @@ struct pu_time {
 };
 
 struct cprof_place {
+    struct cprof_place_due due;     /* first: read inline by the task hooks */
     uint64_t first, last;       /* ticks since the start: the first and last observation */
     uint64_t observations, moves;
     int pu;                     /* at the last observation */
@@ -247,6 +252,7 @@ static void observe(struct cprof_worker *w, int idle, int from_signal)
     }
     p->last = t;
     p->idle = idle;
+    p->due.next = idle ? 0 : origin + t + TASK_GAP;
     p->observations++;
 out:
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -256,6 +262,14 @@ out:
 void cprof_placement_observe(struct cprof_worker *w, int idle)
 {
     observe(w, idle, 0);
+}
+
+/* In count mode the task hooks read no clock: placement's is read here. */
+void cprof_placement_task_slow(struct cprof_worker *w)
+{
+    if (cprof_clock == CPROF_CLOCK_NONE && cprof_monotonic_ns() < w->place->due.next)
+        return;
+    observe(w, 0, 0);
 }
 
 void cprof_placement_sample(struct cprof_worker *w)
@@ -288,6 +302,7 @@ void cprof_placement_new(struct cprof_worker *w)
     }
     p->pu = sched_getcpu();
     p->first = p->last = now();
+    p->due.next = origin + p->last + TASK_GAP;
     p->shift = cover(p->first);
     p->observations = 1;
     p->npus = 1;

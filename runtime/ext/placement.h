@@ -12,6 +12,20 @@ void cprof_placement_new(struct cprof_worker *w);
 /* On w's own thread: the PU it runs on now; idle: it waits for work from here (a team
  * member after its region), and the time until its next observation is no one's. */
 void cprof_placement_observe(struct cprof_worker *w, int idle);
+/* A task's body begins on w's thread, at t (cprof_ticks(): 0 in count mode): observed
+ * only if TASK_GAP of placement's clock has passed since w's last observation, or
+ * that one began a wait (docs/placement.md): tasks may be far shorter than reading
+ * the PU.  The part of w's placement this reads inline comes first in it. */
+struct cprof_place_due {
+    uint64_t next;                  /* placement's clock: 0 after a wait began */
+};
+void cprof_placement_task_slow(struct cprof_worker *w);
+static inline void cprof_placement_task(struct cprof_worker *w, uint64_t t)
+{
+    const struct cprof_place_due *d = (const struct cprof_place_due *)(const void *)w->place;
+    if (d && (t >= d->next || cprof_clock == CPROF_CLOCK_NONE))
+        cprof_placement_task_slow(w);
+}
 /* The same from a signal handler on w's thread (a CPU sample). */
 void cprof_placement_sample(struct cprof_worker *w);
 /* The PU w was placed on longest. */

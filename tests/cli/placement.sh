@@ -54,9 +54,39 @@ static void pin(int pu)
     }
 }
 
+/* One thread makes n tiny tasks, then one that re-pins it to pu and spins 5 ms, n
+ * more, and one that spins 60 ms. */
+static void tasks(int n, int pu)
+{
+    static volatile int ticks;
+#pragma omp parallel num_threads(1)
+#pragma omp single
+    {
+        for (int i = 0; i < n; i++) {
+#pragma omp task
+            ticks++;
+        }
+#pragma omp taskwait
+#pragma omp task
+        {
+            pin(pu);
+            spin(5);
+        }
+#pragma omp taskwait
+        for (int i = 0; i < n; i++) {
+#pragma omp task
+            ticks++;
+        }
+#pragma omp task
+        spin(60);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 2 && !strcmp(argv[1], "seq")) {
+    if (argc > 2 && !strcmp(argv[1], "tasks")) {
+        tasks(20000, atoi(argv[2]));
+    } else if (argc > 2 && !strcmp(argv[1], "seq")) {
         /* No region: only the CPU samples see the move. */
         spin(100);
         pin(atoi(argv[2]));
@@ -316,6 +346,20 @@ else
     for c in "sequential, no samples" "sequential, CPU samples"; do
         skip "$c" "this process may run on one core only"
     done
+fi
+
+# ---- tasks: observed once 2^16 ticks have passed since the last observation ----
+# 40002 tasks: far fewer observations (each of the old rule's per task was 150
+# instructions, more than a tiny task), and the move one of them makes is still seen
+# by the next task's: the last task's 60 ms are B's.
+if [ "$B" -ge 0 ]; then
+    run tasks OMP_NUM_THREADS=1 -- taskset -c "$A" ./place tasks "$B"
+    expect_jq "tasks: fewer observations than tasks, the move seen, the last task's 60 ms on B" tasks.json \
+        '[.placement.workers[] | [.observations < 40002, .moves, [.pus[] | [.pu, .ns > 0]],
+                                  [.pus[] | select(.pu == '"$B"') | .ns > 50000000]]]' \
+        "[[true, 1, [[$A, true], [$B, true]], [true]]]"
+else
+    skip "tasks: fewer observations than tasks" "this process may run on one core only"
 fi
 
 # ---- the kernel's count of migrations (CPROF_RESOURCES=migrations) ----
