@@ -12,6 +12,9 @@ bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/callheavy.txt}"
+results_settings BENCH_ROUNDS BENCH_CALLHEAVY
 export OMP_NUM_THREADS=2
 programs=${BENCH_CALLHEAVY:-"rsbench uts stencil"}
 
@@ -58,3 +61,4 @@ if [ -s "$tmp/ratios" ]; then
     awk '{ s += log($1); n++ } END { g = exp(s / n);
          printf "geometric mean %.2fx  (target <= 1.15x)  %s\n", g, g <= 1.15 ? "met" : "NOT met" }' "$tmp/ratios"
 fi
+results_done

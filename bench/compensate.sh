@@ -12,6 +12,9 @@ n=${BENCH_CALLS:-2000000}
 works=${BENCH_WORK:-0 64 256}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/compensate.txt}"
+results_settings BENCH_ROUNDS BENCH_CALLS BENCH_WORK
 cd "$tmp"
 
 src=$root/bench/compensate.c
@@ -50,3 +53,4 @@ for w in $works; do
                (q >= 0.9 && q <= 1.1) ? "met" : "NOT met"
     }'
 done
+results_done

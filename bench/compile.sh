@@ -13,6 +13,9 @@ bin=${CPROF_BIN:-$root/build/bin}
 runs=${BENCH_RUNS:-7}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/compile.txt}"
+results_settings BENCH_RUNS BENCH_UNIT BENCH_UNIT_RUNS
 
 ms() { local s=$(date +%s%N); "$@" > /dev/null 2>&1 || echo "FAILED: $*" >&2; echo $(( ($(date +%s%N) - s) / 1000 )); }
 
@@ -94,3 +97,4 @@ for opt in -O2 -O0; do
         "$(cpu gcc -fopenmp $opt -c -x cpp-output "$rewritten" -o "$tmp/c.o")" \
         "$(( $(stat -c %s "$rewritten") / 1024 ))" "$(( $(stat -c %s "$pre") / 1024 ))"
 done
+results_done

@@ -10,6 +10,9 @@ bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/examples.txt}"
+results_settings BENCH_ROUNDS
 export OMP_NUM_THREADS=2
 
 printf '%-10s %9s %9s %8s %8s %9s %9s %9s  %s\n' example "plain s" "cprof s" slowdown "share" \
@@ -39,3 +42,4 @@ for dir in "$root"/examples/*/; do
         "$(awk -v b="$size" 'BEGIN { print b / 1024 }')" "$(awk -v k="$pm" 'BEGIN { print k / 1024 }')" \
         "$(awk -v k="$cm" 'BEGIN { print k / 1024 }')" "$verdict"
 done
+results_done

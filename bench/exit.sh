@@ -16,6 +16,9 @@ nr=${ROUTINES:-10000}
 nw=${WORKERS:-64}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/exit.txt}"
+results_settings BENCH_ROUNDS ROUTINES WORKERS CG_WORKERS BEFORE_BIN
 cd "$tmp"
 {
     echo '#include <stdio.h>'
@@ -65,7 +68,6 @@ for r in $(seq "$rounds"); do
     done
 done
 size=$(stat -c %s p.out)
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'profile of %d routines x %d workers: %.1f MB\n' "$nr" "$nw" "$(echo "$size / 1000000" | bc -l)"
 for b in $builds; do
     awk -v b="$b" -v p="$(med < p)" -v c="$(med < "$b.c")" -v m="$(med < "$b.m")" 'BEGIN {
@@ -90,3 +92,4 @@ for r in $(seq "$rounds"); do
 done
 printf 'cprof-topology (hwloc), run once per process by its first profile: %.1f ms\n' \
     "$(echo "$(med < h) / 1000" | bc -l)"
+results_done

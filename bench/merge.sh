@@ -13,6 +13,9 @@ report=${CPROF_REPORT:-$bin/cprof-report}
 n=${BENCH_ROUTINES:-6000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/merge.txt}"
+results_settings BENCH_ROUTINES BENCH_FILES
 
 . "$root/bench/generated.sh"
 generated_program "$n" > "$tmp/gen.c"
@@ -30,3 +33,4 @@ for k in ${BENCH_FILES:-1 8 32 256}; do
     read -r kb s < "$tmp/time"
     printf '%6d %10.1f %8.2f\n' "$k" "$(echo "$kb / 1024" | bc -l)" "$s"
 done
+results_done

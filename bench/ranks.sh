@@ -17,6 +17,9 @@ report=${CPROF_REPORT:-$bin/cprof-report}
 n=${BENCH_ROUTINES:-200}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/ranks.txt}"
+results_settings BENCH_ROUTINES BENCH_RANKS
 
 . "$root/bench/generated.sh"
 generated_program "$n" > "$tmp/gen.c"
@@ -32,7 +35,6 @@ for ((r = 0; r < max; r++)); do
         "$tmp/rank.out" > "$tmp/job/rank.$r.out"
 done
 [ "$(jq .rank "$tmp/job/rank.$((max - 1)).out")" = $((max - 1)) ] || { echo "ranks.sh: rewriting the rank failed" >&2; exit 1; }
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'one rank: %s bytes, %d routines, %d workers\n' "$(stat -c %s "$tmp/rank.out")" "$n" \
     "$(jq '.workers | length' "$tmp/rank.out")"
 printf '%6s %9s  %10s %8s  %10s %8s  %10s\n' ranks "files MB" "text MB" seconds "json MB" seconds "json out MB"
@@ -48,3 +50,4 @@ for k in ${BENCH_RANKS:-1 64 256 1024}; do
         "$(echo "$tkb / 1024" | bc -l)" "$ts" "$(echo "$jkb / 1024" | bc -l)" "$js" \
         "$(echo "$(stat -c %s "$tmp/out.json") / 1048576" | bc -l)"
 done
+results_done

@@ -11,6 +11,9 @@ rounds=${BENCH_ROUNDS:-5}
 r=${BENCH_REGIONS:-100000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/regions.txt}"
+results_settings BENCH_ROUNDS BENCH_REGIONS
 cd "$tmp"
 gcc -O2 -fopenmp "$root/bench/regions.c" -o plain
 "$bin/cprof-cc" -O2 -fopenmp "$root/bench/regions.c" -o cprof
@@ -21,7 +24,6 @@ if [ "$have_clang" = 1 ]; then
     "$bin/cprof-clang" -O2 -fopenmp "$root/bench/regions.c" -o cprof_clang
 fi
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 for round in $(seq "$rounds"); do
     for t in 1 2 4; do
         for v in plain cprof; do
@@ -69,3 +71,4 @@ if command -v valgrind > /dev/null; then
 else
     echo "valgrind not installed: no instruction counts"
 fi
+results_done

@@ -24,8 +24,10 @@ rounds=${BENCH_ROUNDS:-11}
 res=${BENCH_RESOURCES:-cpu,faults}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/resources.txt}"
+results_settings BENCH_ROUNDS BENCH_RESOURCES BENCH_THREADS
 export OMP_NUM_THREADS=${BENCH_THREADS:-2}
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg); OMP_NUM_THREADS=$OMP_NUM_THREADS"
 # timed CMD...: runs it, its output to /dev/null; prints wall s and user + system s.
 cat > "$tmp/timed.c" <<'C'
 #include <fcntl.h>
@@ -236,3 +238,4 @@ if command -v valgrind > /dev/null; then
 else
     echo "instructions: skipped (valgrind not installed)"
 fi
+results_done

@@ -18,9 +18,11 @@ bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/sizes.txt}"
+results_settings BENCH_ROUNDS BENCH_THREADS BENCH_SLOWDOWN
 budget=${BENCH_SLOWDOWN:-3}
 export OMP_NUM_THREADS=${BENCH_THREADS:-1}
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "threads: $OMP_NUM_THREADS; sampled: -fcprof-small=64, CPROF_SIZES_SLOWDOWN=$budget"
 
 med() { awk -v k="$2" '{ print $k }' "$1" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -73,3 +75,4 @@ for dir in "$root"/examples/*/; do
     want "$name" || continue
     bench "$name" "$dir$name.c" -fopenmp -O2
 done
+results_done

@@ -14,6 +14,9 @@ bin=${CPROF_BIN:-$root/build/bin}
 levels=${LEVELS:-2000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/task_stack.txt}"
+results_settings LEVELS
 cd "$tmp"
 # nest NAME BODY: a routine of the recursion, the task construct that calls it in BODY.
 nest() {
@@ -102,3 +105,4 @@ for kind in "if(0)" "run at once by libgomp (no team here)" "deferred, run at it
     printf '%-44s %9s %9s %+7d\n' "$kind" "$g" "$c" $((c - g))
     k=$((k + 1))
 done
+results_done

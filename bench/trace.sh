@@ -11,8 +11,10 @@ bin=${CPROF_BIN:-$root/build/bin}
 rounds=${BENCH_ROUNDS:-3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+. "$root/bench/results.sh"
+results_to "${BENCH_RESULTS:-$root/bench/results/trace.txt}"
+results_settings BENCH_ROUNDS
 export OMP_NUM_THREADS=2
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
@@ -61,3 +63,4 @@ for mode in --trace --timeline; do
     printf '  cprof-report %-10s %6s s, peak %6.1f MB, output %7.1f MB  (target: seconds)\n' "$mode" "$s" \
         "$(awk -v k="$m" 'BEGIN { print k / 1024 }')" "$(mb "$(stat -c %s "$tmp/ten.txt")")"
 done
+results_done
