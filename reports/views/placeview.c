@@ -174,20 +174,22 @@ typedef struct {
     size_t n, cap;
 } pairs;
 
-static pair *pair_of(pairs *ps, size_t a, size_t b)
+/* The pair of workers a < b, whose index + 1 is *at (0: none yet).  Looked up by the
+ * caller's table of its machine's pairs: a job's ranks on one host may make thousands. */
+static pair *pair_of(pairs *ps, size_t *at, size_t a, size_t b)
 {
-    for (size_t i = 0; i < ps->n; i++)
-        if (ps->pairs[i].a == a && ps->pairs[i].b == b)
-            return &ps->pairs[i];
+    if (*at)
+        return &ps->pairs[*at - 1];
     if (ps->n == ps->cap)
         ps->pairs = cprof_xrealloc(ps->pairs, (ps->cap = 2 * ps->cap + 16) * sizeof *ps->pairs);
     ps->pairs[ps->n] = (pair){a, b, 0, 0, -1, -1, 0, 0, 0};
-    return &ps->pairs[ps->n++];
+    *at = ++ps->n;
+    return &ps->pairs[ps->n - 1];
 }
 
 /* One worker's time in one bin of the grid. */
 typedef struct {
-    size_t w;
+    size_t w, i;                /* the worker, its index on its machine */
     int64_t pu, core, ns;
 } slot;
 
@@ -255,6 +257,7 @@ static void share_on(const cprof_profile *p, size_t mi, pairs *ps)
         }
     }
     slot *s = cprof_xcalloc(nw + 1, sizeof *s);
+    size_t *at = cprof_xcalloc(nbins ? nw * nw : 1, sizeof *at);
     for (size_t g = 0; g < nbins; g++) {
         size_t n = 0;
         for (size_t i = 0; i < nw; i++)
@@ -262,13 +265,15 @@ static void share_on(const cprof_profile *p, size_t mi, pairs *ps)
                 const int64_t *row = pu_row(m, gpu[g * nw + i]);
                 /* With no core known, a PU is its own core. */
                 int64_t core = row && row[1] >= 0 ? row[1] : -1 - gpu[g * nw + i];
-                s[n++] = (slot){ws[i], gpu[g * nw + i], core, gns[g * nw + i]};
+                s[n++] = (slot){ws[i], i, gpu[g * nw + i], core, gns[g * nw + i]};
             }
         qsort(s, n, sizeof *s, cmp_slot);
         for (size_t i = 0; i < n; i++)
             for (size_t k = i + 1; k < n && s[k].core == s[i].core; k++) {
                 size_t a = s[i].w < s[k].w ? s[i].w : s[k].w, b = s[i].w ^ s[k].w ^ a;
-                pair *x = pair_of(ps, a, b);
+                /* ws is in the workers' order: a's index is the smaller one */
+                size_t ia = s[i].w < s[k].w ? s[i].i : s[k].i, ib = s[i].i ^ s[k].i ^ ia;
+                pair *x = pair_of(ps, &at[ia * nw + ib], a, b);
                 int64_t ns = s[i].ns < s[k].ns ? s[i].ns : s[k].ns;
                 if (s[i].pu == s[k].pu) {
                     x->pu_ns += ns;
@@ -289,6 +294,7 @@ static void share_on(const cprof_profile *p, size_t mi, pairs *ps)
             }
     }
     free(s);
+    free(at);
     free(gpu);
     free(gns);
     free(ws);
