@@ -31,7 +31,13 @@
  * "openmp" (docs/profile-format.md): the program's OpenMP runtime and how cprof observed
  * it, whether the calls' cases and the parallel regions were measured, and if not why;
  * "unprofiled" (docs/cprof-cc.md): the units of the program cprof-cc compiled without
- * profiling, each {"file", "reason"}, a key of the header written when there is one. */
+ * profiling, each {"file", "reason"}, a key of the header written when there is one;
+ * "timing" (docs/semantics.md, "Sampled timing"): a key of the header, how activations
+ * were timed ({"mode": "sampled" or "every", "period", "min_activations", "short_ns",
+ * "call_cost_ns"});
+ * "sampled", declared when the mode is "sampled": a key of each worker, its rows
+ * (CPROF_SAMPLED_COLUMNS), one per calls or paths row and case whose time columns hold
+ * an estimate. */
 #define CPROF_SECTION_JOB "job"
 #define CPROF_SECTION_RESOURCES "resources"
 #define CPROF_SECTION_REGIONS "regions"
@@ -42,12 +48,15 @@
 #define CPROF_SECTION_SOURCES "sources"
 #define CPROF_SECTION_OPENMP "openmp"
 #define CPROF_SECTION_UNPROFILED "unprofiled"
+#define CPROF_SECTION_TIMING "timing"
+#define CPROF_SECTION_SAMPLED "sampled"
 /* All of them: what a reader of this version knows. */
 __attribute__((unused))
 static const char *const cprof_sections[] = {
     CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
     CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
-    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED };
+    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_TIMING,
+    CPROF_SECTION_SAMPLED };
 
 /* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \
@@ -161,6 +170,26 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
 
 enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION, CPROF_PATH_TASK };
 
+/* A worker's "sampled" rows (section "sampled"), one per calls or paths row and case
+ * whose time holds an estimate: the callee and site as in the calls row, the paths row
+ * + 1 (0: the calls row's own calls, outside every context), the case (0 S-S, 1 S-C,
+ * 2 C-S, 3 C-C), the calls counted there; the sample: how many short activations were
+ * timed, their time and the sum of its squares (ns^2, a real); and the activations
+ * timed that were not short, kept as they are (exact), and their time.  The row's time
+ * is exact_time + timed_time x (calls - exact) / timed (docs/semantics.md, "Sampled
+ * timing"). */
+#define CPROF_SAMPLED_COLUMNS(X) \
+    X(S_CALLEE,           "callee",                    CPROF_COL_INDEX,     -1) \
+    X(S_SITE,             "site",                      CPROF_COL_INDEX,     -1) \
+    X(S_PATH,             "path",                      CPROF_COL_COUNT,     -1) \
+    X(S_CASE,             "case",                      CPROF_COL_COUNT,     -1) \
+    X(S_CALLS,            "calls",                     CPROF_COL_COUNT,     -1) \
+    X(S_TIMED,            "timed",                     CPROF_COL_COUNT,     -1) \
+    X(S_TIMED_TIME,       "timed_time",                CPROF_COL_TIME,      -1) \
+    X(S_TIMED_SQ,         "timed_sq",                  CPROF_COL_COUNT,     -1) \
+    X(S_EXACT,            "exact",                     CPROF_COL_COUNT,     -1) \
+    X(S_EXACT_TIME,       "exact_time",                CPROF_COL_TIME,      -1)
+
 /* A worker's "regions" rows (docs/semantics.md, "Parallel regions and tasks"), one per
  * construct it ran or opened: the construct's site + 1 (0: one cprof-cc did not
  * compile) and kind (1 parallel, 2 task); as a member of the team (or the task's
@@ -211,6 +240,7 @@ enum cprof_routine_column { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ID) CPROF_ROUTINE
 enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS };
 enum cprof_path_column { CPROF_PATH_COLUMNS(CPROF_COLUMN_ID) CPROF_PATH_NCOLUMNS };
 enum cprof_region_column { CPROF_REGION_COLUMNS(CPROF_COLUMN_ID) CPROF_REGION_NCOLUMNS };
+enum cprof_sampled_column { CPROF_SAMPLED_COLUMNS(CPROF_COLUMN_ID) CPROF_SAMPLED_NCOLUMNS };
 #undef CPROF_COLUMN_ID
 
 /* Case k's columns of a calls row (k: 0 S-S, 1 S-C, 2 C-S, 3 C-C). */
@@ -257,6 +287,8 @@ __attribute__((unused))
 static const struct cprof_column cprof_path_columns[] = { CPROF_PATH_COLUMNS(CPROF_COLUMN_ENTRY) };
 __attribute__((unused))
 static const struct cprof_column cprof_region_columns[] = { CPROF_REGION_COLUMNS(CPROF_COLUMN_ENTRY) };
+__attribute__((unused))
+static const struct cprof_column cprof_sampled_columns[] = { CPROF_SAMPLED_COLUMNS(CPROF_COLUMN_ENTRY) };
 #undef CPROF_COLUMN_ENTRY
 
 #endif

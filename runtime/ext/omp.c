@@ -75,7 +75,8 @@ static int case_here(const struct cprof_site *s)
 /* The context of the top activation, where a construct met now belongs. */
 static const struct cprof_node *context_here(struct cprof_worker *w)
 {
-    return w->top[-1].ctx;
+    (void)w;
+    return cprof_pending.context;       /* an untimed activation's has no frame */
 }
 
 /* ---- another worker's context, in this worker's tree ---- */
@@ -464,7 +465,7 @@ void cprof_task_made(struct cprof_task_origin *o, struct cprof_worker *w,
     if (opened)
         rec->sum.opened++;
     int kase = case_here(s);
-    *o = (struct cprof_task_origin){ task_node(w, s, rec, w->top[-1].ctx, kase), rec, w,
+    *o = (struct cprof_task_origin){ task_node(w, s, rec, (struct cprof_node *)context_here(w), kase), rec, w,
                                      (unsigned char)kase };
 }
 
