@@ -34,7 +34,7 @@
  * profiling, each {"file", "reason"}, a key of the header written when there is one;
  * "timing" (docs/semantics.md, "Sampled timing"): a key of the header, how activations
  * were timed ({"mode": "sampled" or "every", "period", "min_activations", "short_ns",
- * "call_cost_ns"});
+ * "call_cost_ns", "correction_ns"});
  * "sampled", declared when the mode is "sampled": a key of each worker, its rows
  * (CPROF_SAMPLED_COLUMNS), one per calls or paths row and case whose time columns hold
  * an estimate. */
@@ -176,8 +176,7 @@ enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION,
  * 2 C-S, 3 C-C), the calls counted there; the sample: how many short activations were
  * timed, their time and the sum of its squares (ns^2, a real); and the activations
  * timed that were not short, kept as they are (exact), and their time.  The row's time
- * is exact_time + timed_time x (calls - exact) / timed (docs/semantics.md, "Sampled
- * timing"). */
+ * holds the estimate (docs/semantics.md, "Sampled timing"). */
 #define CPROF_SAMPLED_COLUMNS(X) \
     X(S_CALLEE,           "callee",                    CPROF_COL_INDEX,     -1) \
     X(S_SITE,             "site",                      CPROF_COL_INDEX,     -1) \

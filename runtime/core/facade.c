@@ -494,6 +494,25 @@ ENTER_SLOW(enter_slow_side, 0, 1, 0)
 ENTER_SLOW(enter_slow_traced_side, 1, 1, 0)
 ENTER_SLOW(enter_slow_sampled, 0, 0, 1)
 
+/* A sampled facade's timed entry on the straight path (the slot left says: 0, marked for
+ * the rule; < 0, every one timed), apart: the untimed path saves no register for it. */
+#define ENTER_SAMPLED_TIMED(name, clock) \
+    static __attribute__((noinline)) struct cprof_frame * \
+    name(struct cprof_routine *r, const struct cprof_site *site, struct cprof_slot *s, int kase, \
+         int32_t left, const void *sp) \
+    { \
+        struct cprof_worker *w = cprof_pending.worker; \
+        if (__builtin_expect(w->top[-1].sp < sp, 0)) \
+            return enter_slow_sampled(r, site, clock, sp); \
+        struct cprof_frame *f = open_frame(w, r, s, kase, left ? 0 : CPROF_FRAME_RARE, clock, sp, \
+                                           site->id, 0, 0); \
+        if (f && !left) \
+            f->rare = CPROF_RARE_SAMPLE; \
+        return f; \
+    }
+ENTER_SAMPLED_TIMED(enter_sampled_timed_tsc, CPROF_CLOCK_TSC)
+ENTER_SAMPLED_TIMED(enter_sampled_timed_monotonic, CPROF_CLOCK_MONOTONIC)
+
 /* The straight path: a site of the same unit for r whose slot on this worker holds
  * the context the call is made in and its case, and no frame left by longjmp. */
 static inline __attribute__((always_inline)) struct cprof_frame *
@@ -527,13 +546,8 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
         int32_t left = st->left;
         if (__builtin_expect(left > 0, 1))
             return enter_untimed(w, s, st, left, caller);
-        if (__builtin_expect(w->top[-1].sp < sp, 0))
-            return slow(r, site, clock, sp);
-        struct cprof_frame *f = open_frame(w, r, s, kase, left ? 0 : CPROF_FRAME_RARE, clock, sp,
-                                           (int)sid, trace, side);
-        if (f && !left)
-            f->rare = CPROF_RARE_SAMPLE;
-        return f;
+        return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
+                                         : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
     }
     return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, trace, side);
 }
@@ -779,21 +793,6 @@ void cprof_facade_select(int traced, int side,
         sampled_facade = cprof_clock == CPROF_CLOCK_TSC
                              ? (struct cprof_facade){ enter_tsc_sampled, leave_tsc_sampled }
                              : (struct cprof_facade){ enter_monotonic_sampled, leave_monotonic_sampled };
-    running_enter = cprof_facade.enter;
-}
-
-void cprof_facade_timing(double call_cost_ns)
-{
-    static const char *const modes[] = { "sampled", "every", 0 };
-    int every = cprof_setting_word("CPROF_TIMING", modes, 0,
-                                   "short activations of hot routines are timed on a sample");
-    cprof_timing.call_cost_ns = call_cost_ns;
-    cprof_timing.short_ns = cprof_timing.short_costs * call_cost_ns;
-    short_ticks = (uint64_t)(cprof_timing.short_ns / cprof_ns_per_tick());
-    cprof_timing.sampled = !every && sampled_facade.enter;
-    if (!cprof_timing.sampled)
-        return;
-    cprof_facade = sampled_facade;
     running_enter = cprof_facade.enter;
 }
 
@@ -1085,4 +1084,66 @@ struct cprof_costs cprof_facade_cost_ns(void)
     probe_counts = (struct cprof_count_slot){ 0 };
     cprof_worker_destroy(w);
     return (struct cprof_costs){ (double)best[0] / CALLS, (double)best[1] / CALLS };
+}
+
+/* What the time of an untimed call is estimated from (docs/semantics.md, "Sampled
+ * timing"): a timed activation's time holds the part of the timed facade between its two
+ * clock reads, an untimed call costs its caller the untimed facade whole.  Both
+ * measured on the probe, as the call's cost: the mean time of its empty timed
+ * activations (the best round), and a call's cost once its slot is sampled (every 32nd
+ * timed).  The correction is their difference, or none. */
+static double untimed_correction_ns(void)
+{
+    enum { ROUNDS = 5, CALLS = 2000 };
+    static struct cprof_routine probe = { .name = "<probe>", .file = "<cprof>" };
+    static struct cprof_site site = { .caller = &probe, .callee = &probe, .file = "<cprof>" };
+    struct cprof_worker *saved = cprof_self;
+    const void *saved_context = cprof_pending.context;
+    struct cprof_worker *w = cprof_worker_create(0);
+    cprof_self_set(w);
+    double inner = 1e300, untimed = 1e300;
+    for (int round = 0; round < 2 * ROUNDS; round++) {
+        struct cprof_facade fc = round < ROUNDS ? cprof_facade : sampled_facade;
+        cprof_pending.context = w->root;
+        uint64_t ticks0 = 0, n0 = 0, t0 = cprof_monotonic_ns();
+        struct cprof_slot *s = site.id >= 0 ? cprof_slot_slow(w, site.id) : 0;
+        if (s && s->time)
+            ticks0 = s->time[0], n0 = s->time[-CPROF_NCASES];
+        for (int i = 0; i < CALLS; i++) {
+            cprof_pending.site = &site;
+            struct cprof_frame *f = fc.enter(&probe);
+            if (f)
+                fc.leave(f);
+        }
+        double ns = (double)(cprof_monotonic_ns() - t0) / CALLS;
+        s = cprof_slot_slow(w, site.id);
+        if (round >= ROUNDS && ns < untimed)
+            untimed = ns;
+        else if (round < ROUNDS && s->time[-CPROF_NCASES] > n0) {
+            double mean = (double)(s->time[0] - ticks0) * cprof_ns_per_tick() /
+                          (double)(s->time[-CPROF_NCASES] - n0);
+            if (mean < inner)
+                inner = mean;
+        }
+    }
+    cprof_self_set(saved);
+    cprof_pending.context = saved_context;
+    cprof_worker_destroy(w);
+    return inner > untimed ? inner - untimed : 0;
+}
+
+void cprof_facade_timing(double call_cost_ns)
+{
+    static const char *const modes[] = { "sampled", "every", 0 };
+    int every = cprof_setting_word("CPROF_TIMING", modes, 0,
+                                   "short activations of hot routines are timed on a sample");
+    cprof_timing.call_cost_ns = call_cost_ns;
+    cprof_timing.short_ns = cprof_timing.short_costs * call_cost_ns;
+    short_ticks = (uint64_t)(cprof_timing.short_ns / cprof_ns_per_tick());
+    cprof_timing.sampled = !every && sampled_facade.enter;
+    if (!cprof_timing.sampled)
+        return;
+    cprof_timing.correction_ns = untimed_correction_ns();
+    cprof_facade = sampled_facade;
+    running_enter = cprof_facade.enter;
 }

@@ -326,10 +326,13 @@ static void add_figures(struct routine_sums *sum, const struct cprof_call_rec *c
 /* ---- sampled timing (docs/semantics.md, "Sampled timing") ---- */
 
 /* The figures of a sampled row as the profile gives them: the time of each sampled
- * case the estimate, the long timed activations' time as it is (exact) and the sample's
- * (the short timed ones) times the calls it stands for (all but the exact ones) / its
- * size.  The other figures are the exact ones': a short activation is outermost and
- * makes no call (facade.c).  No sample (a reset since): the timed time as it is. */
+ * case the estimate, the timed activations' time as it is and, for each untimed call,
+ * the sample's mean (the short timed ones') less what an untimed call saves
+ * (cprof_timing.correction_ns, in ticks here), never below 0.  The other figures are
+ * the timed ones': a short activation is outermost and makes no call (facade.c).  No
+ * sample (a reset since): the timed time as it is. */
+static double correction_ticks;
+
 /* A reset takes the sample's sums out of no figure (docs/semantics.md): they are
  * bounded by the timed activations' since. */
 static void sample_of(const struct cprof_figures *f, int k, uint64_t *n, uint64_t *sum)
@@ -345,9 +348,9 @@ static void estimate(struct cprof_figures *f)
         sample_of(f, k, &n, &sum);
         if (!f->untimed[k] || !n)
             continue;
-        uint64_t exact_n = f->count[k] - n, exact_t = f->time[k] - sum;
-        uint64_t stands_for = f->count[k] + f->untimed[k] - exact_n;
-        f->time[k] = exact_t + (uint64_t)((double)sum * (double)stands_for / (double)n + 0.5);
+        double per_call = (double)sum / (double)n - correction_ticks;
+        if (per_call > 0)
+            f->time[k] += (uint64_t)(per_call * (double)f->untimed[k] + 0.5);
     }
 }
 
@@ -356,29 +359,21 @@ static int has_untimed(const struct cprof_figures *f)
     return (f->untimed[0] | f->untimed[1] | f->untimed[2] | f->untimed[3]) != 0;
 }
 
-/* The case a context's raise goes to (struct tree): its longest. */
-static int raise_case(const struct cprof_figures *f)
-{
-    int k = 0;
-    for (int i = 1; i < CPROF_NCASES; i++)
-        if (f->time[i] > f->time[k])
-            k = i;
-    return k;
-}
-
 /* A context's figures now (less what a reset took out), estimates in place of the
- * time of its sampled cases, and its raise (null: none yet) in its time. */
+ * time of its sampled cases, less what its parent's measured time could not hold
+ * (lower: per context and case, struct tree; null: none yet). */
 static const struct cprof_node *node_est(const struct cprof_node *n, struct cprof_node *scratch,
-                                         const uint64_t *raise, int nraise)
+                                         const uint64_t (*lower)[CPROF_NCASES], int nlower)
 {
     const struct cprof_node *now = cprof_node_now(n, scratch);
-    uint64_t up = raise && n->id < nraise ? raise[n->id] : 0;
-    if (!has_untimed(&now->fig) && !up)
+    if (!has_untimed(&now->fig))
         return now;
     if (now != scratch)
         *scratch = *now;
     estimate(&scratch->fig);
-    scratch->time[raise_case(&scratch->fig)] += up;
+    if (lower && n->id < nlower)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            scratch->time[k] -= lower[n->id][k];
     return scratch;
 }
 
@@ -404,7 +399,7 @@ static void record_own(const struct cprof_call_rec *c, const struct cprof_call_r
  * estimated apart: a calls row is the sum of its paths rows, as without sampling. */
 static const struct cprof_call_rec *call_est(const struct cprof_call_rec *c,
                                              struct cprof_call_rec *scratch,
-                                             const uint64_t *raise, int nraise)
+                                             const uint64_t (*lower)[CPROF_NCASES], int nlower)
 {
     const struct cprof_call_rec *now = cprof_call_now(c, scratch);
     if (!cprof_timing.sampled)
@@ -419,7 +414,7 @@ static const struct cprof_call_rec *call_est(const struct cprof_call_rec *c,
     for (struct cprof_node *n = cprof_published(((struct cprof_call_rec *)c)->nodes); n;
          n = n->same_key) {
         struct cprof_node ns;
-        const uint64_t *v = (const uint64_t *)node_est(n, &ns, raise, nraise)->count;
+        const uint64_t *v = (const uint64_t *)node_est(n, &ns, lower, nlower)->count;
         for (int i = 0; i < CPROF_NFIGS * CPROF_NCASES; i++)
             sum[i] += v[i];
     }
@@ -497,8 +492,9 @@ struct tree {
     int n;
     struct cprof_node **by_id;
     uint64_t (*self)[2];
-    uint64_t *raise;                /* sampled timing: added to a context's time */
-    size_t by_id_size, self_size, raise_size;
+    uint64_t (*lower)[CPROF_NCASES];    /* sampled timing: taken from a context's estimate */
+    int *first, *next;              /* a context's first child, and its next sibling */
+    size_t by_id_size, self_size, lower_size, links_size;
 };
 
 /* Whether the activations of routine id are timed (not counted at their sites): their
@@ -517,31 +513,65 @@ static void tree_side(struct routine_sums *sums, int cap, int routine, int side,
     }
 }
 
-/* Sampled timing (docs/semantics.md): the estimates of a context's sampled callees are
- * what they would have taken timed, which may exceed what the context measured around
- * their cheaper untimed calls.  Its self time is then 0, not below, and its time
- * raised by as much (in its longest case), which its parent's self time gives; children
- * before parents (ids grow downwards). */
-static void tree_raise(struct tree *t, struct routine_sums *sums, int cap)
+/* A self time, which only estimates can take below 0 (sampled timing: where lowering
+ * them could not make up the difference): 0. */
+static uint64_t not_below_0(uint64_t self)
+{
+    return cprof_timing.sampled && (int64_t)self < 0 ? 0 : self;
+}
+
+/* Sampled timing (docs/semantics.md): an estimate of an untimed call is its sample's
+ * mean, which may exceed what the call took around its caller's measured time.  A
+ * context whose children's times exceed its own has its children's estimates lowered,
+ * each by its share of their excess over their timed time, by the difference (never
+ * below their timed time): measured times are never changed, and a self time is never
+ * below 0.  Parents before children (ids grow downwards), so that a lowered child's own
+ * children are seen after. */
+static void tree_lower(struct tree *t, struct routine_sums *sums, int cap)
 {
     if (!cprof_timing.sampled)
         return;
-    for (int id = t->n - 1; id >= 1; id--) {
+    for (int id = 1; id < t->n; id++) {
         if ((int64_t)t->self[id][0] >= 0)
             continue;
-        uint64_t d = -t->self[id][0];
-        const struct cprof_node *raw = t->by_id[id], *parent = raw->parent;
-        struct cprof_node scratch;
-        int k = raise_case(&node_est(raw, &scratch, 0, 0)->fig);
-        t->self[id][0] = 0;
-        t->raise[id] = d;
-        int routine = raw->key ? raw->key->callee : -1;
-        tree_side(sums, cap, routine, k != CPROF_SS, d, 0);
+        uint64_t d = -t->self[id][0], excess = 0, given = 0;
+        const struct cprof_node *parent = t->by_id[id];
         int caller = parent->key ? parent->key->callee : -1;
-        if (routine < 0 || caller < 0)
+        /* each sampled child's excess: its estimate less its timed time, per case */
+        for (int c = t->first[id]; c; c = t->next[c]) {
+            struct cprof_node a, b;
+            const struct cprof_node *est = node_est(t->by_id[c], &a, t->lower, t->n);
+            const struct cprof_node *raw = cprof_node_now(t->by_id[c], &b);
+            for (int k = 0; k < CPROF_NCASES; k++)
+                excess += est->time[k] - raw->time[k];
+        }
+        if (!excess || caller < 0) {
+            t->self[id][0] = 0;     /* no estimate to lower: not below 0 all the same */
             continue;
-        t->self[parent->id][0] -= d;
-        tree_side(sums, cap, caller, k >= CPROF_CS, -d, 0);
+        }
+        uint64_t take = d < excess ? d : excess;
+        for (int c = t->first[id]; c; c = t->next[c]) {
+            struct cprof_node a, b;
+            const struct cprof_node *est = node_est(t->by_id[c], &a, t->lower, t->n);
+            const struct cprof_node *raw = cprof_node_now(t->by_id[c], &b);
+            int routine = t->by_id[c]->key->callee, canon = t->by_id[c]->canon->id;
+            for (int k = 0; k < CPROF_NCASES; k++) {
+                uint64_t e = est->time[k] - raw->time[k];
+                uint64_t r = (uint64_t)((double)take * (double)e / (double)excess + 0.5);
+                if (r > e)
+                    r = e;
+                if (r > take - given)
+                    r = take - given;
+                given += r;
+                t->lower[c][k] += r;
+                t->self[canon][0] -= r;
+                t->self[id][0] += r;
+                tree_side(sums, cap, routine, k != CPROF_SS, -r, 0);
+                tree_side(sums, cap, caller, k >= CPROF_CS, r, 0);
+            }
+        }
+        if ((int64_t)t->self[id][0] < 0)
+            t->self[id][0] = 0;
     }
 }
 
@@ -554,10 +584,13 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
     t->n = head ? head->id + 1 : 0;
     t->by_id_size = (size_t)(t->n ? t->n : 1) * sizeof *t->by_id;
     t->self_size = (size_t)(t->n ? t->n : 1) * sizeof *t->self;
-    t->raise_size = (size_t)(t->n ? t->n : 1) * sizeof *t->raise;
+    t->lower_size = (size_t)(t->n ? t->n : 1) * sizeof *t->lower;
+    t->links_size = (size_t)(t->n ? t->n : 1) * sizeof(int);
     t->by_id = cprof_alloc(t->by_id_size);
     t->self = cprof_alloc(t->self_size);
-    t->raise = cprof_alloc(t->raise_size);
+    t->lower = cprof_alloc(t->lower_size);
+    t->first = cprof_alloc(t->links_size);
+    t->next = cprof_alloc(t->links_size);
     for (struct cprof_node *n = head; n; n = n->made_next)
         t->by_id[n->id] = n;
     for (int id = 1; id < t->n; id++) {
@@ -576,6 +609,10 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
         /* Its activations: self time where their calls hang; and children of the
          * activation they were called from, if the tree has it. */
         int caller = parent->key ? parent->key->callee : -1, timed = timed_routine(rf, routine);
+        if (caller >= 0) {
+            t->next[id] = t->first[parent->id];
+            t->first[parent->id] = id;
+        }
         for (int k = 0; k < CPROF_NCASES; k++) {
             t->self[canon->id][0] += n->time[k];
             tree_side(sums, cap, routine, k != CPROF_SS, n->time[k], 0);
@@ -600,12 +637,14 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
         t->self[id][1] -= f->direct + open_child;
         tree_side(sums, cap, f->ctx->key->callee, side, f->children, -(f->direct + open_child));
     }
-    tree_raise(t, sums, cap);
+    tree_lower(t, sums, cap);
 }
 
 static void tree_free(struct tree *t)
 {
-    cprof_free(t->raise, t->raise_size);
+    cprof_free(t->lower, t->lower_size);
+    cprof_free(t->first, t->links_size);
+    cprof_free(t->next, t->links_size);
     cprof_free(t->self, t->self_size);
     cprof_free(t->by_id, t->by_id_size);
 }
@@ -620,7 +659,7 @@ static void write_paths(struct cprof_json *j, const struct tree *t, double npt)
     cprof_json_begin(j, '[');
     for (int id = 1; id < t->n; id++) {
         struct cprof_node scratch;
-        const struct cprof_node *n = node_est(t->by_id[id], &scratch, t->raise, t->n);
+        const struct cprof_node *n = node_est(t->by_id[id], &scratch, t->lower, t->n);
         const struct cprof_call_rec *key = n->key;
         int construct = key && key->callee < 0;
         int kind = !key ? CPROF_PATH_OTHER
@@ -801,7 +840,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
     tree_make(&tree, w, sums, cap, rf);
     for (size_t i = 0; i < nrecords; i++) {
         struct cprof_call_rec scratch;
-        const struct cprof_call_rec *c = call_est(records[i], &scratch, tree.raise, tree.n);
+        const struct cprof_call_rec *c = call_est(records[i], &scratch, tree.lower, tree.n);
         if (c->callee < cap)
             add_figures(&sums[c->callee], c);
     }
@@ -813,7 +852,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
         const struct cprof_routine_rec *r = cprof_routine_now(at, &scratch);
         struct routine_sums *sum = &sums[i];
         struct cprof_call_rec ext_scratch;
-        const struct cprof_call_rec *x = call_est(&at->ext, &ext_scratch, tree.raise, tree.n);
+        const struct cprof_call_rec *x = call_est(&at->ext, &ext_scratch, tree.lower, tree.n);
         add_figures(sum, x);
         const struct cprof_side *team = &r->side[CPROF_SIDE_TEAM];
         /* A worker that only ran a routine's team's bodies has a row for their time. */
@@ -833,7 +872,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
             [CPROF_R_S_EXT_TIME] = x->time[CPROF_SS],
             [CPROF_R_C_EXT] = x->count[CPROF_CS] + x->untimed[CPROF_CS],
             [CPROF_R_C_EXT_TIME] = x->time[CPROF_CS],
-            [CPROF_R_S_SELF] = ss->self_time, [CPROF_R_C_SELF] = cs->self_time,
+            [CPROF_R_S_SELF] = not_below_0(ss->self_time), [CPROF_R_C_SELF] = not_below_0(cs->self_time),
             [CPROF_R_S_NESTED] = ss->nested, [CPROF_R_C_NESTED] = cs->nested,
             [CPROF_R_S_EXT_NESTED] = x->nested[CPROF_SS], [CPROF_R_C_EXT_NESTED] = x->nested[CPROF_CS],
             [CPROF_R_S_DIRECT] = ss->direct, [CPROF_R_C_DIRECT] = cs->direct,
@@ -854,7 +893,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
     cprof_json_begin(j, '[');
     for (size_t i = 0; i < nrecords; i++) {
         struct cprof_call_rec scratch;
-        const struct cprof_call_rec *c = call_est(records[i], &scratch, tree.raise, tree.n);
+        const struct cprof_call_rec *c = call_est(records[i], &scratch, tree.lower, tree.n);
         uint64_t v[CPROF_CALL_NCOLUMNS] = {
             [CPROF_C_SITE] = (uint64_t)c->site, [CPROF_C_CALLEE] = (uint64_t)c->callee,
         };
@@ -990,6 +1029,7 @@ static void write_timing(struct cprof_json *j)
     cprof_json_field_int(j, "min_activations", cprof_timing.min_activations);
     cprof_json_field_real(j, "short_ns", cprof_timing.short_ns);
     cprof_json_field_real(j, "call_cost_ns", cprof_timing.call_cost_ns);
+    cprof_json_field_real(j, "correction_ns", cprof_timing.correction_ns);
     cprof_json_end(j, '}');
 }
 
@@ -1079,6 +1119,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
                            const struct trace_file *tf)
 {
     double npt = tf->npt;
+    correction_ticks = cprof_timing.correction_ns / npt;
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
