@@ -689,6 +689,9 @@ extern struct cprof_timing cprof_timing;
 /* After the call's cost (ns) was measured on the every-call facade: CPROF_TIMING read,
  * and the sampled facade taken if it applies. */
 void cprof_facade_timing(double call_cost_ns);
+/* The entries counted where frame f's are are timed every one, for good: a frame that
+ * another part keeps (a user region's, regions.c) is never an untimed one. */
+void cprof_frame_timed_always(struct cprof_frame *f);
 
 /* ---- plt.c ---- */
 

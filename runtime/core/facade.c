@@ -796,6 +796,11 @@ void cprof_facade_select(int traced, int side,
     running_enter = cprof_facade.enter;
 }
 
+void cprof_frame_timed_always(struct cprof_frame *f)
+{
+    ((struct cprof_sampling *)(f->slot + CPROF_SLOT(CPROF_FIG_SAMPLING)))->left = -1;
+}
+
 /* Other threads may be calling through cprof_facade.enter: one pointer, stored whole. */
 void cprof_facade_stop(int stopped)
 {

@@ -142,6 +142,32 @@ check "tests/report/consistency.sh: the caller's profile is consistent" \
     "$(bash "$root/tests/report/consistency.sh" wrap/cprof.out 2>&1 | sed 's/^/  | /' | head -8)" -- \
     bash "$root/tests/report/consistency.sh" wrap/cprof.out
 
+# A user region (docs/control.md) around a short statement in a hot loop: its entry's
+# frame is the region's (cprof_region_end closes it), so it is never sampled.
+cat > region.c <<'C'
+#include <stdio.h>
+#include <cprof.h>
+int main(void)
+{
+    volatile long x = 0;
+    for (int i = 0; i < 100000; i++) {
+        cprof_region_begin("hot");
+        x += i;
+        cprof_region_end();
+    }
+    printf("%ld\n", (long)x);
+    return 0;
+}
+C
+mkdir region && "$bin/cprof-cc" -O2 region.c -o region/prog > region/cc.err 2>&1 &&
+    (cd region && ./prog > out.txt 2> err.txt) && "$bin/cprof-report" --json region/cprof.out > region.json 2>&1
+check "a region in a hot loop: built, run, reported" "$(indent region/cc.err; indent region/err.txt)" -- \
+    has_routines region.json
+expect_jq "a region in a hot loop: all 100000 entries counted, none untimed" region/cprof.out \
+    '[([.routines | to_entries[] | select(.value.name == "hot") | .key] | .[0]) as $hot
+      | .workers[].sampled[]? | select(.[0] == $hot)] | length' 0
+expect_jq "a region in a hot loop: its count" region.json 'r("hot").s_caller' 100000
+
 mkdir every && (cd every && CPROF_TIMING=every ../prog > out.txt 2> err.txt)
 check "CPROF_TIMING=every: the program's output is $plain_cc's, nothing on stderr" \
     "$(indent every/err.txt)" -- bash -c 'cmp -s every/out.txt ref.txt && test ! -s every/err.txt'
