@@ -34,8 +34,10 @@
  * profiling, each {"file", "reason"}, a key of the header written when there is one;
  * "timing" (docs/semantics.md, "Sampled timing"): a key of the header, how activations
  * were timed ({"mode": "sampled" or "every", "period", "min_activations", "short_ns",
- * "call_cost_ns"}), and of each worker ("sampled"): the rows, of CPROF_SAMPLED_COLUMNS,
- * whose times are estimates from a sample of their activations;
+ * "call_cost_ns", "correction_ns"});
+ * "sampled", declared when the mode is "sampled": a key of each worker, its rows
+ * (CPROF_SAMPLED_COLUMNS), one per calls or paths row and case whose time columns hold
+ * an estimate;
  * "overhead" (docs/overhead.md): what profiling cost the run, measured, a key of the
  * header: {"method": "cpu samples", "samples", "in_cprof", "period_ns", "not_covered"}
  * (and a "reason" where something was not sampled), or {"method": "none", "reason"}. */
@@ -51,12 +53,14 @@
 #define CPROF_SECTION_UNPROFILED "unprofiled"
 #define CPROF_SECTION_TIMING "timing"
 #define CPROF_SECTION_OVERHEAD "overhead"
+#define CPROF_SECTION_SAMPLED "sampled"
 /* All of them: what a reader of this version knows. */
 __attribute__((unused))
 static const char *const cprof_sections[] = {
     CPROF_SECTION_JOB, CPROF_SECTION_RESOURCES, CPROF_SECTION_REGIONS, CPROF_SECTION_TRACE,
     CPROF_SECTION_SIZES, CPROF_SECTION_TOPOLOGY, CPROF_SECTION_PLACEMENT, CPROF_SECTION_SOURCES,
-    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_TIMING, CPROF_SECTION_OVERHEAD };
+    CPROF_SECTION_OPENMP, CPROF_SECTION_UNPROFILED, CPROF_SECTION_TIMING,
+    CPROF_SECTION_SAMPLED, CPROF_SECTION_OVERHEAD };
 
 /* An "input_sizes" row's columns. */
 #define CPROF_SIZE_COLUMNS(X) \
@@ -79,27 +83,6 @@ enum cprof_size_column { CPROF_SIZE_COLUMNS(CPROF_SIZE_ID) CPROF_SIZE_NCOLUMNS }
 __attribute__((unused))
 static const char *const cprof_size_columns[] = { CPROF_SIZE_COLUMNS(CPROF_SIZE_NAME) };
 #undef CPROF_SIZE_NAME
-
-/* A worker's "sampled" row: one per calls or paths row and case (0 S-S, 1 S-C, 2 C-S,
- * 3 C-C) whose callee time is an estimate: the callee, the site (as in a calls row),
- * the paths row + 1 (0 without contexts), the case, the calls counted, how many of them
- * were timed, their time (ns) and its sum of squares (ns^2, a real). */
-#define CPROF_SAMPLED_COLUMNS(X) \
-    X(S_CALLEE,           "callee") \
-    X(S_SITE,             "site") \
-    X(S_PATH,             "path") \
-    X(S_CASE,             "case") \
-    X(S_CALLS,            "calls") \
-    X(S_TIMED,            "timed") \
-    X(S_TIMED_TIME,       "timed_time") \
-    X(S_TIMED_SQ,         "timed_sq")
-#define CPROF_SAMPLED_ID(id, name) CPROF_##id,
-enum cprof_sampled_column { CPROF_SAMPLED_COLUMNS(CPROF_SAMPLED_ID) CPROF_SAMPLED_NCOLUMNS };
-#undef CPROF_SAMPLED_ID
-#define CPROF_SAMPLED_NAME(id, name) name,
-__attribute__((unused))
-static const char *const cprof_sampled_columns[] = { CPROF_SAMPLED_COLUMNS(CPROF_SAMPLED_NAME) };
-#undef CPROF_SAMPLED_NAME
 
 /* What a column holds.  A time (ns) names the column that counts the profiled calls
  * made inside it on its thread: their facades ran within that time, which is what
@@ -191,6 +174,25 @@ enum cprof_column_kind { CPROF_COL_INDEX, CPROF_COL_COUNT, CPROF_COL_TIME, CPROF
 
 enum { CPROF_PATH_CALL, CPROF_PATH_OUTSIDE, CPROF_PATH_OTHER, CPROF_PATH_REGION, CPROF_PATH_TASK };
 
+/* A worker's "sampled" rows (section "sampled"), one per calls or paths row and case
+ * whose time holds an estimate: the callee and site as in the calls row, the paths row
+ * + 1 (0: the calls row's own calls, outside every context), the case (0 S-S, 1 S-C,
+ * 2 C-S, 3 C-C), the calls counted there; the sample: how many short activations were
+ * timed, their time and the sum of its squares (ns^2, a real); and the activations
+ * timed that were not short, kept as they are (exact), and their time.  The row's time
+ * holds the estimate (docs/semantics.md, "Sampled timing"). */
+#define CPROF_SAMPLED_COLUMNS(X) \
+    X(S_CALLEE,           "callee",                    CPROF_COL_INDEX,     -1) \
+    X(S_SITE,             "site",                      CPROF_COL_INDEX,     -1) \
+    X(S_PATH,             "path",                      CPROF_COL_COUNT,     -1) \
+    X(S_CASE,             "case",                      CPROF_COL_COUNT,     -1) \
+    X(S_CALLS,            "calls",                     CPROF_COL_COUNT,     -1) \
+    X(S_TIMED,            "timed",                     CPROF_COL_COUNT,     -1) \
+    X(S_TIMED_TIME,       "timed_time",                CPROF_COL_TIME,      -1) \
+    X(S_TIMED_SQ,         "timed_sq",                  CPROF_COL_COUNT,     -1) \
+    X(S_EXACT,            "exact",                     CPROF_COL_COUNT,     -1) \
+    X(S_EXACT_TIME,       "exact_time",                CPROF_COL_TIME,      -1)
+
 /* A worker's "regions" rows (docs/semantics.md, "Parallel regions and tasks"), one per
  * construct it ran or opened: the construct's site + 1 (0: one cprof-cc did not
  * compile) and kind (1 parallel, 2 task); as a member of the team (or the task's
@@ -241,6 +243,7 @@ enum cprof_routine_column { CPROF_ROUTINE_COLUMNS(CPROF_COLUMN_ID) CPROF_ROUTINE
 enum cprof_call_column { CPROF_CALL_COLUMNS(CPROF_COLUMN_ID) CPROF_CALL_NCOLUMNS };
 enum cprof_path_column { CPROF_PATH_COLUMNS(CPROF_COLUMN_ID) CPROF_PATH_NCOLUMNS };
 enum cprof_region_column { CPROF_REGION_COLUMNS(CPROF_COLUMN_ID) CPROF_REGION_NCOLUMNS };
+enum cprof_sampled_column { CPROF_SAMPLED_COLUMNS(CPROF_COLUMN_ID) CPROF_SAMPLED_NCOLUMNS };
 #undef CPROF_COLUMN_ID
 
 /* Case k's columns of a calls row (k: 0 S-S, 1 S-C, 2 C-S, 3 C-C). */
@@ -287,6 +290,8 @@ __attribute__((unused))
 static const struct cprof_column cprof_path_columns[] = { CPROF_PATH_COLUMNS(CPROF_COLUMN_ENTRY) };
 __attribute__((unused))
 static const struct cprof_column cprof_region_columns[] = { CPROF_REGION_COLUMNS(CPROF_COLUMN_ENTRY) };
+__attribute__((unused))
+static const struct cprof_column cprof_sampled_columns[] = { CPROF_SAMPLED_COLUMNS(CPROF_COLUMN_ENTRY) };
 #undef CPROF_COLUMN_ENTRY
 
 #endif

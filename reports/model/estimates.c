@@ -72,23 +72,26 @@ static int get_row(struct loader *l, const cprof_profile *p, const struct raw_fi
         bool real = c == CPROF_S_TIMED_SQ;
         if (real ? !json_is_number(x) : !json_is_integer(x))
             return cprof_fail(l, "invalid profile: workers[%zu].sampled[%zu]: \"%s\" is not %s",
-                              w, i, cprof_sampled_columns[c], real ? "a number" : "an integer");
+                              w, i, cprof_sampled_columns[c].name, real ? "a number" : "an integer");
         v[c] = real ? 0 : json_integer_value(x);
         sq = real ? json_number_value(x) : sq;
         if (v[c] < 0 || sq < 0 || !isfinite(sq))
             return cprof_fail(l, "invalid profile: workers[%zu].sampled[%zu]: \"%s\" is negative"
-                              " or not finite", w, i, cprof_sampled_columns[c]);
+                              " or not finite", w, i, cprof_sampled_columns[c].name);
     }
     if ((uint64_t)v[CPROF_S_CALLEE] >= rf->nroutines || (uint64_t)v[CPROF_S_SITE] >= rf->nsites)
         return cprof_fail(l, "invalid profile: workers[%zu].sampled[%zu]: callee %lld or site %lld"
                           " out of range (%zu routines, %zu sites)", w, i,
                           (long long)v[CPROF_S_CALLEE], (long long)v[CPROF_S_SITE], rf->nroutines,
                           rf->nsites);
+    /* The sample is of the calls not kept exact (activations timed that were long). */
+    int64_t sampled = v[CPROF_S_CALLS] - v[CPROF_S_EXACT];
     if (v[CPROF_S_CASE] >= CPROF_COLUMN_CASES || v[CPROF_S_TIMED] < 1 ||
-        v[CPROF_S_TIMED] > v[CPROF_S_CALLS])
+        v[CPROF_S_TIMED] > sampled)
         return cprof_fail(l, "invalid profile: workers[%zu].sampled[%zu]: case %lld is not 0 to 3,"
-                          " or timed %lld is not 1 to calls %lld", w, i, (long long)v[CPROF_S_CASE],
-                          (long long)v[CPROF_S_TIMED], (long long)v[CPROF_S_CALLS]);
+                          " or timed %lld is not 1 to calls %lld less exact %lld", w, i,
+                          (long long)v[CPROF_S_CASE], (long long)v[CPROF_S_TIMED],
+                          (long long)v[CPROF_S_CALLS], (long long)v[CPROF_S_EXACT]);
     size_t routine = rf->routines[v[CPROF_S_CALLEE]].global, path = CPROF_NO_PATH;
     if ((uint64_t)v[CPROF_S_PATH] > rf->workers[id].npath_rows)
         return cprof_fail(l, "invalid profile: workers[%zu].sampled[%zu]: path %lld out of range"
@@ -103,22 +106,24 @@ static int get_row(struct loader *l, const cprof_profile *p, const struct raw_fi
     *out = (cprof_prof_estimate){
         routine, rf->routines[rf->sites[v[CPROF_S_SITE]].caller].global, path,
         (int)v[CPROF_S_CASE], v[CPROF_S_CALLS], v[CPROF_S_TIMED],
-        row_var(v[CPROF_S_CALLS], v[CPROF_S_TIMED], (double)v[CPROF_S_TIMED_TIME], sq)};
+        row_var(sampled, v[CPROF_S_TIMED], (double)v[CPROF_S_TIMED_TIME], sq)};
     return 0;
 }
 
-/* The header's "timing": {mode, period, min_activations, short_ns, call_cost_ns}. */
+/* The header's "timing": {mode, period, min_activations, short_ns, call_cost_ns,
+ * correction_ns}: the rule's figures (the correction is in the rows' times already). */
 static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *sampled)
 {
     const char *mode;
-    double cost;
-    int64_t period, min_act, short_ns;
+    double cost, short_ns, correction = 0;
+    int64_t period, min_act;
     const struct field f[] = {
         {"mode", JSON_STRING, &mode, 0},
         {"period", JSON_INTEGER, &period, 1},
         {"min_activations", JSON_INTEGER, &min_act, 0},
-        {"short_ns", JSON_INTEGER, &short_ns, 0},
+        {"short_ns", JSON_REAL, &short_ns, 0},
         {"call_cost_ns", JSON_REAL, &cost, 0},
+        {"correction_ns", JSON_REAL | OPTIONAL, &correction, 0},
     };
     if (cprof_get_fields(l, h, f, NELEM(f), "\"" CPROF_SECTION_TIMING "\""))
         return -1;

@@ -302,7 +302,8 @@ typedef struct {
  * sample of some activations, and the first such file's rule. */
 typedef struct {
     size_t sampled_files;
-    int64_t period, min_activations, short_ns;
+    int64_t period, min_activations;
+    double short_ns;
     double call_cost_ns;
     bool periods_differ;    /* another sampled file had another period */
 } cprof_prof_timing;

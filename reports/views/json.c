@@ -564,12 +564,12 @@ char *cprof_report_json(const cprof_profile *p)
      * estimates. */
     const cprof_prof_timing *t = &p->timing;
     if (doc && t->sampled_files) {
-        json_t *timing = json_pack("{s:I, s:I, s:b, s:I, s:I, s:f, s:I, s:I}",
+        json_t *timing = json_pack("{s:I, s:I, s:b, s:I, s:f, s:f, s:I, s:I}",
                                    "files_sampled", (json_int_t)t->sampled_files,
                                    "period", (json_int_t)t->period,
                                    "periods_differ", t->periods_differ,
                                    "min_activations", (json_int_t)t->min_activations,
-                                   "short_ns", (json_int_t)t->short_ns,
+                                   "short_ns", t->short_ns,
                                    "call_cost_ns", t->call_cost_ns,
                                    "routines_estimated", (json_int_t)v.nestimated,
                                    "errors_unknown", (json_int_t)v.nunknown);

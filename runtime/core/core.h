@@ -143,6 +143,16 @@ struct cprof_routine_rec;
 
 struct cprof_node;
 
+/* The sampled-timing rule's state of one case of a record or context (facade.c,
+ * docs/semantics.md "Sampled timing"): left > 0, that many entries untimed before the
+ * next timed one; 0, the next is timed and its frame marked for the rule to see; < 0,
+ * every one timed, unmarked, for good.  run: the short timed activations in a row;
+ * once: it was sampled (it is watched for good). */
+struct cprof_sampling {
+    int32_t left;
+    int16_t run, once;
+};
+
 /* What a call record and a calling context hold alike, per case: a frame's slot points
  * at time[case] of either, and finds the others at fixed distances.  Only the owner
  * writes them (the profile writer reads them as they are).
@@ -161,7 +171,12 @@ struct cprof_node;
  *    that the paper's rule does not count as outermost (the initial thread had the
  *    routine open sequentially); the others are outermost: their time is the routine's
  *    caller time;
- *  - untimed: calls counted without a frame (a sampled routine's unsampled calls). */
+ *  - untimed: calls counted without a frame (a sampled slot's unsampled calls);
+ *  - sampling: how the next entries from its site are timed (CPROF_TIMING=sampled,
+ *    struct cprof_sampling);
+ *  - sample_n, sample_sum, sq: of the timed activations the rule found short, their
+ *    number, time and the sum of its squares (ticks, ticks^2): an estimate's sample
+ *    (the other timed ones are kept as they are, not scaled up). */
 #define CPROF_FIGURE_FIELDS \
     unsigned long long count[CPROF_NCASES];     /* the type cprof.h gives counted sites */ \
     uint64_t time[CPROF_NCASES]; \
@@ -173,32 +188,29 @@ struct cprof_node;
     uint64_t thread_time[CPROF_NCASES]; \
     uint64_t thread_nested[CPROF_NCASES]; \
     unsigned long long untimed[CPROF_NCASES]; \
+    struct cprof_sampling sampling[CPROF_NCASES]; \
     struct cprof_routine_rec *rec;  /* the callee's record on this worker (a context's \
                                        root or <other>: null) */ \
-    struct cprof_sample *sample;    /* its sampled activations' sums, once it has any */
+    uint64_t sample_n[CPROF_NCASES]; \
+    uint64_t sample_sum[CPROF_NCASES]; \
+    double sq[CPROF_NCASES];
 /* The figures' arrays, in their order: a frame's slot is &time[case], the others are
  * CPROF_NCASES apart. */
 enum { CPROF_FIG_COUNT, CPROF_FIG_TIME, CPROF_FIG_NESTED, CPROF_FIG_SELF, CPROF_FIG_DIRECT,
        CPROF_FIG_REC_TIME, CPROF_FIG_REC_NESTED, CPROF_FIG_THREAD_TIME, CPROF_FIG_THREAD_NESTED,
-       CPROF_FIG_UNTIMED, CPROF_NFIGS };
+       CPROF_FIG_UNTIMED, CPROF_FIG_SAMPLING, CPROF_NFIGS };
 #define CPROF_SLOT(fig) (((fig) - CPROF_FIG_TIME) * CPROF_NCASES)
 struct cprof_figures {
     CPROF_FIGURE_FIELDS
 };
 _Static_assert(__builtin_offsetof(struct cprof_routine, seq_depth) % 8 == 0,
                "a frame marks the low bits of a depth's address");
-_Static_assert(sizeof(struct cprof_figures) == CPROF_NFIGS * CPROF_NCASES * 8 + 16,
+_Static_assert(sizeof(struct cprof_figures) == (CPROF_NFIGS + 3) * CPROF_NCASES * 8 + 8,
                "the figures' arrays, back to back");
-
-/* A sampled routine's timed activations of one case in one record or context: their
- * number, the sum of their times and of their squares (ticks), what its estimated
- * times are made of (docs/semantics.md, "Sampled timing").  The activations timed
- * before it was sampled are in the figures, not here. */
-struct cprof_sample {
-    uint64_t n[CPROF_NCASES];
-    uint64_t sum[CPROF_NCASES];
-    double sq[CPROF_NCASES];
-};
+/* field[case] from a frame's slot (&time[case]), for the arrays after rec: 8 bytes an
+ * element too. */
+#define CPROF_SLOT_OF(field) ((int)(__builtin_offsetof(struct cprof_figures, field) - \
+                                    __builtin_offsetof(struct cprof_figures, time)) / 8)
 
 /* Per worker, call site and callee reached from it.  Also embedded in each routine
  * record for the entries from code cprof did not compile, which use the SS slot
@@ -443,7 +455,7 @@ struct cprof_worker {
     uint64_t other_calls;                   /* timed calls past the node limit */
     int res_fd[CPROF_RESOURCES_MAX];        /* its counters (resources.c), -1: none */
     uint64_t res_base[CPROF_RESOURCES_MAX]; /* their values at the last reset */
-    struct { void *env; struct cprof_frame *top; } jmp[CPROF_JMP_MARKS];
+    struct { void *env; struct cprof_frame *top; const void *context; } jmp[CPROF_JMP_MARKS];
     /* User regions open on this thread, innermost last (regions.c): each one's frame
      * (null if none was kept) and the calls count it was entered at, which tells a
      * frame still open from one reused since. */
@@ -660,6 +672,26 @@ struct cprof_costs {
     double timed, counted;
 };
 struct cprof_costs cprof_facade_cost_ns(void);
+/* CPROF_TIMING (docs/semantics.md, "Sampled timing"): the rule's figures, and whether
+ * this run samples (sampled: the setting, and a facade with no extension's variant). */
+struct cprof_timing {
+    int sampled;
+    int period;                     /* one timed entry in period, once sampled */
+    int min_activations;            /* short timed ones in a row before it is */
+    int tries;                      /* timed ones before a slot is never sampled */
+    double short_costs;             /* short: at most this many call costs */
+    double short_ns, call_cost_ns;
+    double correction_ns;           /* what an untimed call took less than a timed one's
+                                       activation: its estimate is the sample's mean less
+                                       this (never below 0) */
+};
+extern struct cprof_timing cprof_timing;
+/* After the call's cost (ns) was measured on the every-call facade: CPROF_TIMING read,
+ * and the sampled facade taken if it applies. */
+void cprof_facade_timing(double call_cost_ns);
+/* The entries counted where frame f's are are timed every one, for good: a frame that
+ * another part keeps (a user region's, regions.c) is never an untimed one. */
+void cprof_frame_timed_always(struct cprof_frame *f);
 
 /* ---- plt.c ---- */
 

@@ -76,6 +76,11 @@ static int trace_on;
 struct cprof_tracer cprof_tracer;
 /* CPROF_RESOURCES sampled (chosen with the facade): frames keep their case. */
 static int side_on;
+/* CPROF_TIMING (docs/semantics.md, "Sampled timing"): the rule's figures, and its
+ * threshold in ticks. */
+struct cprof_timing cprof_timing = { .period = 32, .min_activations = 16, .tries = 64,
+                                     .short_costs = 4 };
+static uint64_t short_ticks;
 
 /* ---- closing a frame ---- */
 
@@ -119,12 +124,41 @@ static void below_adjust(const struct cprof_worker *w, struct cprof_frame *below
 /* The rarer exits: an activation nested in one of its routine's (its time to the
  * recursion's columns), past the node limit (its self time to <other>, its figures the
  * record's), an entry from outside that gives back the handshake it found. */
+/* A timed activation of a slot the sampled-timing rule watches (CPROF_RARE_SAMPLE), of
+ * time dt, nested calls nested, inner if nested in one of its routine's: a short one
+ * goes to the sample; short ones in a row make the slot sampled, a long one starts the
+ * run again (docs/semantics.md, "Sampled timing"). */
+static void sample_rule(uint64_t *slot, uint64_t dt, uint64_t nested, int inner)
+{
+    struct cprof_sampling *st = (struct cprof_sampling *)(slot + CPROF_SLOT(CPROF_FIG_SAMPLING));
+    if (st->left < 0)
+        return;
+    int long_one = inner || nested || dt > short_ticks;
+    if (!long_one) {
+        slot[CPROF_SLOT_OF(sample_n)]++;
+        slot[CPROF_SLOT_OF(sample_sum)] += dt;
+        ((double *)slot)[CPROF_SLOT_OF(sq)] += (double)dt * (double)dt;
+    }
+    if (long_one) {
+        st->run = 0;
+        /* Never sampled in as many timed ones (count[case]): timed, unmarked, for good. */
+        if (!st->once && slot[-CPROF_NCASES] >= (uint64_t)cprof_timing.tries)
+            st->left = -1;
+    } else if (++st->run >= cprof_timing.min_activations) {
+        st->run = (int16_t)cprof_timing.min_activations;
+        st->once = 1;
+        st->left = cprof_timing.period - 1;
+    }
+}
+
 static __attribute__((noinline)) void close_marked(struct cprof_worker *w, struct cprof_frame *f,
                                                     uint64_t dt, uint64_t nested)
 {
     uint64_t *slot = f->slot;
     uintptr_t marks = f->depth & CPROF_FRAME_MARKS;
     if (marks & CPROF_FRAME_RARE) {
+        if (f->rare & CPROF_RARE_SAMPLE)
+            sample_rule(slot, dt, nested, marks & CPROF_FRAME_INNER);
         if (f->rare & CPROF_RARE_SAVED) {
             cprof_pending.site = f->saved_site;
             cprof_pending.target = f->saved_target;
@@ -186,8 +220,14 @@ static inline __attribute__((always_inline)) void close_frame_as(struct cprof_wo
         slot[CPROF_SLOT(CPROF_FIG_SELF)] += dt - f->children;
         slot[CPROF_SLOT(CPROF_FIG_DIRECT)] += f->direct;
     }
-    if (marked && (depth & CPROF_FRAME_MARKS))
+    /* Sampled, an entry from outside gives back the context it found: the frame
+     * below's, or an untimed activation's, which has no frame. */
+    const void *found = 0;
+    if (marked && (depth & CPROF_FRAME_MARKS)) {
         close_marked(w, f, dt, nested);
+        if ((depth & CPROF_FRAME_RARE) && (f->rare & CPROF_RARE_EXTERNAL) && cprof_timing.sampled)
+            found = f->saved_context;
+    }
     f[-1].children += dt;
     f[-1].direct++;
     w->top = f;
@@ -196,7 +236,7 @@ static inline __attribute__((always_inline)) void close_frame_as(struct cprof_wo
     --*(int *)(marked ? depth & ~(uintptr_t)CPROF_FRAME_MARKS : depth);
     /* Last: a store to thread-local storage would make gcc load the frame's fields
      * again after it. */
-    cprof_pending.context = f[-1].ctx;
+    cprof_pending.context = marked && found ? found : f[-1].ctx;
 }
 
 static inline __attribute__((always_inline)) void close_frame(struct cprof_worker *w,
@@ -303,6 +343,27 @@ open_frame(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_s
 
 /* ---- entering ---- */
 
+/* The sampled-timing state of the entries slot s counts. */
+static inline struct cprof_sampling *sampling_of(const struct cprof_slot *s)
+{
+    return (struct cprof_sampling *)(s->time + CPROF_SLOT(CPROF_FIG_SAMPLING));
+}
+
+/* An entry of a sampled slot between two timed ones: counted (untimed), the calls it
+ * makes given their context, no frame and no clock.  What it returns is the caller's
+ * context tagged (bit 0), which the exit names again; contexts are 8-aligned.  The
+ * worker's calls count it, as the timed ones nested around it count their calls. */
+static inline __attribute__((always_inline)) struct cprof_frame *
+enter_untimed(struct cprof_worker *w, struct cprof_slot *s, struct cprof_sampling *st,
+              int32_t left, const void *caller)
+{
+    st->left = left - 1;
+    s->time[CPROF_SLOT(CPROF_FIG_UNTIMED)]++;
+    w->calls++;
+    cprof_pending.context = s->ctx;
+    return (struct cprof_frame *)((uintptr_t)caller | 1);
+}
+
 /* The figures the calls of record c made now under the context parent count in, and
  * the context of the calls they make (ctx); past the node limit, their record's,
  * under <other> (CPROF_RARE_OTHER in *rare). */
@@ -329,7 +390,7 @@ static struct cprof_figures *figures_of(struct cprof_worker *w, struct cprof_cal
  * frame left by longjmp, an entry from outside.  The handshake is consumed. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
-                enum cprof_clock_kind clock, const void *sp, int trace, int side)
+                enum cprof_clock_kind clock, const void *sp, int trace, int side, int sampled)
 {
     struct cprof_pending *p = &cprof_pending;
     int al = omp_get_active_level();
@@ -345,6 +406,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
         while (keep[-1].sp < sp)
             keep--;
         unwind_to(w, keep, cprof_ticks_of(clock), trace);
+        p->context = w->top[-1].ctx;
     }
     if (__builtin_expect(r->id < 0, 0))
         cprof_routine_id_slow(r);
@@ -362,7 +424,8 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
         int kase = site->passes_case ? (int)p->kase : case_of(site, al);
         p->case0 = case0_of(al);
         struct cprof_slot *s = cprof_slot_slow(w, site->id), scratch;
-        struct cprof_node *parent = w->top[-1].ctx;
+        /* the top activation's, or an untimed one's (which has no frame) */
+        struct cprof_node *parent = (struct cprof_node *)p->context;
         uintptr_t key = (uintptr_t)parent | (uintptr_t)kase;
         if (s->key != key || s->routine != r) {
             struct cprof_call_rec *c = cprof_call_rec_slow(w, site->id, r->id);
@@ -377,6 +440,13 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
         if (clock == CPROF_CLOCK_NONE) {
             s->time[-CPROF_NCASES]++;
             return 0;
+        }
+        if (sampled) {
+            struct cprof_sampling *st = sampling_of(s);
+            if (st->left > 0)
+                return enter_untimed(w, s, st, st->left, parent);
+            if (!st->left)
+                rare |= CPROF_RARE_SAMPLE;
         }
         struct cprof_frame *f = open_frame(w, r, s, kase, rare ? CPROF_FRAME_RARE : 0, clock, sp,
                                            site->id, trace, side);
@@ -411,38 +481,73 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
 }
 
 /* The slow path's twins: the straight path calls the one of its own variant. */
-#define ENTER_SLOW(name, trace, side) \
+#define ENTER_SLOW(name, trace, side, sampled) \
     static __attribute__((noinline)) struct cprof_frame * \
     name(struct cprof_routine *r, const struct cprof_site *site, enum cprof_clock_kind clock, \
          const void *sp) \
     { \
-        return enter_slow_body(r, site, clock, sp, trace, side); \
+        return enter_slow_body(r, site, clock, sp, trace, side, sampled); \
     }
-ENTER_SLOW(enter_slow, 0, 0)
-ENTER_SLOW(enter_slow_traced, 1, 0)
-ENTER_SLOW(enter_slow_side, 0, 1)
-ENTER_SLOW(enter_slow_traced_side, 1, 1)
+ENTER_SLOW(enter_slow, 0, 0, 0)
+ENTER_SLOW(enter_slow_traced, 1, 0, 0)
+ENTER_SLOW(enter_slow_side, 0, 1, 0)
+ENTER_SLOW(enter_slow_traced_side, 1, 1, 0)
+ENTER_SLOW(enter_slow_sampled, 0, 0, 1)
+
+/* A sampled facade's timed entry on the straight path (the slot left says: 0, marked for
+ * the rule; < 0, every one timed), apart: the untimed path saves no register for it. */
+#define ENTER_SAMPLED_TIMED(name, clock) \
+    static __attribute__((noinline)) struct cprof_frame * \
+    name(struct cprof_routine *r, const struct cprof_site *site, struct cprof_slot *s, int kase, \
+         int32_t left, const void *sp) \
+    { \
+        struct cprof_worker *w = cprof_pending.worker; \
+        if (__builtin_expect(w->top[-1].sp < sp, 0)) \
+            return enter_slow_sampled(r, site, clock, sp); \
+        struct cprof_frame *f = open_frame(w, r, s, kase, left ? 0 : CPROF_FRAME_RARE, clock, sp, \
+                                           site->id, 0, 0); \
+        if (f && !left) \
+            f->rare = CPROF_RARE_SAMPLE; \
+        return f; \
+    }
+ENTER_SAMPLED_TIMED(enter_sampled_timed_tsc, CPROF_CLOCK_TSC)
+ENTER_SAMPLED_TIMED(enter_sampled_timed_monotonic, CPROF_CLOCK_MONOTONIC)
 
 /* The straight path: a site of the same unit for r whose slot on this worker holds
  * the context the call is made in and its case, and no frame left by longjmp. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
-            enum cprof_clock_kind clock, const void *sp, int trace, int side)
+            enum cprof_clock_kind clock, const void *sp, int trace, int side, int sampled)
 {
     struct cprof_pending *p = &cprof_pending;
     struct cprof_worker *w = p->worker;
     unsigned sid = (unsigned)site->id;
-    uintptr_t key = (uintptr_t)p->context | (uintptr_t)kase;
+    const void *caller = p->context;
+    uintptr_t key = (uintptr_t)caller | (uintptr_t)kase;
     struct cprof_slot *s;
+    struct cprof_frame *(*slow)(struct cprof_routine *, const struct cprof_site *,
+                                enum cprof_clock_kind, const void *) =
+        sampled ? enter_slow_sampled
+                : trace ? side ? enter_slow_traced_side : enter_slow_traced
+                        : side ? enter_slow_side : enter_slow;
+    /* An untimed entry needs no frame: frames a longjmp skipped are looked for at the
+     * next timed one. */
     if (__builtin_expect(site->callee != r || sid >= w->nslots ||
-                         (clock != CPROF_CLOCK_NONE && w->top[-1].sp < sp) ||
+                         (clock != CPROF_CLOCK_NONE && !sampled && w->top[-1].sp < sp) ||
                          (s = &w->slots[sid])->key != key, 0))
-        return (trace ? side ? enter_slow_traced_side : enter_slow_traced
-                      : side ? enter_slow_side : enter_slow)(r, site, clock, sp);
+        return slow(r, site, clock, sp);
     p->case0 = (int)s->case0;
     if (clock == CPROF_CLOCK_NONE) {
         s->time[-CPROF_NCASES]++;
         return 0;
+    }
+    if (sampled) {
+        struct cprof_sampling *st = sampling_of(s);
+        int32_t left = st->left;
+        if (__builtin_expect(left > 0, 1))
+            return enter_untimed(w, s, st, left, caller);
+        return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
+                                         : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
     }
     return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, trace, side);
 }
@@ -450,17 +555,17 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
 /* A site that does not pass its case (a call through a pointer, in a task, where the
  * site may not name the runtime's variables...): asked of OpenMP, apart, so that the
  * straight path calls nothing. */
-#define ENTER_ASKED(name, clock, trace, side) \
+#define ENTER_ASKED(name, clock, trace, side, sampled) \
     static __attribute__((noinline)) struct cprof_frame * \
     name(struct cprof_routine *r, const struct cprof_site *site, const void *sp) \
     { \
         return enter_known(r, site, case_of(site, omp_get_active_level()), clock, sp, trace, \
-                           side); \
+                           side, sampled); \
     }
 
 /* The entry: the handshake consumed, the case the site passed. */
-#define ENTER(name, asked, clock, trace, side) \
-    ENTER_ASKED(asked, clock, trace, side) \
+#define ENTER(name, asked, clock, trace, side, sampled) \
+    ENTER_ASKED(asked, clock, trace, side, sampled) \
     static struct cprof_frame *name(struct cprof_routine *r) \
     { \
         struct cprof_pending *p = &cprof_pending; \
@@ -469,7 +574,7 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
         p->site = &cprof_no_site; \
         if (__builtin_expect(!site->passes_case, 0)) \
             return asked(r, site, sp); \
-        return enter_known(r, site, (int)p->kase, clock, sp, trace, side); \
+        return enter_known(r, site, (int)p->kase, clock, sp, trace, side, sampled); \
     }
 
 /* ---- leaving ---- */
@@ -484,6 +589,15 @@ static __attribute__((noinline)) void leave_slow(struct cprof_worker *w, struct 
     unwind_to(w, f + 1, now, trace_on);
     cprof_pending.context = f[-1].ctx;
     close_frame(w, f, now, trace_on);
+}
+
+/* An untimed entry's exit (CPROF_TIMING=sampled): its caller's context named again. */
+static inline __attribute__((always_inline)) int leave_untimed(struct cprof_frame *f)
+{
+    if (!((uintptr_t)f & 1))
+        return 0;
+    cprof_pending.context = (const void *)((uintptr_t)f & ~(uintptr_t)1);
+    return 1;
 }
 
 static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
@@ -509,10 +623,18 @@ static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
  * (side: the frame keeps its case, by which a sample's context is charged), and
  * CPROF_PATHS=0 (flat: no calling contexts, so the exit keeps self times itself). */
 #define FACADE(suffix, clock, trace, flat, side) \
-    ENTER(enter_##suffix, enter_asked_##suffix, clock, trace, side) \
+    ENTER(enter_##suffix, enter_asked_##suffix, clock, trace, side, 0) \
     static void leave_##suffix(struct cprof_frame *f) \
     { \
         leave(f, clock, trace, flat, side); \
+    }
+/* CPROF_TIMING=sampled: the plain facade (no extension's variant) with untimed entries. */
+#define FACADE_SAMPLED(suffix, clock) \
+    ENTER(enter_##suffix, enter_asked_##suffix, clock, 0, 0, 1) \
+    static void leave_##suffix(struct cprof_frame *f) \
+    { \
+        if (!leave_untimed(f)) \
+            leave(f, clock, 0, 0, 0); \
     }
 #define FACADES(suffix, clock) \
     FACADE(suffix, clock, 0, 0, 0) \
@@ -525,8 +647,10 @@ static inline __attribute__((always_inline)) void leave(struct cprof_frame *f,
     FACADE(suffix##_flat_traced_side, clock, 1, 1, 1)
 FACADES(tsc, CPROF_CLOCK_TSC)
 FACADES(monotonic, CPROF_CLOCK_MONOTONIC)
+FACADE_SAMPLED(tsc_sampled, CPROF_CLOCK_TSC)
+FACADE_SAMPLED(monotonic_sampled, CPROF_CLOCK_MONOTONIC)
 /* CPROF_MODE=count: no frame, never left, no context, never traced (trace.c). */
-ENTER(enter_count, enter_asked_count, CPROF_CLOCK_NONE, 0, 0)
+ENTER(enter_count, enter_asked_count, CPROF_CLOCK_NONE, 0, 0, 0)
 static void leave_count(struct cprof_frame *f) { (void)f; }
 
 /* Before the runtime starts (an instrumented constructor that runs before any unit
@@ -575,7 +699,7 @@ static void check_stack(const struct cprof_worker *w, const struct cprof_routine
 }
 
 /* Any clock, traced or not, as the run chose. */
-ENTER(enter_any, enter_asked_any, cprof_clock, trace_on, 0)
+ENTER(enter_any, enter_asked_any, cprof_clock, trace_on, 0, 0)
 
 static struct cprof_frame *enter_debug(struct cprof_routine *r)
 {
@@ -628,6 +752,9 @@ static struct cprof_frame *enter_stopped(struct cprof_routine *r)
 
 struct cprof_facade cprof_facade = { enter_first, leave_count };
 static struct cprof_frame *(*running_enter)(struct cprof_routine *);
+/* The facade CPROF_TIMING=sampled takes once the call's cost is measured, if the run's
+ * is the plain one. */
+static struct cprof_facade sampled_facade;
 
 void cprof_facade_select(int traced, int side,
                          struct cprof_facade (*wrap)(struct cprof_facade))
@@ -661,7 +788,17 @@ void cprof_facade_select(int traced, int side,
         cprof_facade = facades[cprof_clock][!cprof_paths_on][trace_on][side_on];
     if (wrap)
         cprof_facade = wrap(cprof_facade);
+    sampled_facade = (struct cprof_facade){ 0, 0 };
+    if (cprof_clock != CPROF_CLOCK_NONE && cprof_facade.enter == facades[cprof_clock][0][0][0].enter)
+        sampled_facade = cprof_clock == CPROF_CLOCK_TSC
+                             ? (struct cprof_facade){ enter_tsc_sampled, leave_tsc_sampled }
+                             : (struct cprof_facade){ enter_monotonic_sampled, leave_monotonic_sampled };
     running_enter = cprof_facade.enter;
+}
+
+void cprof_frame_timed_always(struct cprof_frame *f)
+{
+    ((struct cprof_sampling *)(f->slot + CPROF_SLOT(CPROF_FIG_SAMPLING)))->left = -1;
 }
 
 /* Other threads may be calling through cprof_facade.enter: one pointer, stored whole. */
@@ -684,7 +821,8 @@ static unsigned long long *counts_in_context(struct cprof_worker *w, const struc
 {
     struct cprof_routine *callee = site->callee;
     struct cprof_slot *s = cprof_slot_slow(w, site->id);
-    struct cprof_node *parent = w->top[-1].ctx;
+    /* the top activation's, or an untimed one's (which has no frame) */
+    struct cprof_node *parent = (struct cprof_node *)cprof_pending.context;
     uintptr_t key = (uintptr_t)parent | (uintptr_t)kase;
     if (s->key == key && s->routine == callee)
         return (unsigned long long *)s->time - CPROF_NCASES - kase;
@@ -778,6 +916,7 @@ void *cprof_setjmp_mark(void *env)
     }
     w->jmp[slot].env = env;
     w->jmp[slot].top = w->top;
+    w->jmp[slot].context = cprof_pending.context;
     return env;
 }
 
@@ -787,8 +926,11 @@ void *cprof_longjmp_unwind(void *env)
     if (!w)
         return env;
     for (int i = 0; i < CPROF_JMP_MARKS; i++)
-        if (w->jmp[i].env == env && w->jmp[i].top <= w->top)
+        if (w->jmp[i].env == env && w->jmp[i].top <= w->top) {
             unwind_to(w, w->jmp[i].top, cprof_ticks(), trace_on);
+            /* the context at the setjmp: an untimed activation's has no frame */
+            cprof_pending.context = w->jmp[i].context;
+        }
     return env;
 }
 
@@ -947,4 +1089,66 @@ struct cprof_costs cprof_facade_cost_ns(void)
     probe_counts = (struct cprof_count_slot){ 0 };
     cprof_worker_destroy(w);
     return (struct cprof_costs){ (double)best[0] / CALLS, (double)best[1] / CALLS };
+}
+
+/* What the time of an untimed call is estimated from (docs/semantics.md, "Sampled
+ * timing"): a timed activation's time holds the part of the timed facade between its two
+ * clock reads, an untimed call costs its caller the untimed facade whole.  Both
+ * measured on the probe, as the call's cost: the mean time of its empty timed
+ * activations (the best round), and a call's cost once its slot is sampled (every 32nd
+ * timed).  The correction is their difference, or none. */
+static double untimed_correction_ns(void)
+{
+    enum { ROUNDS = 5, CALLS = 2000 };
+    static struct cprof_routine probe = { .name = "<probe>", .file = "<cprof>" };
+    static struct cprof_site site = { .caller = &probe, .callee = &probe, .file = "<cprof>" };
+    struct cprof_worker *saved = cprof_self;
+    const void *saved_context = cprof_pending.context;
+    struct cprof_worker *w = cprof_worker_create(0);
+    cprof_self_set(w);
+    double inner = 1e300, untimed = 1e300;
+    for (int round = 0; round < 2 * ROUNDS; round++) {
+        struct cprof_facade fc = round < ROUNDS ? cprof_facade : sampled_facade;
+        cprof_pending.context = w->root;
+        uint64_t ticks0 = 0, n0 = 0, t0 = cprof_monotonic_ns();
+        struct cprof_slot *s = site.id >= 0 ? cprof_slot_slow(w, site.id) : 0;
+        if (s && s->time)
+            ticks0 = s->time[0], n0 = s->time[-CPROF_NCASES];
+        for (int i = 0; i < CALLS; i++) {
+            cprof_pending.site = &site;
+            struct cprof_frame *f = fc.enter(&probe);
+            if (f)
+                fc.leave(f);
+        }
+        double ns = (double)(cprof_monotonic_ns() - t0) / CALLS;
+        s = cprof_slot_slow(w, site.id);
+        if (round >= ROUNDS && ns < untimed)
+            untimed = ns;
+        else if (round < ROUNDS && s->time[-CPROF_NCASES] > n0) {
+            double mean = (double)(s->time[0] - ticks0) * cprof_ns_per_tick() /
+                          (double)(s->time[-CPROF_NCASES] - n0);
+            if (mean < inner)
+                inner = mean;
+        }
+    }
+    cprof_self_set(saved);
+    cprof_pending.context = saved_context;
+    cprof_worker_destroy(w);
+    return inner > untimed ? inner - untimed : 0;
+}
+
+void cprof_facade_timing(double call_cost_ns)
+{
+    static const char *const modes[] = { "sampled", "every", 0 };
+    int every = cprof_setting_word("CPROF_TIMING", modes, 0,
+                                   "short activations of hot routines are timed on a sample");
+    cprof_timing.call_cost_ns = call_cost_ns;
+    cprof_timing.short_ns = cprof_timing.short_costs * call_cost_ns;
+    short_ticks = (uint64_t)(cprof_timing.short_ns / cprof_ns_per_tick());
+    cprof_timing.sampled = !every && sampled_facade.enter;
+    if (!cprof_timing.sampled)
+        return;
+    cprof_timing.correction_ns = untimed_correction_ns();
+    cprof_facade = sampled_facade;
+    running_enter = cprof_facade.enter;
 }

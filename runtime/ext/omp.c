@@ -70,7 +70,8 @@ static int case_here(const struct cprof_site *s)
 /* The context of the top activation, where a construct met now belongs. */
 static const struct cprof_node *context_here(struct cprof_worker *w)
 {
-    return w->top[-1].ctx;
+    (void)w;
+    return cprof_pending.context;       /* an untimed activation's has no frame */
 }
 
 /* ---- another worker's context, in this worker's tree ---- */
@@ -480,7 +481,7 @@ void cprof_task_made_slow(struct cprof_task_origin *o, struct cprof_worker *w,
     struct cprof_execution *e = w->running;
     int al = !e ? omp_get_active_level() : e->al >= 0 ? e->al : (e->al = omp_get_active_level());
     int kase = case_at(s, al);
-    struct cprof_node *ctx = w->top[-1].ctx;
+    struct cprof_node *ctx = (struct cprof_node *)context_here(w);
     *o = (struct cprof_task_origin){ task_node(w, s ? s->id : -1, rec, ctx, kase), rec, w,
                                      (unsigned char)kase, e && e->team, al };
     if (e) {

@@ -73,6 +73,7 @@ void cprof_last_unit_gone(void)
 void cprof_profile_start(void)
 {
     facade_cost_ns = cprof_facade_cost_ns();
+    cprof_facade_timing(facade_cost_ns.timed);
     start_pid = getpid();
     find_targets();
     /* Worker 0 is the initial thread whenever it is the one that starts the runtime,
@@ -323,6 +324,133 @@ static void add_figures(struct routine_sums *sum, const struct cprof_call_rec *c
     }
 }
 
+/* ---- sampled timing (docs/semantics.md, "Sampled timing") ---- */
+
+/* The figures of a sampled row as the profile gives them: the time of each sampled
+ * case the estimate, the timed activations' time as it is and, for each untimed call,
+ * the sample's mean (the short timed ones') less what an untimed call saves
+ * (cprof_timing.correction_ns, in ticks here), never below 0.  The other figures are
+ * the timed ones': a short activation is outermost and makes no call (facade.c).  No
+ * sample (a reset since): the timed time as it is. */
+static double correction_ticks;
+
+/* A reset takes the sample's sums out of no figure (docs/semantics.md): they are
+ * bounded by the timed activations' since. */
+static void sample_of(const struct cprof_figures *f, int k, uint64_t *n, uint64_t *sum)
+{
+    *n = f->sample_n[k] < f->count[k] ? f->sample_n[k] : f->count[k];
+    *sum = f->sample_sum[k] < f->time[k] ? f->sample_sum[k] : f->time[k];
+}
+
+static void estimate(struct cprof_figures *f)
+{
+    for (int k = 0; k < CPROF_NCASES; k++) {
+        uint64_t n, sum;
+        sample_of(f, k, &n, &sum);
+        if (!f->untimed[k] || !n)
+            continue;
+        double per_call = (double)sum / (double)n - correction_ticks;
+        if (per_call > 0)
+            f->time[k] += (uint64_t)(per_call * (double)f->untimed[k] + 0.5);
+    }
+}
+
+static int has_untimed(const struct cprof_figures *f)
+{
+    return (f->untimed[0] | f->untimed[1] | f->untimed[2] | f->untimed[3]) != 0;
+}
+
+/* A context's figures now (less what a reset took out), estimates in place of the
+ * time of its sampled cases, less what its parent's measured time could not hold
+ * (lower: per context and case, struct tree; null: none yet). */
+static const struct cprof_node *node_est(const struct cprof_node *n, struct cprof_node *scratch,
+                                         const uint64_t (*lower)[CPROF_NCASES], int nlower)
+{
+    const struct cprof_node *now = cprof_node_now(n, scratch);
+    if (!has_untimed(&now->fig))
+        return now;
+    if (now != scratch)
+        *scratch = *now;
+    estimate(&scratch->fig);
+    if (lower && n->id < nlower)
+        for (int k = 0; k < CPROF_NCASES; k++)
+            scratch->time[k] -= lower[n->id][k];
+    return scratch;
+}
+
+/* What a record counted outside its contexts (past the node limit, or with none). */
+static void record_own(const struct cprof_call_rec *c, const struct cprof_call_rec *now,
+                       struct cprof_figures *own)
+{
+    *own = now->fig;
+    uint64_t *o = (uint64_t *)own->count;
+    for (struct cprof_node *n = cprof_published(((struct cprof_call_rec *)c)->nodes); n;
+         n = n->same_key) {
+        struct cprof_node scratch;
+        const uint64_t *v = (const uint64_t *)cprof_node_now(n, &scratch)->count;
+        for (int i = 0; i <= CPROF_FIG_UNTIMED * CPROF_NCASES + CPROF_NCASES - 1; i++)
+            o[i] -= v[i];
+    }
+    memcpy(own->sample_n, c->sample_n, sizeof own->sample_n);
+    memcpy(own->sample_sum, c->sample_sum, sizeof own->sample_sum);
+    memcpy(own->sq, c->sq, sizeof own->sq);
+}
+
+/* A record's figures now, its own and its contexts', each part's sampled cases
+ * estimated apart: a calls row is the sum of its paths rows, as without sampling. */
+static const struct cprof_call_rec *call_est(const struct cprof_call_rec *c,
+                                             struct cprof_call_rec *scratch,
+                                             const uint64_t (*lower)[CPROF_NCASES], int nlower)
+{
+    const struct cprof_call_rec *now = cprof_call_now(c, scratch);
+    if (!cprof_timing.sampled)
+        return now;
+    struct cprof_figures own, part;
+    record_own(c, now, &own);
+    uint64_t sum[CPROF_NFIGS * CPROF_NCASES] = { 0 };
+    part = own;
+    estimate(&part);
+    for (int i = 0; i < CPROF_NFIGS * CPROF_NCASES; i++)
+        sum[i] += ((uint64_t *)part.count)[i];
+    for (struct cprof_node *n = cprof_published(((struct cprof_call_rec *)c)->nodes); n;
+         n = n->same_key) {
+        struct cprof_node ns;
+        const uint64_t *v = (const uint64_t *)node_est(n, &ns, lower, nlower)->count;
+        for (int i = 0; i < CPROF_NFIGS * CPROF_NCASES; i++)
+            sum[i] += v[i];
+    }
+    if (now != scratch)
+        *scratch = *now;
+    memcpy(scratch->count, sum, sizeof sum);
+    return scratch;
+}
+
+/* The sampled rows of figures f (raw: not estimated) of callee, site and paths row
+ * path - 1 (0: a record's own). */
+static void write_sampled_of(struct cprof_json *j, const struct cprof_figures *f, int callee,
+                             int site, int path, double npt)
+{
+    for (int k = 0; k < CPROF_NCASES; k++) {
+        uint64_t n, sum;
+        sample_of(f, k, &n, &sum);
+        if (!f->untimed[k])
+            continue;
+        uint64_t v[CPROF_SAMPLED_NCOLUMNS] = {
+            [CPROF_S_CALLEE] = (uint64_t)callee, [CPROF_S_SITE] = (uint64_t)site,
+            [CPROF_S_PATH] = (uint64_t)path, [CPROF_S_CASE] = (uint64_t)k,
+            [CPROF_S_CALLS] = f->count[k] + f->untimed[k], [CPROF_S_TIMED] = n,
+            [CPROF_S_TIMED_TIME] = sum, [CPROF_S_EXACT] = f->count[k] - n,
+            [CPROF_S_EXACT_TIME] = f->time[k] - sum,
+        };
+        cprof_json_begin(j, '[');
+        write_values(j, v, cprof_sampled_columns, CPROF_S_TIMED_SQ, npt);
+        cprof_json_real(j, f->sq[k] * npt * npt);
+        write_values(j, v + CPROF_S_EXACT, cprof_sampled_columns + CPROF_S_EXACT,
+                     CPROF_SAMPLED_NCOLUMNS - CPROF_S_EXACT, npt);
+        cprof_json_end(j, ']');
+    }
+}
+
 /* The worker's records, oldest first (the order they were made in), and how many. */
 static struct cprof_call_rec **records_of(struct cprof_worker *w, size_t *n, size_t *size)
 {
@@ -365,7 +493,9 @@ struct tree {
     int n;
     struct cprof_node **by_id;
     uint64_t (*self)[2];
-    size_t by_id_size, self_size;
+    uint64_t (*lower)[CPROF_NCASES];    /* sampled timing: taken from a context's estimate */
+    int *first, *next;              /* a context's first child, and its next sibling */
+    size_t by_id_size, self_size, lower_size, links_size;
 };
 
 /* Whether the activations of routine id are timed (not counted at their sites): their
@@ -384,6 +514,68 @@ static void tree_side(struct routine_sums *sums, int cap, int routine, int side,
     }
 }
 
+/* A self time, which only estimates can take below 0 (sampled timing: where lowering
+ * them could not make up the difference): 0. */
+static uint64_t not_below_0(uint64_t self)
+{
+    return cprof_timing.sampled && (int64_t)self < 0 ? 0 : self;
+}
+
+/* Sampled timing (docs/semantics.md): an estimate of an untimed call is its sample's
+ * mean, which may exceed what the call took around its caller's measured time.  A
+ * context whose children's times exceed its own has its children's estimates lowered,
+ * each by its share of their excess over their timed time, by the difference (never
+ * below their timed time): measured times are never changed, and a self time is never
+ * below 0.  Parents before children (ids grow downwards), so that a lowered child's own
+ * children are seen after. */
+static void tree_lower(struct tree *t, struct routine_sums *sums, int cap)
+{
+    if (!cprof_timing.sampled)
+        return;
+    for (int id = 1; id < t->n; id++) {
+        if ((int64_t)t->self[id][0] >= 0)
+            continue;
+        uint64_t d = -t->self[id][0], excess = 0, given = 0;
+        const struct cprof_node *parent = t->by_id[id];
+        int caller = parent->key ? parent->key->callee : -1;
+        /* each sampled child's excess: its estimate less its timed time, per case */
+        for (int c = t->first[id]; c; c = t->next[c]) {
+            struct cprof_node a, b;
+            const struct cprof_node *est = node_est(t->by_id[c], &a, t->lower, t->n);
+            const struct cprof_node *raw = cprof_node_now(t->by_id[c], &b);
+            for (int k = 0; k < CPROF_NCASES; k++)
+                excess += est->time[k] - raw->time[k];
+        }
+        if (!excess || caller < 0) {
+            t->self[id][0] = 0;     /* no estimate to lower: not below 0 all the same */
+            continue;
+        }
+        uint64_t take = d < excess ? d : excess;
+        for (int c = t->first[id]; c; c = t->next[c]) {
+            struct cprof_node a, b;
+            const struct cprof_node *est = node_est(t->by_id[c], &a, t->lower, t->n);
+            const struct cprof_node *raw = cprof_node_now(t->by_id[c], &b);
+            int routine = t->by_id[c]->key->callee, canon = t->by_id[c]->canon->id;
+            for (int k = 0; k < CPROF_NCASES; k++) {
+                uint64_t e = est->time[k] - raw->time[k];
+                uint64_t r = (uint64_t)((double)take * (double)e / (double)excess + 0.5);
+                if (r > e)
+                    r = e;
+                if (r > take - given)
+                    r = take - given;
+                given += r;
+                t->lower[c][k] += r;
+                t->self[canon][0] -= r;
+                t->self[id][0] += r;
+                tree_side(sums, cap, routine, k != CPROF_SS, -r, 0);
+                tree_side(sums, cap, caller, k >= CPROF_CS, r, 0);
+            }
+        }
+        if ((int64_t)t->self[id][0] < 0)
+            t->self[id][0] = 0;
+    }
+}
+
 /* The tree as the writer reads it: contexts made meanwhile (ids past the head's) are
  * left out, as their counts would be. */
 static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sums *sums, int cap,
@@ -393,13 +585,18 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
     t->n = head ? head->id + 1 : 0;
     t->by_id_size = (size_t)(t->n ? t->n : 1) * sizeof *t->by_id;
     t->self_size = (size_t)(t->n ? t->n : 1) * sizeof *t->self;
+    t->lower_size = (size_t)(t->n ? t->n : 1) * sizeof *t->lower;
+    t->links_size = (size_t)(t->n ? t->n : 1) * sizeof(int);
     t->by_id = cprof_alloc(t->by_id_size);
     t->self = cprof_alloc(t->self_size);
+    t->lower = cprof_alloc(t->lower_size);
+    t->first = cprof_alloc(t->links_size);
+    t->next = cprof_alloc(t->links_size);
     for (struct cprof_node *n = head; n; n = n->made_next)
         t->by_id[n->id] = n;
     for (int id = 1; id < t->n; id++) {
         struct cprof_node scratch;
-        const struct cprof_node *n = cprof_node_now(t->by_id[id], &scratch);
+        const struct cprof_node *n = node_est(t->by_id[id], &scratch, 0, 0);
         const struct cprof_node *parent = t->by_id[id]->parent, *canon = t->by_id[id]->canon;
         t->self[id][0] += n->adj[CPROF_ADJ_SELF_S] + n->adj[CPROF_ADJ_SELF_C] + n->adj[CPROF_ADJ_SELF];
         t->self[id][1] += n->adj[CPROF_ADJ_DIRECT_S] + n->adj[CPROF_ADJ_DIRECT_C] +
@@ -413,6 +610,10 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
         /* Its activations: self time where their calls hang; and children of the
          * activation they were called from, if the tree has it. */
         int caller = parent->key ? parent->key->callee : -1, timed = timed_routine(rf, routine);
+        if (caller >= 0) {
+            t->next[id] = t->first[parent->id];
+            t->first[parent->id] = id;
+        }
         for (int k = 0; k < CPROF_NCASES; k++) {
             t->self[canon->id][0] += n->time[k];
             tree_side(sums, cap, routine, k != CPROF_SS, n->time[k], 0);
@@ -437,10 +638,14 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
         t->self[id][1] -= f->direct + open_child;
         tree_side(sums, cap, f->ctx->key->callee, side, f->children, -(f->direct + open_child));
     }
+    tree_lower(t, sums, cap);
 }
 
 static void tree_free(struct tree *t)
 {
+    cprof_free(t->lower, t->lower_size);
+    cprof_free(t->first, t->links_size);
+    cprof_free(t->next, t->links_size);
     cprof_free(t->self, t->self_size);
     cprof_free(t->by_id, t->by_id_size);
 }
@@ -455,7 +660,7 @@ static void write_paths(struct cprof_json *j, const struct tree *t, double npt)
     cprof_json_begin(j, '[');
     for (int id = 1; id < t->n; id++) {
         struct cprof_node scratch;
-        const struct cprof_node *n = cprof_node_now(t->by_id[id], &scratch);
+        const struct cprof_node *n = node_est(t->by_id[id], &scratch, t->lower, t->n);
         const struct cprof_call_rec *key = n->key;
         int construct = key && key->callee < 0;
         int kind = !key ? CPROF_PATH_OTHER
@@ -487,6 +692,32 @@ static void write_paths(struct cprof_json *j, const struct tree *t, double npt)
                 cprof_json_uint(j, cprof_node_samples(t->by_id[id], 2 * i + 1));
             }
         cprof_json_end(j, ']');
+    }
+    cprof_json_end(j, ']');
+}
+
+/* The worker's "sampled" rows: its contexts' (paths rows), then its records' own. */
+static void write_sampled(struct cprof_json *j, const struct tree *t,
+                          struct cprof_call_rec **records, size_t nrecords, double npt)
+{
+    if (!cprof_timing.sampled)
+        return;
+    cprof_json_key(j, CPROF_SECTION_SAMPLED);
+    cprof_json_begin(j, '[');
+    for (int id = 1; id < t->n; id++) {
+        struct cprof_node scratch;
+        const struct cprof_node *n = cprof_node_now(t->by_id[id], &scratch);
+        if (n->key && n->key->callee >= 0 && has_untimed(&n->fig))
+            write_sampled_of(j, &n->fig, n->key->callee, n->key->site, id, npt);
+    }
+    for (size_t i = 0; i < nrecords; i++) {
+        struct cprof_call_rec scratch;
+        const struct cprof_call_rec *now = cprof_call_now(records[i], &scratch);
+        if (!has_untimed(&now->fig))
+            continue;
+        struct cprof_figures own;
+        record_own(records[i], now, &own);
+        write_sampled_of(j, &own, records[i]->callee, records[i]->site, 0, npt);
     }
     cprof_json_end(j, ']');
 }
@@ -606,14 +837,14 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
     struct routine_sums *sums = cprof_alloc(sums_size);
     size_t nrecords, records_size;
     struct cprof_call_rec **records = records_of(w, &nrecords, &records_size);
+    struct tree tree;
+    tree_make(&tree, w, sums, cap, rf);
     for (size_t i = 0; i < nrecords; i++) {
         struct cprof_call_rec scratch;
-        const struct cprof_call_rec *c = cprof_call_now(records[i], &scratch);
+        const struct cprof_call_rec *c = call_est(records[i], &scratch, tree.lower, tree.n);
         if (c->callee < cap)
             add_figures(&sums[c->callee], c);
     }
-    struct tree tree;
-    tree_make(&tree, w, sums, cap, rf);
     for (int i = 0; i < cap; i++) {
         struct cprof_routine_rec *at = cprof_published(routines[i]);
         if (!at)
@@ -621,7 +852,9 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
         struct cprof_routine_rec scratch;
         const struct cprof_routine_rec *r = cprof_routine_now(at, &scratch);
         struct routine_sums *sum = &sums[i];
-        add_figures(sum, &r->ext);
+        struct cprof_call_rec ext_scratch;
+        const struct cprof_call_rec *x = call_est(&at->ext, &ext_scratch, tree.lower, tree.n);
+        add_figures(sum, x);
         const struct cprof_side *team = &r->side[CPROF_SIDE_TEAM];
         /* A worker that only ran a routine's team's bodies has a row for their time. */
         if (!(sum->entries[0] | sum->entries[1] | team->time))
@@ -630,7 +863,6 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
          * opened any has its outermost ones, depth 1. */
         int timed = cprof_clock != CPROF_CLOCK_NONE && sum->timed &&
                     !(i < rf->n && (rf->flags[i] & CPROF_ROUTINE_COUNTED));
-        const struct cprof_call_rec *x = &r->ext;
         const struct cprof_side *ss = &sum->side[0], *cs = &sum->side[1];
         uint64_t v[CPROF_ROUTINE_NCOLUMNS] = {
             [CPROF_R_ROUTINE] = (uint64_t)i,
@@ -641,7 +873,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
             [CPROF_R_S_EXT_TIME] = x->time[CPROF_SS],
             [CPROF_R_C_EXT] = x->count[CPROF_CS] + x->untimed[CPROF_CS],
             [CPROF_R_C_EXT_TIME] = x->time[CPROF_CS],
-            [CPROF_R_S_SELF] = ss->self_time, [CPROF_R_C_SELF] = cs->self_time,
+            [CPROF_R_S_SELF] = not_below_0(ss->self_time), [CPROF_R_C_SELF] = not_below_0(cs->self_time),
             [CPROF_R_S_NESTED] = ss->nested, [CPROF_R_C_NESTED] = cs->nested,
             [CPROF_R_S_EXT_NESTED] = x->nested[CPROF_SS], [CPROF_R_C_EXT_NESTED] = x->nested[CPROF_CS],
             [CPROF_R_S_DIRECT] = ss->direct, [CPROF_R_C_DIRECT] = cs->direct,
@@ -662,7 +894,7 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
     cprof_json_begin(j, '[');
     for (size_t i = 0; i < nrecords; i++) {
         struct cprof_call_rec scratch;
-        const struct cprof_call_rec *c = cprof_call_now(records[i], &scratch);
+        const struct cprof_call_rec *c = call_est(records[i], &scratch, tree.lower, tree.n);
         uint64_t v[CPROF_CALL_NCOLUMNS] = {
             [CPROF_C_SITE] = (uint64_t)c->site, [CPROF_C_CALLEE] = (uint64_t)c->callee,
         };
@@ -675,9 +907,10 @@ static void write_worker(struct cprof_json *j, struct cprof_worker *w, double np
         }
         write_row(j, v, cprof_call_columns, CPROF_CALL_NCOLUMNS, npt);
     }
-    cprof_free(records, records_size);
     cprof_json_end(j, ']');
     write_paths(j, &tree, npt);
+    write_sampled(j, &tree, records, nrecords, npt);
+    cprof_free(records, records_size);
     tree_free(&tree);
     write_worker_resources(j, w);
     write_worker_regions(j, w, npt);
@@ -737,6 +970,8 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf,
     cprof_json_begin(j, '{');
     write_names(j, "routines", cprof_routine_columns, CPROF_ROUTINE_NCOLUMNS);
     write_names(j, "calls", cprof_call_columns, CPROF_CALL_NCOLUMNS);
+    if (cprof_timing.sampled)
+        write_names(j, CPROF_SECTION_SAMPLED, cprof_sampled_columns, CPROF_SAMPLED_NCOLUMNS);
     if (any_regions())
         write_names(j, CPROF_SECTION_REGIONS, cprof_region_columns, CPROF_REGION_NCOLUMNS);
     cprof_json_key(j, "paths");
@@ -779,8 +1014,25 @@ static void write_layout(struct cprof_json *j, const struct trace_file *tf,
     cprof_tables_unlock();
     if (unprofiled)
         write_section(j, CPROF_SECTION_UNPROFILED);
+    write_section(j, CPROF_SECTION_TIMING);
+    if (cprof_timing.sampled)
+        write_section(j, CPROF_SECTION_SAMPLED);
     write_section(j, CPROF_SECTION_OVERHEAD);
     cprof_json_end(j, ']');
+}
+
+/* The "timing" section: how activations were timed, and the sampled rule's figures. */
+static void write_timing(struct cprof_json *j)
+{
+    cprof_json_key(j, CPROF_SECTION_TIMING);
+    cprof_json_begin(j, '{');
+    cprof_json_field_string(j, "mode", cprof_timing.sampled ? "sampled" : "every");
+    cprof_json_field_int(j, "period", cprof_timing.period);
+    cprof_json_field_int(j, "min_activations", cprof_timing.min_activations);
+    cprof_json_field_real(j, "short_ns", cprof_timing.short_ns);
+    cprof_json_field_real(j, "call_cost_ns", cprof_timing.call_cost_ns);
+    cprof_json_field_real(j, "correction_ns", cprof_timing.correction_ns);
+    cprof_json_end(j, '}');
 }
 
 /* The "sources" section: each unit's files as it was compiled (docs/source.md). */
@@ -869,6 +1121,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
                            const struct trace_file *tf)
 {
     double npt = tf->npt;
+    correction_ticks = cprof_timing.correction_ns / npt;
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -890,6 +1143,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     write_layout(j, tf, unprofiled);
     cprof_json_field_string(j, CPROF_SECTION_JOB, pl->job);
     cprof_openmp_write(j);
+    write_timing(j);
     write_unprofiled(j, unprofiled);
     write_resources(j);
     cprof_overhead_write(j);

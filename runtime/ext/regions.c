@@ -26,6 +26,10 @@ void cprof_region_opened(struct cprof_frame *frame)
         unkept++;
         return;
     }
+    /* Its first entry in a slot is timed (docs/semantics.md, "Sampled timing"): the
+     * later ones are too, so that cprof_region_end always has a frame to close. */
+    if (frame)
+        cprof_frame_timed_always(frame);
     if (w->nregions < CPROF_REGIONS_MAX) {
         w->regions[w->nregions].frame = frame;
         w->regions[w->nregions].calls0 = frame ? frame->calls0 : 0;

@@ -20,9 +20,9 @@ int main(void) { work(); work(); printf("%ld\n", total); return 0; }
 C
 "$bin/cprof-cc" -fopenmp -O2 prog.c -o prog > cc.err 2>&1
 OMP_NUM_THREADS=2 CPROF_OUT=base.out ./prog > /dev/null
-expect_jq "the runtime writes version 2, naming its columns and metrics, the job, openmp, topology, placement, regions, sources and overhead sections" base.out \
+expect_jq "the runtime writes version 2, naming its columns and metrics, the job, openmp, topology, placement, regions, sources, timing, sampled and overhead sections" base.out \
     '[.version, (.columns | keys), .metrics[0].name, .sections]' \
-    '[2, ["calls", "paths", "regions", "routines"], "time", [{"name": "job", "required": false}, {"name": "openmp", "required": false}, {"name": "topology", "required": false}, {"name": "placement", "required": false}, {"name": "regions", "required": false}, {"name": "sources", "required": false}, {"name": "overhead", "required": false}]]'
+    '[2, ["calls", "paths", "regions", "routines", "sampled"], "time", [{"name": "job", "required": false}, {"name": "openmp", "required": false}, {"name": "topology", "required": false}, {"name": "placement", "required": false}, {"name": "regions", "required": false}, {"name": "sources", "required": false}, {"name": "timing", "required": false}, {"name": "sampled", "required": false}, {"name": "overhead", "required": false}]]'
 "$bin/cprof-report" --json base.out > base.json 2> base.err
 check "cprof-report reads it" "$(indent base.err)" -- test -s base.json -a ! -s base.err
 
@@ -63,7 +63,8 @@ refused "a column missing" \
 refused "version 3" '.version = 3' 'unsupported profile version 3 (this cprof-report reads versions 1 to 2)'
 refused "a rank not below the job's size" '.rank = 4 | .size = 4' 'invalid profile: rank 4 is not below size 4'
 refused "the job section in version 1" \
-    '.version = 1 | del(.columns, .metrics, .sections, .host, .rank, .size)' 'version 1 has no "job"'
+    '.version = 1 | del(.columns, .metrics, .sections, .host, .rank, .size, .timing) | .workers[] |= del(.sampled)' \
+    'version 1 has no "job"'
 same "the job section declared required: this reader knows it" \
     '.sections |= map(if .name == "job" then .required = true else . end)'
 refused "the job section not a string" '.job = 7' '"job" is not a string'

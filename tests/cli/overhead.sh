@@ -2,7 +2,7 @@
 # What profiling cost, measured (docs/overhead.md): the profile's "overhead" key has CPU
 # samples, of which those in cprof's code, consistent (in_cprof <= samples, samples for
 # a program that runs on the CPU); a program where cprof is dominant (a tiny routine
-# called 10^7 times) has a share far above one that calls almost nothing, each share
+# called 4 x 10^7 times) has a share far above one that calls almost nothing, each share
 # read from its own profile (CPU samples: the load of the machine does not enter); the
 # summary prints the share and what it leaves out, or why there is none (--json too,
 # two runs summed); a program that
@@ -17,7 +17,7 @@ __attribute__((noinline)) int tiny(int x) { return x * 3 + 1; }
 int main(void)
 {
     int s = 0;
-    for (long i = 0; i < 10000000; i++)
+    for (long i = 0; i < 40000000; i++)
         s += tiny((int)i);
     printf("%d\n", s);
     return 0;
@@ -81,7 +81,7 @@ check "summed with an older file: its run left out" "$(indent mixed.txt 40)" -- 
 # Dominant against almost nothing, from the two profiles' figures.
 share() { jq '.overhead | .in_cprof / .samples' "$1"; }
 hot=$(share hot.out) cold=$(share cold.out)
-check "10^7 calls of a tiny routine: at least half its CPU samples in cprof's code ($hot)" -- \
+check "4 x 10^7 calls of a tiny routine: at least half its CPU samples in cprof's code ($hot)" -- \
     awk -v s="$hot" 'BEGIN { exit !(s >= 0.5) }'
 check "a single long call: at most 5% in cprof's code ($cold)" -- \
     awk -v s="$cold" 'BEGIN { exit !(s <= 0.05) }'

@@ -77,7 +77,7 @@ check "cprof-report reads it" "$(indent rep.err)" -- test -s r.json -a ! -s rep.
 
 expect_jq "the header declares the resources, in order, as an optional section" r.out \
     '[[.resources[] | [.name, .unit, .event, .period]], .sections]' \
-    '[[["cpu","ns","task-clock",1000000],["faults","faults","page-faults",1],["csw","switches","context-switches",0],["cycles","cycles","cycles",'"$(jq 'if .resources[3].available then 10000000 else 0 end' r.out)"']], [{"name":"job","required":false},{"name":"openmp","required":false},{"name":"topology","required":false},{"name":"placement","required":false},{"name":"regions","required":false},{"name":"resources","required":false},{"name":"sources","required":false},{"name":"overhead","required":false}]]'
+    '[[["cpu","ns","task-clock",1000000],["faults","faults","page-faults",1],["csw","switches","context-switches",0],["cycles","cycles","cycles",'"$(jq 'if .resources[3].available then 10000000 else 0 end' r.out)"']], [{"name":"job","required":false},{"name":"openmp","required":false},{"name":"topology","required":false},{"name":"placement","required":false},{"name":"regions","required":false},{"name":"resources","required":false},{"name":"sources","required":false},{"name":"timing","required":false},{"name":"overhead","required":false}]]'
 expect_jq "paths rows carry samples columns for the sampled resources only" r.out \
     '.columns.paths[-4:]' '["s_samples@cpu","c_samples@cpu","s_samples@faults","c_samples@faults"]'
 

@@ -56,7 +56,8 @@ CPROF_SHADOW_MB|abc||sized
 CPROF_SHADOW_MB|0||sized
 CPROF_SHADOW_MB|-1||sized
 CPROF_SIZES_SLOWDOWN|abc||sized
-CPROF_SIZES_SLOWDOWN|0.5||sized'
+CPROF_SIZES_SLOWDOWN|0.5||sized
+CPROF_TIMING|bogus||prog'
 
 read_vars=$(grep -ohE '"CPROF_[A-Z_]+' "$root"/runtime/*.c | tr -d '"' | sort -u)
 missing=$(for v in $read_vars; do grep -q "^$v|" <<< "$cases" || echo "$v"; done)
@@ -88,11 +89,12 @@ expect_jq "CPROF_TRACE_BUFFER=100: the default buffer, 32M" run15/cprof.out '.tr
 expect_jq "CPROF_TRACE_INCLUDE=',': every routine traced" run19/cprof.out '.trace.include' '""'
 expect_jq "CPROF_RESOURCES=cpu,,faults: none measured" run25/cprof.out '.resources // [] | length' 0
 check "CPROF_OUT=p.%q.out: the profile written to p.%q.out" -- test -s run23/p.%q.out
+expect_jq "CPROF_TIMING=bogus: sampled timing (the default)" run32/cprof.out '.timing.mode' '"sampled"'
 
 # Good values say nothing.
 mkdir good && (cd good && CPROF_PATHS_MAX=5 CPROF_PATHS=1 CPROF_START=on CPROF_DEBUG=0 CPROF_CLOCK=monotonic \
     CPROF_TRACE=1 CPROF_TRACE_BUFFER=64K CPROF_TRACE_MIN_NS=0 CPROF_TRACE_INCLUDE='m*,leaf' \
-    CPROF_TRACE_EXCLUDE=leaf CPROF_TRACE_OUT=t.%p.trace CPROF_OUT=p.%%.out CPROF_RESOURCES=cpu,faults \
+    CPROF_TRACE_EXCLUDE=leaf CPROF_TRACE_OUT=t.%p.trace CPROF_OUT=p.%%.out CPROF_RESOURCES=cpu,faults CPROF_TIMING=every \
     ../prog > out.txt 2> err.txt)
 check "good values of every kind: nothing on stderr" "$(indent good/err.txt)" -- test ! -s good/err.txt
 finish

@@ -101,13 +101,15 @@ badrows() {  # badrows NAME JQ MESSAGE
     check "sampled, bad input: $1" bad "$tmp/bad.json" "$3"
 }
 badrows "timed above calls" '.workers[0].sampled[0][5] = 9' \
-    'invalid profile: workers[0].sampled[0]: case 0 is not 0 to 3, or timed 9 is not 1 to calls 4'
+    'invalid profile: workers[0].sampled[0]: case 0 is not 0 to 3, or timed 9 is not 1 to calls 4 less exact 0'
+badrows "timed above calls less exact" '.workers[0].sampled[0][8] = 3' \
+    'invalid profile: workers[0].sampled[0]: case 0 is not 0 to 3, or timed 2 is not 1 to calls 4 less exact 3'
 badrows "case 4" '.workers[0].sampled[0][3] = 4' \
-    'invalid profile: workers[0].sampled[0]: case 4 is not 0 to 3, or timed 2 is not 1 to calls 4'
+    'invalid profile: workers[0].sampled[0]: case 4 is not 0 to 3, or timed 2 is not 1 to calls 4 less exact 0'
 badrows "a path that is not the callee's" '.workers[0].sampled[0][2] = 1' \
     'invalid profile: workers[0].sampled[0]: path 1 does not reach its callee'
 badrows "a row of 7 numbers" '.workers[0].sampled[0] |= .[0:7]' \
-    'invalid profile: workers[0].sampled[0] is not an array of 8 numbers'
+    'invalid profile: workers[0].sampled[0] is not an array of 10 numbers'
 badrows "a negative sum of squares" '.workers[0].sampled[0][7] = -1' \
     'invalid profile: workers[0].sampled[0]: "timed_sq" is negative or not finite'
 badrows "rows under mode every" '.timing.mode = "every"' \
@@ -160,7 +162,7 @@ check "sampled --diff: the after side's estimated times marked, in the text and 
 # An MPI job's ranks, work's calls from main sampled on rank 0's worker 0: 2 calls, both
 # timed (error 0).
 for k in 0 1 2; do
-    jq --argjson rows "$([ $k = 0 ] && echo '{"0": [[1,0,0,0,1,1,8000000,64e12]]}' || echo '{}')" \
+    jq --argjson rows "$([ $k = 0 ] && echo '{"0": [[1,0,0,0,1,1,8000000,64e12,0,0]]}' || echo '{}')" \
         -f "$fx/sampled.jq" "$fx/job-$k.json" > "$tmp/sjob-$k.json"
 done
 check "sampled, an MPI job: rank imbalance marks work's times and main's self, the per-rank table says why it has none" \

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Sampled timing (issue 30, docs/semantics.md "Sampled timing"): under the default
+# CPROF_TIMING=sampled, a hot routine whose activations are short is timed on one
+# activation in "period", its time columns the estimate (timed time x calls / timed),
+# its "sampled" rows saying what the estimate is made of; every call still counted.  A
+# routine that takes long, and a recursive one, are timed on every activation; a
+# sampled one whose timed activation turns out long is timed on every one again.
+# CPROF_TIMING=every times every activation and writes no "sampled" rows.  Every check
+# holds on a loaded machine: the estimate is compared with its own parts, and times
+# only with lower bounds the program's sleeps guarantee.
+. "$(dirname "$0")/../lib/cli.sh"
+cd "$tmp"
+
+cat > prog.c <<'C'
+#include <stdio.h>
+#include <time.h>
+/* nanosleep itself, not a profiled routine: the activations below make no call */
+#define SLEEP_US(us) nanosleep(&(struct timespec){ 0, (us) * 1000 }, 0)
+/* hot and short: sampled */
+__attribute__((noinline)) int tiny(int x) { return x * 3 + 1; }
+/* 2 ms an activation: never sampled */
+__attribute__((noinline)) void slow(void) { SLEEP_US(2000); }
+/* recursive: its activations nest in its own, never sampled */
+__attribute__((noinline)) int rec(int n) { return n <= 0 ? 0 : 1 + rec(n - 1); }
+/* short for 20000 calls, then 100 calls of 200 us each */
+__attribute__((noinline)) int turns(int i)
+{
+    if (i >= 20000)
+        SLEEP_US(200);
+    return i;
+}
+int main(void)
+{
+    /* main's own work (50 M adds): its self time holds its callees' estimates' error */
+    volatile long own = 0;
+    for (long i = 0; i < 50000000; i++)
+        own += i;
+    long s = 0;
+    for (int i = 0; i < 200000; i++)
+        s += tiny(i);
+    for (int i = 0; i < 50; i++)
+        slow();
+    for (int i = 0; i < 20000; i++)
+        s += rec(2);
+    for (int i = 0; i < 20100; i++)
+        s += turns(i);
+    printf("%ld\n", s);
+    return 0;
+}
+C
+"$bin/cprof-cc" -O2 prog.c -o prog > cc.err 2>&1
+check "build the program" "$(indent cc.err)" -- test -x prog
+"$plain_cc" -O2 prog.c -o ref && ./ref > ref.txt
+
+./prog > out.txt 2> err.txt
+check "sampled (the default): the program's output is $plain_cc's, nothing on stderr" "$(indent err.txt)" -- \
+    bash -c 'cmp -s out.txt ref.txt && test ! -s err.txt'
+p=cprof.out
+expect_jq "the header's timing: sampled, its figures" $p \
+    '.timing | [.mode, (.period | . > 1), (.min_activations | . >= 1), (.short_ns > 0),
+                (.call_cost_ns > 0), (.short_ns >= .call_cost_ns)]' \
+    '["sampled",true,true,true,true,true]'
+expect_jq "sections: timing and sampled declared" $p \
+    '[.sections[].name | select(. == "timing" or . == "sampled")]' '["timing","sampled"]'
+expect_jq "columns: the sampled rows' names" $p '.columns.sampled | join(",")' \
+    '"callee,site,path,case,calls,timed,timed_time,timed_sq,exact,exact_time"'
+
+# The rows by name: routine, calls, timed, timed_time, and the paths row's calls and time
+# of the same case.
+rows='(.routines | map(.name)) as $names | .columns.sampled as $sc | .columns.paths as $pc
+  | [.workers[] | . as $w | .sampled[] | [$sc, .] | transpose | map({(.[0]): .[1]}) | add
+     | . as $s | ($w.paths[$s.path - 1] | [$pc, .] | transpose | map({(.[0]): .[1]}) | add) as $p
+     | ["ss", "sc", "cs", "cc"][$s.case] as $k
+     | $s + {name: $names[$s.callee], p_calls: $p[$k + "_calls"], p_time: $p[$k + "_time"]}]'
+jq -c "$rows" $p > rows.json 2> jq.err
+check "sampled rows read by their columns" "$(indent jq.err)" -- test -s rows.json
+period=$(jq .timing.period $p)
+expect_jq "tiny is sampled: its one row, all 200000 calls, one in $period timed or more" rows.json \
+    "[.[] | select(.name == \"tiny\")] | [length, .[0].calls,
+      (.[0].timed >= 200000 / $period and .[0].timed < 200000 / 2)]" '[1,200000,true]'
+# The estimate: the timed activations' time as it is, and for each untimed call the
+# sample's mean (the short timed ones') less the header's correction_ns.  Each figure is
+# rounded to the ns apart, so they agree within untimed / timed + 3 ns.  (A caller
+# whose measured time cannot hold its callees' estimates lowers them: main's own work
+# keeps that from happening here.)
+corr=$(jq .timing.correction_ns $p)
+expect_jq "every sampled row: its paths row's calls are its calls, its time the estimate" rows.json \
+    "[.[] | (.calls - .exact - .timed) as \$u | select(.p_calls != .calls or \$u <= 0 or
+        ((.p_time - .exact_time - .timed_time - \$u * ([.timed_time / .timed - $corr, 0] | max))
+          | fabs) > \$u / .timed + 3) | .name]" '[]'
+expect_jq "every sampled row: fewer timed than calls, a sum of squares at least time^2 / timed" \
+    rows.json '[.[] | select(.timed >= .calls or .timed_sq < .timed_time * .timed_time / .timed * 0.999)
+                | .name]' '[]'
+expect_jq "slow (2 ms an activation) and rec (recursive) are never sampled" rows.json \
+    '[.[] | select(.name == "slow" or .name == "rec") | .name]' '[]'
+
+"$bin/cprof-report" --json $p > report.json 2> report.err
+check "cprof-report reads the sampled profile" "$(indent report.err)" -- has_routines report.json
+expect_jq "every call counted: tiny 200000, slow 50, rec 60000 (20000 outermost), turns 20100" \
+    report.json '[r("tiny").s_caller, r("slow").s_caller, r("rec").s_caller, r("turns").s_caller]' \
+    '[200000,50,60000,20100]'
+# slow's time: 50 activations of at least 2 ms each, all timed.
+expect_jq "slow's time is at least its 50 sleeps of 2 ms" report.json 'r("slow").s_caller_t >= 100000000' true
+# turns: sampled through its short calls; the first timed one of its long ones takes it
+# back to every activation timed, so at most period - 1 of the 100 go untimed: the
+# long timed ones, kept as they are (exact), took at least (100 - period + 1) x 200 us.
+expect_jq "turns: sampled, then timed on every call once a timed one took 200 us" rows.json \
+    "[.[] | select(.name == \"turns\")] | [length, (.[0].exact_time >= (100 - $period + 1) * 200000)]" \
+    '[1,true]'
+# Self times are never below 0: main's measured time holds its sampled callees' cheaper
+# untimed calls, their estimates what timed calls take (docs/semantics.md).
+expect_jq "no self time below 0, no routine's time below its self time" report.json \
+    '[.routines[] | select(.s_self_t != null and (.s_self_t < 0 or .s_self_t > .s_caller_t)) | .name]' '[]'
+
+check "tests/report/consistency.sh: the sampled profile's numbers never contradict each other" \
+    "$(bash "$root/tests/report/consistency.sh" $p 2>&1 | sed 's/^/  | /' | head -8)" -- \
+    bash "$root/tests/report/consistency.sh" $p
+
+# A caller that only calls a sampled routine: its measured time, around the cheaper
+# untimed calls, may not hold their estimates; they are lowered, never below their
+# timed time, and its self time is never below 0.
+cat > wrap.c <<'C'
+#include <stdio.h>
+__attribute__((noinline)) int leaf(int x) { return x + 1; }
+__attribute__((noinline)) long wrap(void)
+{
+    long s = 0;
+    for (int i = 0; i < 300000; i++)
+        s += leaf(i);
+    return s;
+}
+int main(void) { printf("%ld\n", wrap()); return 0; }
+C
+mkdir wrap && "$bin/cprof-cc" -O2 wrap.c -o wrap/prog > wrap/cc.err 2>&1 && (cd wrap && ./prog > out.txt) &&
+    "$bin/cprof-report" --json wrap/cprof.out > wrap.json 2> wrap.err
+check "a caller of a sampled routine alone: built, run, reported" "$(indent wrap/cc.err; indent wrap.err)" -- \
+    has_routines wrap.json
+expect_jq "wrap: self time not below 0, its time at least leaf's" wrap.json \
+    '[r("wrap").s_self_t >= 0, r("wrap").s_caller_t >= r("leaf").s_caller_t, r("leaf").s_caller]' \
+    '[true,true,300000]'
+check "tests/report/consistency.sh: the caller's profile is consistent" \
+    "$(bash "$root/tests/report/consistency.sh" wrap/cprof.out 2>&1 | sed 's/^/  | /' | head -8)" -- \
+    bash "$root/tests/report/consistency.sh" wrap/cprof.out
+
+# A user region (docs/control.md) around a short statement in a hot loop: its entry's
+# frame is the region's (cprof_region_end closes it), so it is never sampled.
+cat > region.c <<'C'
+#include <stdio.h>
+#include <cprof.h>
+int main(void)
+{
+    volatile long x = 0;
+    for (int i = 0; i < 100000; i++) {
+        cprof_region_begin("hot");
+        x += i;
+        cprof_region_end();
+    }
+    printf("%ld\n", (long)x);
+    return 0;
+}
+C
+mkdir region && "$bin/cprof-cc" -O2 region.c -o region/prog > region/cc.err 2>&1 &&
+    (cd region && ./prog > out.txt 2> err.txt) && "$bin/cprof-report" --json region/cprof.out > region.json 2>&1
+check "a region in a hot loop: built, run, reported" "$(indent region/cc.err; indent region/err.txt)" -- \
+    has_routines region.json
+expect_jq "a region in a hot loop: all 100000 entries counted, none untimed" region/cprof.out \
+    '[([.routines | to_entries[] | select(.value.name == "hot") | .key] | .[0]) as $hot
+      | .workers[].sampled[]? | select(.[0] == $hot)] | length' 0
+expect_jq "a region in a hot loop: its count" region.json 'r("hot").s_caller' 100000
+
+mkdir every && (cd every && CPROF_TIMING=every ../prog > out.txt 2> err.txt)
+check "CPROF_TIMING=every: the program's output is $plain_cc's, nothing on stderr" \
+    "$(indent every/err.txt)" -- bash -c 'cmp -s every/out.txt ref.txt && test ! -s every/err.txt'
+expect_jq "CPROF_TIMING=every: the header says every, no sampled rows, no sampled section" \
+    every/cprof.out '[.timing.mode, ([.workers[] | has("sampled")] | any),
+                     ([.sections[].name] | index("sampled"))]' '["every",false,null]'
+"$bin/cprof-report" --json every/cprof.out > every.json 2> every.err
+check "CPROF_TIMING=every: the same counts, cases, arcs and contexts as sampled" \
+    "$(python3 "$root/tests/lib/same_profile.py" every.json report.json 2>&1 | sed 's/^/  | /')" -- \
+    python3 "$root/tests/lib/same_profile.py" every.json report.json
+
+# Extensions with a facade variant of their own time every activation, and say so.
+mkdir traced && (cd traced && CPROF_TRACE=1 ../prog > out.txt 2> err.txt)
+expect_jq "CPROF_TRACE=1: every activation timed (the header says every)" traced/cprof.out \
+    '.timing.mode' '"every"'
+finish
