@@ -20,7 +20,8 @@ for dir in "$root"/examples/*/; do
         continue
     fi
     prog=$(sed -n 's/^PROG *:*= *//p' "$dir/Makefile")
-    (cd "$tmp/$name" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out timeout 300 "./$prog" > /dev/null 2> run.err)
+    (cd "$tmp/$name" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out timeout 300 "./$prog" > /dev/null 2> run.err
+     rc=$?; [ $rc = 124 ] && echo "killed after 300 s" >> run.err; [ $rc = 0 ] || echo "exit status $rc" >> run.err)
     check "examples/$name runs and writes a profile" "$(indent "$tmp/$name/run.err")" -- test -s "$tmp/$name/prof.out"
     CPROF_BIN=$bin "$root/tests/report/consistency.sh" "$tmp/$name/prof.out" > "$tmp/$name.cons" 2>&1
     check "examples/$name: report numbers consistent" "$(indent "$tmp/$name.cons")" -- test ! -s "$tmp/$name.cons"
