@@ -63,7 +63,10 @@ def expected(doc):
             (" [counted]" if counted[(name, file)] else "")
 
     clock = doc["clock"] != "none"
-    est = " (estimated)" if doc["compensated"] else ""
+
+    def est(o):
+        """(estimated): compensated, or a time that holds one estimated from a sample."""
+        return " (estimated)" if doc["compensated"] or o.get("time_estimated") else ""
     out = {}
 
     def put(file, line, text):
@@ -78,7 +81,7 @@ def expected(doc):
         if timed:
             text += "; incl %s, self %s, wall %s%s%s" % (
                 ms(r["inclusive_worker_t"]), ms(r["self_worker_t"]), ms(r["inclusive_wall_t"]),
-                est, pct(r["self_worker_t"], total))
+                est(r), pct(r["self_worker_t"], total))
         else:
             text += "; not timed"
         put(r["file"], r["line"], text)
@@ -89,7 +92,7 @@ def expected(doc):
                 label(a["callee"], a["callee_file"]), c[0], c[1], c[2], c[3])
             if clock and not counted[(a["callee"], a["callee_file"])]:
                 t = sum(s["case_outer_t"])
-                text += "; time %s%s%s" % (ms(t), est, pct(t, total))
+                text += "; time %s%s%s" % (ms(t), est(a), pct(t, total))
             else:
                 text += "; not timed"
             put(s["file"], s["line"], text)
@@ -106,7 +109,7 @@ def expected(doc):
         if not task:
             text += ", imbalance %s, lost %s" % (
                 "-" if g["imbalance"] is None else "%.2f" % g["imbalance"], ms(g["lost_t"]))
-        text += "%s%s" % (est, pct(g["busy_t"], total))
+        text += "%s%s" % (est({}), pct(g["busy_t"], total))
         put(g["file"], g["line"], text)
     return out
 
