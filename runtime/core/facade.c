@@ -1045,9 +1045,48 @@ void cprof_close_open_frames(void)
         unwind_to(w, w->stack + 1, now, trace_on);
 }
 
+/* The probe: a routine and a site of their own (never registered) on a scratch worker
+ * (a shard of its own, id 0), through which the facades' costs are measured where the
+ * program runs; the thread's worker and context are put back after. */
+static struct cprof_routine probe = { .name = "<probe>", .file = "<cprof>" };
+static struct cprof_site probe_site = { .caller = &probe, .callee = &probe, .file = "<cprof>" };
+enum { PROBE_ROUNDS = 5, PROBE_CALLS = 2000 };
+
+struct probe_run {
+    struct cprof_worker *saved, *w;
+    const void *saved_context;
+};
+
+static struct probe_run probe_begin(void)
+{
+    struct probe_run r = { cprof_self, cprof_worker_create(0), cprof_pending.context };
+    cprof_self_set(r.w);
+    cprof_pending.context = r.w->root;
+    return r;
+}
+
+static void probe_end(struct probe_run *r)
+{
+    cprof_self_set(r->saved);
+    cprof_pending.context = r->saved_context;
+    cprof_worker_destroy(r->w);
+}
+
+/* PROBE_CALLS calls of the probe through facade fc, from the probe's site: their ns. */
+static uint64_t probe_calls(struct cprof_facade fc)
+{
+    uint64_t t0 = cprof_monotonic_ns();
+    for (int i = 0; i < PROBE_CALLS; i++) {
+        cprof_pending.site = &probe_site;
+        struct cprof_frame *f = fc.enter(&probe);
+        if (f)
+            fc.leave(f);
+    }
+    return cprof_monotonic_ns() - t0;
+}
+
 /* The cost of a facade, measured where it runs, so that reports can estimate the
- * profiler's share of the run.  A probe routine (id 0 of a scratch shard, never
- * registered) goes through the real entry and exit from a site of its own, and through
+ * profiler's share of the run: the probe through the real entry and exit, and through
  * the call-site count as a unit inlines it (cprof_count_cached, its slot thread-local;
  * the barrier keeps gcc from summing the loop's counts into one add); best of a few
  * short rounds, timed with CLOCK_MONOTONIC (the facade may read no clock at all). */
@@ -1055,40 +1094,25 @@ static __thread struct cprof_count_slot probe_counts;
 
 struct cprof_costs cprof_facade_cost_ns(void)
 {
-    static struct cprof_routine probe = { .name = "<probe>", .file = "<cprof>" };
-    static struct cprof_site site = { .caller = &probe, .callee = &probe, .file = "<cprof>" };
-    enum { ROUNDS = 5, CALLS = 2000 };
-    struct cprof_worker *saved = cprof_self;
-    const void *saved_context = cprof_pending.context;
-    struct cprof_worker *w = cprof_worker_create(0);
-    cprof_self_set(w);
-    cprof_pending.context = w->root;
+    struct probe_run run = probe_begin();
     uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
-    for (int round = 0; round < ROUNDS; round++) {
-        uint64_t t0 = cprof_monotonic_ns();
-        for (int i = 0; i < CALLS; i++) {
-            cprof_pending.site = &site;
-            struct cprof_frame *f = cprof_facade.enter(&probe);
-            if (f)
-                cprof_facade.leave(f);
-        }
+    for (int round = 0; round < PROBE_ROUNDS; round++) {
+        uint64_t called = probe_calls(cprof_facade);
         uint64_t t1 = cprof_monotonic_ns();
         probe_counts = (struct cprof_count_slot){ 0 };
-        for (int i = 0, kase = CPROF_SS; i < CALLS; i++) {
-            kase = cprof_count_cached(&site, &probe_counts, kase);
+        for (int i = 0, kase = CPROF_SS; i < PROBE_CALLS; i++) {
+            kase = cprof_count_cached(&probe_site, &probe_counts, kase);
             __asm__ volatile("" ::: "memory");
         }
-        uint64_t t2 = cprof_monotonic_ns();
-        if (t1 - t0 < best[0])
-            best[0] = t1 - t0;
-        if (t2 - t1 < best[1])
-            best[1] = t2 - t1;
+        uint64_t counted = cprof_monotonic_ns() - t1;
+        if (called < best[0])
+            best[0] = called;
+        if (counted < best[1])
+            best[1] = counted;
     }
-    cprof_self_set(saved);
-    cprof_pending.context = saved_context;
     probe_counts = (struct cprof_count_slot){ 0 };
-    cprof_worker_destroy(w);
-    return (struct cprof_costs){ (double)best[0] / CALLS, (double)best[1] / CALLS };
+    probe_end(&run);
+    return (struct cprof_costs){ (double)best[0] / PROBE_CALLS, (double)best[1] / PROBE_CALLS };
 }
 
 /* What the time of an untimed call is estimated from (docs/semantics.md, "Sampled
@@ -1099,41 +1123,27 @@ struct cprof_costs cprof_facade_cost_ns(void)
  * timed).  The correction is their difference, or none. */
 static double untimed_correction_ns(void)
 {
-    enum { ROUNDS = 5, CALLS = 2000 };
-    static struct cprof_routine probe = { .name = "<probe>", .file = "<cprof>" };
-    static struct cprof_site site = { .caller = &probe, .callee = &probe, .file = "<cprof>" };
-    struct cprof_worker *saved = cprof_self;
-    const void *saved_context = cprof_pending.context;
-    struct cprof_worker *w = cprof_worker_create(0);
-    cprof_self_set(w);
+    struct probe_run run = probe_begin();
     double inner = 1e300, untimed = 1e300;
-    for (int round = 0; round < 2 * ROUNDS; round++) {
-        struct cprof_facade fc = round < ROUNDS ? cprof_facade : sampled_facade;
-        cprof_pending.context = w->root;
-        uint64_t ticks0 = 0, n0 = 0, t0 = cprof_monotonic_ns();
-        struct cprof_slot *s = site.id >= 0 ? cprof_slot_slow(w, site.id) : 0;
+    for (int round = 0; round < 2 * PROBE_ROUNDS; round++) {
+        struct cprof_facade fc = round < PROBE_ROUNDS ? cprof_facade : sampled_facade;
+        cprof_pending.context = run.w->root;
+        uint64_t ticks0 = 0, n0 = 0;
+        struct cprof_slot *s = probe_site.id >= 0 ? cprof_slot_slow(run.w, probe_site.id) : 0;
         if (s && s->time)
             ticks0 = s->time[0], n0 = s->time[-CPROF_NCASES];
-        for (int i = 0; i < CALLS; i++) {
-            cprof_pending.site = &site;
-            struct cprof_frame *f = fc.enter(&probe);
-            if (f)
-                fc.leave(f);
-        }
-        double ns = (double)(cprof_monotonic_ns() - t0) / CALLS;
-        s = cprof_slot_slow(w, site.id);
-        if (round >= ROUNDS && ns < untimed)
+        double ns = (double)probe_calls(fc) / PROBE_CALLS;
+        s = cprof_slot_slow(run.w, probe_site.id);
+        if (round >= PROBE_ROUNDS && ns < untimed)
             untimed = ns;
-        else if (round < ROUNDS && s->time[-CPROF_NCASES] > n0) {
+        else if (round < PROBE_ROUNDS && s->time[-CPROF_NCASES] > n0) {
             double mean = (double)(s->time[0] - ticks0) * cprof_ns_per_tick() /
                           (double)(s->time[-CPROF_NCASES] - n0);
             if (mean < inner)
                 inner = mean;
         }
     }
-    cprof_self_set(saved);
-    cprof_pending.context = saved_context;
-    cprof_worker_destroy(w);
+    probe_end(&run);
     return inner > untimed ? inner - untimed : 0;
 }
 
