@@ -23,7 +23,9 @@ gcc -O2 "$src" -o plain
 
 # inclusive [OPTION]: outer's inclusive time (ns) in the report of the last profiled run.
 inclusive() {
-    "$bin/cprof-report" --csv flat "$@" prof.out | tr -d '\r' | awk -F, '$8 == "outer" { print $3 }'
+    "$bin/cprof-report" --csv flat "$@" prof.out | tr -d '\r' |
+        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                 $col["name"] == "outer" { print $col["inclusive_worker_ns"] }'
 }
 for r in $(seq "$rounds"); do
     for w in $works; do
