@@ -121,9 +121,6 @@ static void below_adjust(const struct cprof_worker *w, struct cprof_frame *below
     below->ctx->adj[CPROF_ADJ_DIRECT_S + side] += n;
 }
 
-/* The rarer exits: an activation nested in one of its routine's (its time to the
- * recursion's columns), past the node limit (its self time to <other>, its figures the
- * record's), an entry from outside that gives back the handshake it found. */
 /* A timed activation of a slot the sampled-timing rule watches (CPROF_RARE_SAMPLE), of
  * time dt, nested calls nested, inner if nested in one of its routine's: a short one
  * goes to the sample; short ones in a row make the slot sampled, a long one starts the
@@ -151,6 +148,10 @@ static void sample_rule(uint64_t *slot, uint64_t dt, uint64_t nested, int inner)
     }
 }
 
+/* The rarer exits: an activation nested in one of its routine's (its time to the
+ * recursion's columns), past the node limit (its self time to <other>, its figures the
+ * record's), an entry from outside that gives back the handshake it found, one the
+ * sampled-timing rule watches. */
 static __attribute__((noinline)) void close_marked(struct cprof_worker *w, struct cprof_frame *f,
                                                     uint64_t dt, uint64_t nested)
 {
@@ -1156,6 +1157,12 @@ void cprof_facade_timing(double call_cost_ns)
     cprof_timing.short_ns = cprof_timing.short_costs * call_cost_ns;
     short_ticks = (uint64_t)(cprof_timing.short_ns / cprof_ns_per_tick());
     cprof_timing.sampled = !every && sampled_facade.enter;
+    /* Asked for by name, but the run's facade is an extension's, which has no sampled
+     * variant: said, not ignored. */
+    if (!every && !sampled_facade.enter && getenv("CPROF_TIMING"))
+        fprintf(stderr, "cprof: CPROF_TIMING=sampled: this run's facade (CPROF_TRACE, "
+                        "CPROF_RESOURCES, CPROF_PATHS=0, CPROF_DEBUG or input sizes) times "
+                        "every activation\n");
     if (!cprof_timing.sampled)
         return;
     cprof_timing.correction_ns = untimed_correction_ns();

@@ -90,6 +90,19 @@ expect_jq "CPROF_TRACE_INCLUDE=',': every routine traced" run19/cprof.out '.trac
 expect_jq "CPROF_RESOURCES=cpu,,faults: none measured" run25/cprof.out '.resources // [] | length' 0
 check "CPROF_OUT=p.%q.out: the profile written to p.%q.out" -- test -s run23/p.%q.out
 expect_jq "CPROF_TIMING=bogus: sampled timing (the default)" run32/cprof.out '.timing.mode' '"sampled"'
+# CPROF_TIMING=sampled asked for with each extension whose facade has no sampled variant:
+# one line says every activation is timed, and the profile says "every".
+n=0
+for ext in CPROF_TRACE=1 CPROF_RESOURCES=cpu CPROF_PATHS=0 CPROF_DEBUG=1; do
+    n=$((n + 1)); mkdir -p ext$n
+    (cd ext$n && env CPROF_TIMING=sampled $ext ../prog > out.txt 2> err.txt)
+    check "CPROF_TIMING=sampled with $ext: one line says every activation is timed" "$(indent ext$n/err.txt)" -- \
+        bash -c "[ \$(grep -c 'CPROF_TIMING=sampled: this run' ext$n/err.txt) = 1 ]"
+    expect_jq "CPROF_TIMING=sampled with $ext: the profile says every" ext$n/cprof.out '.timing.mode' '"every"'
+done
+(cd ext1 && CPROF_TRACE=1 ../prog > /dev/null 2> quiet.txt)
+check "CPROF_TRACE=1 alone (sampled by default, not asked for): nothing said" "$(indent ext1/quiet.txt)" -- \
+    test ! -s ext1/quiet.txt
 
 # Good values say nothing.
 mkdir good && (cd good && CPROF_PATHS_MAX=5 CPROF_PATHS=1 CPROF_START=on CPROF_DEBUG=0 CPROF_CLOCK=monotonic \
