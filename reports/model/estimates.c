@@ -60,7 +60,7 @@ static double row_var(int64_t calls, int64_t timed, double sum, double sq)
  * calls, and a context of the worker's (ctx) that reached the callee. */
 static int get_row(struct loader *l, const cprof_profile *p, const struct raw_file *rf,
                    const size_t *ctx, json_t *row, size_t w, size_t id, size_t i,
-                   cprof_prof_estimate *out)
+                   cprof_prof_estimate *out, int64_t *untimed)
 {
     int64_t v[CPROF_SAMPLED_NCOLUMNS];
     double sq = 0;
@@ -107,15 +107,19 @@ static int get_row(struct loader *l, const cprof_profile *p, const struct raw_fi
         routine, rf->routines[rf->sites[v[CPROF_S_SITE]].caller].global, path,
         (int)v[CPROF_S_CASE], v[CPROF_S_CALLS], v[CPROF_S_TIMED],
         row_var(sampled, v[CPROF_S_TIMED], (double)v[CPROF_S_TIMED_TIME], sq)};
+    *untimed = sampled - v[CPROF_S_TIMED];
     return 0;
 }
 
 /* The header's "timing": {mode, period, min_activations, short_ns, call_cost_ns,
- * correction_ns}: the rule's figures (the correction is in the rows' times already). */
-static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *sampled)
+ * inner_ns, untimed_ns, correction_ns}: the rule's figures (the correction, and the two
+ * costs it derives from, are in the rows' times already). */
+static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *sampled,
+                      double *untimed_ns)
 {
     const char *mode;
-    double cost, short_ns, correction = 0;
+    double cost, short_ns, correction = 0, inner = 0;
+    *untimed_ns = 0;
     int64_t period, min_act;
     const struct field f[] = {
         {"mode", JSON_STRING, &mode, 0},
@@ -123,6 +127,8 @@ static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *s
         {"min_activations", JSON_INTEGER, &min_act, 0},
         {"short_ns", JSON_REAL, &short_ns, 0},
         {"call_cost_ns", JSON_REAL, &cost, 0},
+        {"inner_ns", JSON_REAL | OPTIONAL, &inner, 0},
+        {"untimed_ns", JSON_REAL | OPTIONAL, untimed_ns, 0},
         {"correction_ns", JSON_REAL | OPTIONAL, &correction, 0},
     };
     if (cprof_get_fields(l, h, f, NELEM(f), "\"" CPROF_SECTION_TIMING "\""))
@@ -141,7 +147,8 @@ int cprof_estimates_of_file(struct loader *l, cprof_profile *p, const struct raw
 {
     json_t *h = json_object_get(rf->root, CPROF_SECTION_TIMING);
     bool sampled = false;
-    if (h && get_timing(l, h, &p->timing, &sampled))
+    double untimed_ns = 0;
+    if (h && get_timing(l, h, &p->timing, &sampled, &untimed_ns))
         return -1;
     json_t *workers = json_object_get(rf->root, "workers");
     size_t n = 0, cap = 0;
@@ -156,9 +163,17 @@ int cprof_estimates_of_file(struct loader *l, cprof_profile *p, const struct raw
                 cap = cap ? 2 * cap : 64;
                 p->estimates = cprof_xrealloc(p->estimates, cap * sizeof *p->estimates);
             }
-            if (get_row(l, p, rf, ctx[id], json_array_get(rows, i), w, id, i,
-                        &p->estimates[n++]))
+            int64_t untimed = 0;
+            cprof_prof_estimate *e = &p->estimates[n++];
+            if (get_row(l, p, rf, ctx[id], json_array_get(rows, i), w, id, i, e, &untimed))
                 return -1;
+            /* The overhead estimate (merge.c) counted every call at a timed call's
+             * cost: an untimed one cost what the runtime measured for it. */
+            if (untimed_ns > 0 && untimed_ns < rf->call_cost_ns) {
+                double less = (rf->call_cost_ns - untimed_ns) * (double)untimed;
+                p->routines[e->routine].overhead_ns -= less;
+                p->overhead_ns -= less;
+            }
         }
     }
     p->nestimates = n;

@@ -681,9 +681,11 @@ struct cprof_timing {
     int tries;                      /* timed ones before a slot is never sampled */
     double short_costs;             /* short: at most this many call costs */
     double short_ns, call_cost_ns;
+    double inner_ns, untimed_ns;    /* measured on the probe: an empty timed activation's
+                                       time, an untimed call's cost (0: not measured) */
     double correction_ns;           /* what an untimed call took less than a timed one's
-                                       activation: its estimate is the sample's mean less
-                                       this (never below 0) */
+                                       activation (inner less untimed, or 0): its estimate
+                                       is the sample's mean less this (never below 0) */
 };
 extern struct cprof_timing cprof_timing;
 /* After the call's cost (ns) was measured on the every-call facade: CPROF_TIMING read,

@@ -1120,24 +1120,21 @@ struct cprof_costs cprof_facade_cost_ns(void)
  * timing"): a timed activation's time holds the part of the timed facade between its two
  * clock reads, an untimed call costs its caller the untimed facade whole.  Both
  * measured on the probe, as the call's cost: the mean time of its empty timed
- * activations (the best round), and a call's cost once its slot is sampled (every 32nd
- * timed).  The correction is their difference, or none. */
-static double untimed_correction_ns(void)
+ * activations (the best round, here), and a call's cost once its slot is sampled (every
+ * 32nd timed: untimed_call_ns).  The correction is their difference, or none. */
+static double timed_inner_ns(void)
 {
     struct probe_run run = probe_begin();
-    double inner = 1e300, untimed = 1e300;
-    for (int round = 0; round < 2 * PROBE_ROUNDS; round++) {
-        struct cprof_facade fc = round < PROBE_ROUNDS ? cprof_facade : sampled_facade;
+    double inner = 1e300;
+    for (int round = 0; round < PROBE_ROUNDS; round++) {
         cprof_pending.context = run.w->root;
         uint64_t ticks0 = 0, n0 = 0;
         struct cprof_slot *s = probe_site.id >= 0 ? cprof_slot_slow(run.w, probe_site.id) : 0;
         if (s && s->time)
             ticks0 = s->time[0], n0 = s->time[-CPROF_NCASES];
-        double ns = (double)probe_calls(fc) / PROBE_CALLS;
+        probe_calls(cprof_facade);
         s = cprof_slot_slow(run.w, probe_site.id);
-        if (round >= PROBE_ROUNDS && ns < untimed)
-            untimed = ns;
-        else if (round < PROBE_ROUNDS && s->time[-CPROF_NCASES] > n0) {
+        if (s->time[-CPROF_NCASES] > n0) {
             double mean = (double)(s->time[0] - ticks0) * cprof_ns_per_tick() /
                           (double)(s->time[-CPROF_NCASES] - n0);
             if (mean < inner)
@@ -1145,7 +1142,34 @@ static double untimed_correction_ns(void)
         }
     }
     probe_end(&run);
-    return inner > untimed ? inner - untimed : 0;
+    return inner;
+}
+
+/* A round counts only if the probe's slot was sampled throughout (no activation found
+ * long in it): one found long in the warm-up (the sampled facade's code cold, an
+ * interrupt) leaves the slot timed on every call, and the round would measure a timed
+ * call, not an untimed one (the correction then came out 0 on most runs, and every
+ * sampled estimate high).  Each try on a worker of its own, whose slot the rule has not
+ * given up on. */
+static double untimed_call_ns(void)
+{
+    double untimed = 1e300;
+    for (int tries = 0, good = 0; tries < 4 * PROBE_ROUNDS && good < PROBE_ROUNDS; tries++) {
+        struct probe_run run = probe_begin();
+        probe_calls(sampled_facade);     /* the warm-up: the slot becomes sampled */
+        cprof_pending.context = run.w->root;
+        uint64_t *untimed_n = cprof_slot_slow(run.w, probe_site.id)->time +
+                              CPROF_SLOT(CPROF_FIG_UNTIMED);
+        uint64_t n0 = *untimed_n;
+        double ns = (double)probe_calls(sampled_facade) / PROBE_CALLS;
+        if (*untimed_n - n0 + 1 + PROBE_CALLS / cprof_timing.period >= PROBE_CALLS) {
+            good++;
+            if (ns < untimed)
+                untimed = ns;
+        }
+        probe_end(&run);
+    }
+    return untimed;
 }
 
 void cprof_facade_timing(double call_cost_ns)
@@ -1165,7 +1189,12 @@ void cprof_facade_timing(double call_cost_ns)
                         "every activation\n");
     if (!cprof_timing.sampled)
         return;
-    cprof_timing.correction_ns = untimed_correction_ns();
+    double inner = timed_inner_ns(), untimed = untimed_call_ns();
+    if (inner < 1e300 && untimed < 1e300) {
+        cprof_timing.inner_ns = inner;
+        cprof_timing.untimed_ns = untimed;
+        cprof_timing.correction_ns = inner > untimed ? inner - untimed : 0;
+    }
     cprof_facade = sampled_facade;
     running_enter = cprof_facade.enter;
 }

@@ -1031,6 +1031,8 @@ static void write_timing(struct cprof_json *j)
     cprof_json_field_int(j, "min_activations", cprof_timing.min_activations);
     cprof_json_field_real(j, "short_ns", cprof_timing.short_ns);
     cprof_json_field_real(j, "call_cost_ns", cprof_timing.call_cost_ns);
+    cprof_json_field_real(j, "inner_ns", cprof_timing.inner_ns);
+    cprof_json_field_real(j, "untimed_ns", cprof_timing.untimed_ns);
     cprof_json_field_real(j, "correction_ns", cprof_timing.correction_ns);
     cprof_json_end(j, '}');
 }

@@ -60,6 +60,15 @@ expect_jq "the header's timing: sampled, its figures" $p \
     '.timing | [.mode, (.period | . > 1), (.min_activations | . >= 1), (.short_ns > 0),
                 (.call_cost_ns > 0), (.short_ns >= .call_cost_ns)]' \
     '["sampled",true,true,true,true,true]'
+# What the correction derives from, measured on the probe (docs/semantics.md): an empty
+# timed activation's time and an untimed call's cost, both measured, the untimed path
+# cheaper than a timed call (about half its instructions, no clock read: a probe round
+# whose slot was not sampled throughout measured a timed call, and the correction came
+# out 0), and the correction their difference.
+expect_jq "the header's timing: inner_ns and untimed_ns measured, untimed below call_cost_ns, correction their difference" $p \
+    '.timing | [(.inner_ns > 0), (.untimed_ns > 0), (.untimed_ns < .call_cost_ns),
+                ((.correction_ns - ([.inner_ns - .untimed_ns, 0] | max)) | fabs < 1e-6)]' \
+    '[true,true,true,true]'
 expect_jq "sections: timing and sampled declared" $p \
     '[.sections[].name | select(. == "timing" or . == "sampled")]' '["timing","sampled"]'
 expect_jq "columns: the sampled rows' names" $p '.columns.sampled | join(",")' \
@@ -141,6 +150,43 @@ expect_jq "wrap: self time not below 0, its time at least leaf's" wrap.json \
 check "tests/report/consistency.sh: the caller's profile is consistent" \
     "$(bash "$root/tests/report/consistency.sh" wrap/cprof.out 2>&1 | sed 's/^/  | /' | head -8)" -- \
     bash "$root/tests/report/consistency.sh" wrap/cprof.out
+
+# A sampled routine called from a parallel loop: its context's parent is the loop's body,
+# no routine whose measured time would lower its estimates, so they alone must stay
+# within what the run had (elapsed x workers: tests/report/consistency.sh).  examples/md's
+# dist, before the probe measured the untimed call only on rounds it was sampled: 10%
+# above, on most runs.
+cat > loop.c <<'C'
+#include <stdio.h>
+__attribute__((noinline)) double pair(const double *a, const double *b)
+{
+    double d = a[0] - b[0], e = a[1] - b[1];
+    return d * d + e * e;
+}
+int main(void)
+{
+    static double p[3000][2];
+    for (int i = 0; i < 3000; i++)
+        p[i][0] = i * 0.5, p[i][1] = i % 7;
+    double s = 0;
+#pragma omp parallel for reduction(+:s) schedule(static)
+    for (int i = 0; i < 3000; i++)
+        for (int j = 0; j < 3000; j++)
+            s += pair(p[i], p[j]);
+    printf("%g\n", s);
+    return 0;
+}
+C
+mkdir loop && "$bin/cprof-cc" -fopenmp -O2 loop.c -o loop/prog > loop/cc.err 2>&1
+check "a sampled routine in a parallel loop: built" "$(indent loop/cc.err)" -- test -x loop/prog
+for run in 1 2 3; do
+    (cd loop && OMP_NUM_THREADS=2 CPROF_OUT=$run.out ./prog > /dev/null 2> $run.err)
+    expect_jq "a sampled routine in a parallel loop, run $run: pair sampled, every call counted" loop/$run.out \
+        '[.timing.mode, ([.workers[].sampled[]?] | length > 0)]' '["sampled",true]'
+    check "a sampled routine in a parallel loop, run $run: tests/report/consistency.sh (pair within elapsed x workers)" \
+        "$(bash "$root/tests/report/consistency.sh" loop/$run.out 2>&1 | sed 's/^/  | /' | head -8)" -- \
+        bash "$root/tests/report/consistency.sh" loop/$run.out
+done
 
 # A user region (docs/control.md) around a short statement in a hot loop: its entry's
 # frame is the region's (cprof_region_end closes it), so it is never sampled.

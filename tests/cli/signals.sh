@@ -63,17 +63,26 @@ double spin(long n)
         x += (double)i * 0.5;
     return x;
 }
-static void *later(void *arg) { (void)arg; spin(10000000); take_if("thread"); return 0; }
+/* A signal taken in a thread after a seventh of the run's work, the rest after it (main
+ * waits meanwhile): sampling stopped at the move would have seen a seventh. */
+static void *later(void *arg)
+{
+    (void)arg;
+    spin(10000000);
+    take_if("thread");
+    spin(20000000);
+    return 0;
+}
 int main(void)
 {
     take_if("main");
     pthread_t t;
     pthread_create(&t, 0, later, 0);
+    pthread_join(t, 0);
     for (int i = 0; i < 20; i++) {
         spin(2000000);
         usleep(1000);
     }
-    pthread_join(t, 0);
     for (int i = 0; i < 5; i++)
         raise(test_sig());
     printf("the handlers got %d of the 5 signals sent\n", (int)got + early_got());
@@ -115,10 +124,11 @@ for when in before ctor main thread; do
                 '.overhead.reason | if . then sub("from [0-9.]+ s"; "from S s") else . end' "$moved"
             # The overhead's samples went on: one each period_ns of user-mode CPU (not the
             # kernel's, which sampling at 0.1 ms makes large), against the run's user time
-            # (tick-based, so rough under 10,000 signals a second: 40%; sampling stopped by
-            # a move in a constructor or main would leave almost none).
-            expect_jq "$name: the overhead's samples went on (at least 40% of the user CPU time)" p.out \
-                ".overhead.samples * .overhead.period_ns >= 0.4 * $(cat user.txt) * 1e9" true
+            # (tick-based, so rough under 10,000 signals a second, and more so on a busy
+            # machine: 30%).  Sampling stopped by the move would have seen none of the
+            # run (a constructor, main) or a seventh of it (the thread: see main.c).
+            expect_jq "$name: the overhead's samples went on (at least 30% of the user CPU time)" p.out \
+                ".overhead.samples * .overhead.period_ns >= 0.3 * $(cat user.txt) * 1e9" true
             # The samples went on: the spin loop's CPU samples against the CPU time the
             # workers counted, in the same run.
             expect_jq "$name: the CPU samples went on (at least 80% of the workers' CPU time)" p.json \

@@ -191,3 +191,14 @@ check "sampled, two periods: the first file's said, and that the others differ" 
           grep -q "(1 in 4 in the first file; others differ" "$tmp/out" &&
           grep -q "^~  an estimate: the calls were timed on a sample (1 in 4 in the first file)" "$tmp/out" &&
           run --json "$sa" "$tmp/b16.json" && [ "$(jq -c "[.timing.period, .timing.periods_differ]" "$tmp/out")" = "[4,true]" ]'
+
+# The overhead estimate (docs/report.md) counts an untimed call at the cost the runtime
+# measured for one (the header's timing.untimed_ns), not a timed call's: sampled-a's
+# rows have 27 untimed calls (calls - exact - timed), each 17.6265 - 5.6265 = 12 ns
+# cheaper: 1304 ns less 324.  Without untimed_ns (older files), or with one not below
+# the call's cost, every call at call_cost_ns as before.
+jq '.timing.untimed_ns = 5.6265' "$sa" > "$tmp/sa-untimed.json"
+jq '.timing.untimed_ns = 30' "$sa" > "$tmp/sa-untimed-high.json"
+check "sampled: the overhead estimate counts untimed calls at untimed_ns (1304 - 27 x 12 = 980 ns), else at call_cost_ns" \
+    test "$(for f in "$sa" "$tmp/sa-untimed.json" "$tmp/sa-untimed-high.json"; do
+               csv_col summary key overhead_ns value "$f"; done | paste -sd,)" = 1304,980,1304
