@@ -521,23 +521,50 @@ static uint64_t not_below_0(uint64_t self)
     return cprof_timing.sampled && (int64_t)self < 0 ? 0 : self;
 }
 
+/* The time of context id's children, estimates in place of their sampled cases'. */
+static uint64_t children_est(struct tree *t, int id)
+{
+    uint64_t sum = 0;
+    for (int c = t->first[id]; c; c = t->next[c]) {
+        struct cprof_node a;
+        const struct cprof_node *est = node_est(t->by_id[c], &a, t->lower, t->n);
+        for (int k = 0; k < CPROF_NCASES; k++)
+            sum += est->time[k];
+    }
+    return sum;
+}
+
 /* Sampled timing (docs/semantics.md): an estimate of an untimed call is its sample's
  * mean, which may exceed what the call took around its caller's measured time.  A
- * context whose children's times exceed its own has its children's estimates lowered,
- * each by its share of their excess over their timed time, by the difference (never
- * below their timed time): measured times are never changed, and a self time is never
- * below 0.  Parents before children (ids grow downwards), so that a lowered child's own
- * children are seen after. */
+ * context whose children's times exceed its own (a routine's: its self time below 0; a
+ * construct's body on this worker: its measured time) has its children's estimates
+ * lowered, each by its share of their excess over their timed time, by the difference
+ * (never below their timed time): measured times are never changed, and a routine's
+ * self time is never below 0.  Parents before children (ids grow downwards), so that a
+ * lowered child's own children are seen after. */
 static void tree_lower(struct tree *t, struct routine_sums *sums, int cap)
 {
     if (!cprof_timing.sampled)
         return;
     for (int id = 1; id < t->n; id++) {
-        if ((int64_t)t->self[id][0] >= 0)
-            continue;
-        uint64_t d = -t->self[id][0], excess = 0, given = 0;
         const struct cprof_node *parent = t->by_id[id];
-        int caller = parent->key ? parent->key->callee : -1;
+        int caller = parent->key ? parent->key->callee : -1, body = parent->key && caller < 0;
+        uint64_t d, excess = 0, given = 0;
+        if (body) {
+            if ((int64_t)t->self[id][0] < 0)
+                t->self[id][0] = 0;     /* not below 0, estimates or not */
+            struct cprof_node b;
+            const struct cprof_node *raw = cprof_node_now(parent, &b);
+            uint64_t measured = raw->time[0] + raw->time[1] + raw->time[2] + raw->time[3];
+            uint64_t kids = children_est(t, id);
+            if (kids <= measured)
+                continue;
+            d = kids - measured;
+        } else {
+            if ((int64_t)t->self[id][0] >= 0)
+                continue;
+            d = -t->self[id][0];
+        }
         /* each sampled child's excess: its estimate less its timed time, per case */
         for (int c = t->first[id]; c; c = t->next[c]) {
             struct cprof_node a, b;
@@ -546,8 +573,9 @@ static void tree_lower(struct tree *t, struct routine_sums *sums, int cap)
             for (int k = 0; k < CPROF_NCASES; k++)
                 excess += est->time[k] - raw->time[k];
         }
-        if (!excess || caller < 0) {
-            t->self[id][0] = 0;     /* no estimate to lower: not below 0 all the same */
+        if (!excess || (caller < 0 && !body)) {
+            if (!body)
+                t->self[id][0] = 0;     /* no estimate to lower: not below 0 all the same */
             continue;
         }
         uint64_t take = d < excess ? d : excess;
@@ -566,12 +594,16 @@ static void tree_lower(struct tree *t, struct routine_sums *sums, int cap)
                 given += r;
                 t->lower[c][k] += r;
                 t->self[canon][0] -= r;
-                t->self[id][0] += r;
                 tree_side(sums, cap, routine, k != CPROF_SS, -r, 0);
-                tree_side(sums, cap, caller, k >= CPROF_CS, r, 0);
+                /* A body's own time is its opener's, which its children's times were
+                 * never taken from (omp.c): only a routine's self time gives. */
+                if (!body) {
+                    t->self[id][0] += r;
+                    tree_side(sums, cap, caller, k >= CPROF_CS, r, 0);
+                }
             }
         }
-        if ((int64_t)t->self[id][0] < 0)
+        if (!body && (int64_t)t->self[id][0] < 0)
             t->self[id][0] = 0;
     }
 }
@@ -610,7 +642,8 @@ static void tree_make(struct tree *t, struct cprof_worker *w, struct routine_sum
         /* Its activations: self time where their calls hang; and children of the
          * activation they were called from, if the tree has it. */
         int caller = parent->key ? parent->key->callee : -1, timed = timed_routine(rf, routine);
-        if (caller >= 0) {
+        /* A child of a routine's context, or of a construct's body (tree_lower) */
+        if (parent->key) {
             t->next[id] = t->first[parent->id];
             t->first[parent->id] = id;
         }

@@ -25,10 +25,34 @@ echo "1 passed, 0 failed, 1 skipped"
 EOF2
 CPROF_BIN=$bin bash "$fake/tests/run" > run.out 2>&1; st=$?
 check "the last line counts skips apart" "$(indent run.out 20)" -- \
-    test "$(tail -n 1 run.out)" = "2 passed, 1 failed, 2 skipped"
+    test "$(tail -n 1 run.out)" = "2 passed, 1 failed, 3 skipped"
+check "outside a git checkout, whether the tests left the tree as they found it is a skip" \
+    "$(indent run.out 20)" -- \
+    grep -qx 'ok - the tests leave the source tree as they found it # SKIP not a git checkout' run.out
 check "a failure among skips: exit status 1" "status $st" -- test $st = 1
 check "a skip shows as ok with its reason" "$(indent run.out 20)" -- \
     grep -qx 'ok - cli/three: a skip # SKIP no such tool' run.out
 check "the script's own summary line is not in the output" "$(indent run.out 20)" -- \
     bash -c "! grep -q '^1 passed, 1 failed, 1 skipped' run.out"
+
+# In a git checkout: a test that writes in the source tree (as bench/task_stack.sh wrote
+# its committed results file from cli/task_stack) fails the run; none that does passes.
+if command -v git > /dev/null; then
+    rm "$fake/tests/cli/three.sh"
+    git -C "$fake" init -q && git -C "$fake" add -A &&
+        git -C "$fake" -c user.name=t -c user.email=t@t commit -q -m tree
+    CPROF_BIN=$bin bash "$fake/tests/run" > clean.out 2>&1; st=$?
+    check "a git checkout the tests leave as they found it: ok, status 0" "status $st" "$(indent clean.out 20)" -- \
+        bash -c "[ $st = 0 ] && grep -qx 'ok - the tests leave the source tree as they found it' clean.out"
+    printf '. "$(dirname "$0")/../lib/cli.sh"\nmkdir -p "$root/bench/results" && echo 1 > "$root/bench/results/x.txt"\nok "writes"\nfinish\n' \
+        > "$fake/tests/cli/writes.sh"
+    git -C "$fake" add -A && git -C "$fake" -c user.name=t -c user.email=t@t commit -q -m writes
+    CPROF_BIN=$bin bash "$fake/tests/run" > dirty.out 2>&1; st=$?
+    check "a test that writes in the source tree: not ok, status 1, the file named" "status $st" \
+        "$(indent dirty.out 20)" -- \
+        bash -c "[ $st = 1 ] && grep -qx 'not ok - the tests leave the source tree as they found it' dirty.out &&
+                 grep -q 'bench/results/x.txt' dirty.out"
+else
+    skip "the tests leave a git checkout as they found it" "git is not installed"
+fi
 finish

@@ -63,14 +63,13 @@ double spin(long n)
         x += (double)i * 0.5;
     return x;
 }
-/* A signal taken in a thread after a seventh of the run's work, the rest after it (main
- * waits meanwhile): sampling stopped at the move would have seen a seventh. */
+/* A signal taken in a thread as it starts, the run's work after it (main waits
+ * meanwhile): sampling stopped at the move would have seen almost none of it. */
 static void *later(void *arg)
 {
     (void)arg;
-    spin(10000000);
     take_if("thread");
-    spin(20000000);
+    spin(30000000);
     return 0;
 }
 int main(void)
@@ -124,11 +123,13 @@ for when in before ctor main thread; do
                 '.overhead.reason | if . then sub("from [0-9.]+ s"; "from S s") else . end' "$moved"
             # The overhead's samples went on: one each period_ns of user-mode CPU (not the
             # kernel's, which sampling at 0.1 ms makes large), against the run's user time
-            # (tick-based, so rough under 10,000 signals a second, and more so on a busy
-            # machine: 30%).  Sampling stopped by the move would have seen none of the
-            # run (a constructor, main) or a seventh of it (the thread: see main.c).
-            expect_jq "$name: the overhead's samples went on (at least 30% of the user CPU time)" p.out \
-                ".overhead.samples * .overhead.period_ns >= 0.3 * $(cat user.txt) * 1e9" true
+            # (tick-based, so rough under 10,000 signals a second; on a quiet machine 60%
+            # to 130% of it, and lower on a busy one: 10%).  Sampling stopped by the move
+            # would have seen almost none of the run, whose work all follows the move
+            # (main.c).
+            expect_jq "$name: the overhead's samples went on (at least 10% of the user CPU time)" p.out \
+                "[.overhead.samples, .overhead.period_ns * .overhead.samples >= 0.1 * $(cat user.txt) * 1e9]" \
+                "[$(jq .overhead.samples p.out), true]"
             # The samples went on: the spin loop's CPU samples against the CPU time the
             # workers counted, in the same run.
             expect_jq "$name: the CPU samples went on (at least 80% of the workers' CPU time)" p.json \

@@ -1,6 +1,7 @@
 /* The program's heap is gcc's: what malloc returns, and the allocator's books, do not
  * change when the program is profiled. */
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,10 +36,15 @@ int main(void)
     for (int i = 1; i < 8; i++)
         gap[i - 1] = p[i] - p[i - 1];
     size_t usable = malloc_usable_size(p[3]);
+    /* The address as a number, taken before the free, kept where the compiler cannot
+     * see it: comparing a freed pointer is undefined, and clang folds the comparison
+     * with a fresh malloc's result to false where it inlines grab (as in its plain
+     * build), not where it does not (an entry hook makes grab larger). */
+    volatile uintptr_t freed = (uintptr_t)p[5];
     free(p[2]);
     free(p[5]);
     char *again = grab(24 + 40 * 5);
-    int reused = again == p[5];
+    int reused = (uintptr_t)again == freed;
     struct facts middle = books();
     /* The team's threads are created here, with nothing profiled in them yet.  (Each
      * thread's TLS vector is 16 bytes longer: the profiled program has one more module
