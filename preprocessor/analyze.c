@@ -265,4 +265,7 @@ void find_callees(struct unit *u, unsigned from)
         else if (n->kind == N_CALL && n->region)
             u->sites[n->index].callee = n->leaf;
     }
+    for (int i = 0; i < u->nsites; i++)
+        if (u->sites[i].routine >= 0)
+            u->routines[u->sites[i].routine].has_sites = 1;
 }

@@ -168,9 +168,12 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
         str_printf(out, ", .line = %u, .id = -1", r->line);
         if (!(r->line && r->internal && !r->address_taken))
             str_printf(out, ", .self = (void (*)(void))%s", r->name);
-        if (r->counted || r->inlinable)
-            str_printf(out, ", .flags = %s", r->counted ? "CPROF_ROUTINE_COUNTED"
-                                                        : "CPROF_ROUTINE_INLINABLE");
+        if (r->counted)
+            str_printf(out, ", .flags = CPROF_ROUTINE_COUNTED");
+        else if (r->inlinable || !r->has_sites)
+            str_printf(out, ", .flags = %s%s%s", r->inlinable ? "CPROF_ROUTINE_INLINABLE" : "",
+                       r->inlinable && !r->has_sites ? " | " : "",
+                       r->has_sites ? "" : "CPROF_ROUTINE_LEAF");
         str_add(out, " },", 3);
     }
     str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);

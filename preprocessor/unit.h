@@ -71,6 +71,8 @@ struct routine {
     int inlinable;                  /* timed, though gcc may inline it (CPROF_ROUTINE_INLINABLE) */
     int reads_case0;                /* copies cprof_pending.case0 at entry: has sites that
                                        count with it */
+    int has_sites;                  /* makes a call cprof sees (a site of its own, a
+                                       construct's included): else CPROF_ROUTINE_LEAF */
     int region;                     /* a user region (cprof_region_begin): no function of
                                        that name, never counted, never called by name */
     /* -fcprof-input-size: rendered with an instrumented twin (twins.c); where its

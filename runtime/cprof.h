@@ -82,6 +82,10 @@ enum {
     /* Timed, though gcc may well inline it in a plain build (declared inline, or static
      * and called from one site): its facade also costs what inlining would have saved. */
     CPROF_ROUTINE_INLINABLE = 2,
+    /* Makes no call cprof sees (no call site, no construct): an untimed entry (sampled
+     * timing, docs/semantics.md) names no context of its own and returns no frame, so
+     * its exit costs the hook's one test. */
+    CPROF_ROUTINE_LEAF = 4,
 };
 
 /* One per call site in instrumented code. */

@@ -352,15 +352,20 @@ static inline struct cprof_sampling *sampling_of(const struct cprof_slot *s)
 
 /* An entry of a sampled slot between two timed ones: counted (untimed), the calls it
  * makes given their context, no frame and no clock.  What it returns is the caller's
- * context tagged (bit 0), which the exit names again; contexts are 8-aligned.  The
- * worker's calls count it, as the timed ones nested around it count their calls. */
+ * context tagged (bit 0), which the exit names again; contexts are 8-aligned.  A leaf
+ * routine's (CPROF_ROUTINE_LEAF) makes no call that needs its context or its case0
+ * (cprof_pending's): neither, and no exit call.  The worker's calls count it, as the
+ * timed ones nested around it count their calls. */
 static inline __attribute__((always_inline)) struct cprof_frame *
-enter_untimed(struct cprof_worker *w, struct cprof_slot *s, struct cprof_sampling *st,
-              int32_t left, const void *caller)
+enter_untimed(const struct cprof_routine *r, struct cprof_worker *w, struct cprof_slot *s,
+              struct cprof_sampling *st, int32_t left, const void *caller)
 {
     st->left = left - 1;
     s->time[CPROF_SLOT(CPROF_FIG_UNTIMED)]++;
     w->calls++;
+    if (r->flags & CPROF_ROUTINE_LEAF)
+        return 0;
+    cprof_pending.case0 = (int)s->case0;
     cprof_pending.context = s->ctx;
     return (struct cprof_frame *)((uintptr_t)caller | 1);
 }
@@ -445,7 +450,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
         if (sampled) {
             struct cprof_sampling *st = sampling_of(s);
             if (st->left > 0)
-                return enter_untimed(w, s, st, st->left, parent);
+                return enter_untimed(r, w, s, st, st->left, parent);
             if (!st->left)
                 rare |= CPROF_RARE_SAMPLE;
         }
@@ -537,18 +542,19 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
                          (clock != CPROF_CLOCK_NONE && !sampled && w->top[-1].sp < sp) ||
                          (s = &w->slots[sid])->key != key, 0))
         return slow(r, site, clock, sp);
-    p->case0 = (int)s->case0;
-    if (clock == CPROF_CLOCK_NONE) {
-        s->time[-CPROF_NCASES]++;
-        return 0;
-    }
     if (sampled) {
         struct cprof_sampling *st = sampling_of(s);
         int32_t left = st->left;
         if (__builtin_expect(left > 0, 1))
-            return enter_untimed(w, s, st, left, caller);
+            return enter_untimed(r, w, s, st, left, caller);
+        p->case0 = (int)s->case0;
         return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
                                          : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
+    }
+    p->case0 = (int)s->case0;
+    if (clock == CPROF_CLOCK_NONE) {
+        s->time[-CPROF_NCASES]++;
+        return 0;
     }
     return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, trace, side);
 }
