@@ -138,7 +138,7 @@ static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *s
         return cprof_fail(l, "invalid profile: \"%s\": mode \"%s\" is neither \"sampled\" nor"
                           " \"every\"", CPROF_SECTION_TIMING, mode);
     if (*sampled)
-        *t = (cprof_prof_timing){1, period, min_act, short_ns, cost, false};
+        *t = (cprof_prof_timing){1, period, min_act, short_ns, cost, false, !(*untimed_ns > 0)};
     return 0;
 }
 
@@ -187,6 +187,7 @@ int cprof_estimates_sum(struct loader *l, cprof_profile *out, const cprof_profil
     const cprof_prof_timing *x = &a->timing, *y = &b->timing;
     out->timing = x->sampled_files ? *x : *y;
     out->timing.sampled_files = x->sampled_files + y->sampled_files;
+    out->timing.uncorrected_files = x->uncorrected_files + y->uncorrected_files;
     out->timing.periods_differ = x->periods_differ || y->periods_differ ||
                                  (x->sampled_files && y->sampled_files && x->period != y->period);
     out->nestimates = a->nestimates + b->nestimates;

@@ -306,6 +306,9 @@ typedef struct {
     double short_ns;
     double call_cost_ns;
     bool periods_differ;    /* another sampled file had another period */
+    size_t uncorrected_files;   /* sampled files with no measured untimed_ns (an older
+                                   writer's, or no probe round measured one): their
+                                   estimates' correction may be 0, and they may be high */
 } cprof_prof_timing;
 
 /* A program whose profiles are summed, and how many of its files. */

@@ -564,8 +564,9 @@ char *cprof_report_json(const cprof_profile *p)
      * estimates. */
     const cprof_prof_timing *t = &p->timing;
     if (doc && t->sampled_files) {
-        json_t *timing = json_pack("{s:I, s:I, s:b, s:I, s:f, s:f, s:I, s:I}",
+        json_t *timing = json_pack("{s:I, s:I, s:I, s:b, s:I, s:f, s:f, s:I, s:I}",
                                    "files_sampled", (json_int_t)t->sampled_files,
+                                   "files_uncorrected", (json_int_t)t->uncorrected_files,
                                    "period", (json_int_t)t->period,
                                    "periods_differ", t->periods_differ,
                                    "min_activations", (json_int_t)t->min_activations,

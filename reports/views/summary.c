@@ -79,6 +79,13 @@ static void sampled_rows(cprof_table *t, const cprof_view *v)
                         "apart), its time calls x their mean; err%% gives the standard error\n"
                         "(docs/semantics.md, \"Sampled timing\").", (long long)s->period,
                      s->periods_differ ? " in the first file; others differ" : "");
+    if (s->uncorrected_files)
+        cprof_table_note(t, "In %zu of the %zu sampled files the cost of an untimed call was not\n"
+                            "measured at start-up (no timing.untimed_ns: an older cprof, or no\n"
+                            "probe round stayed sampled): the correction of their estimates\n"
+                            "for the clock reads a timed call holds may be missing, and the\n"
+                            "estimates high (docs/semantics.md, \"Sampled timing\").",
+                         s->uncorrected_files, s->sampled_files);
 }
 
 /* A note of say (allocated, freed here) folded into lines of at most 80 characters, at

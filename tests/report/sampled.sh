@@ -27,7 +27,7 @@ jqv() {
     check "$name" "got:  $got" "want: $want" -- test "$got" = "$want"
 }
 jqv "sampled --json: the document's timing" '.timing' \
-    '{"files_sampled":1,"period":4,"periods_differ":false,"min_activations":1,"short_ns":200,"call_cost_ns":17.63,"routines_estimated":4,"errors_unknown":0}' "$sa"
+    '{"files_sampled":1,"files_uncorrected":1,"period":4,"periods_differ":false,"min_activations":1,"short_ns":200,"call_cost_ns":17.63,"routines_estimated":4,"errors_unknown":0}' "$sa"
 jqv "sampled --json: leaf, step, solve, setup: errors of inclusive, self, wall, wall self (ns)" \
     '[r("leaf", "step", "solve", "setup") | [.name, .time_estimated, .time_error_ns, .self_time_error_ns, .wall_time_error_ns, .wall_self_time_error_ns]]' \
     '[["leaf",true,21,21,4,4],["setup",true,0,4,0,4],["solve",true,0,36,0,36],["step",true,36,41,0,0]]' "$sa"
@@ -202,3 +202,11 @@ jq '.timing.untimed_ns = 30' "$sa" > "$tmp/sa-untimed-high.json"
 check "sampled: the overhead estimate counts untimed calls at untimed_ns (1304 - 27 x 12 = 980 ns), else at call_cost_ns" \
     test "$(for f in "$sa" "$tmp/sa-untimed.json" "$tmp/sa-untimed-high.json"; do
                csv_col summary key overhead_ns value "$f"; done | paste -sd,)" = 1304,980,1304
+
+# A sampled file without a measured untimed_ns (sampled-a and -b: written as an older
+# cprof did) is said: its estimates may lack the correction.  One with it is not.
+check "sampled: a file without timing.untimed_ns is said in the summary; one with it is not" \
+    bash -c "'$report' '$sa' | tr '\n' ' ' | grep -q 'In 1 of the 1 sampled files the cost of an untimed call was not measured' &&
+             ! '$report' '$tmp/sa-untimed.json' | grep -q 'cost of an untimed call was not'"
+jqv "sampled --json: files_uncorrected counts the files without untimed_ns (sa, sa + measured)" \
+    '.timing | [.files_sampled, .files_uncorrected]' '[2,1]' "$sa" "$tmp/sa-untimed.json"
