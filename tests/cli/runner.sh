@@ -52,6 +52,14 @@ if command -v git > /dev/null; then
         "$(indent dirty.out 20)" -- \
         bash -c "[ $st = 1 ] && grep -qx 'not ok - the tests leave the source tree as they found it' dirty.out &&
                  grep -q 'bench/results/x.txt' dirty.out"
+    # A file already changed before the run, which a test changes again: git status
+    # says " M" both times, the contents differ.
+    git -C "$fake" add -A && git -C "$fake" -c user.name=t -c user.email=t@t commit -q -m x
+    echo 2 > "$fake/bench/results/x.txt"
+    CPROF_BIN=$bin bash "$fake/tests/run" > again.out 2>&1; st=$?
+    check "a test that changes a file already changed: not ok, status 1" "status $st" \
+        "$(indent again.out 20)" -- \
+        bash -c "[ $st = 1 ] && grep -qx 'not ok - the tests leave the source tree as they found it' again.out"
 else
     skip "the tests leave a git checkout as they found it" "git is not installed"
 fi
