@@ -169,27 +169,49 @@ int main(void)
     for (int i = 0; i < 3000; i++)
         p[i][0] = i * 0.5, p[i][1] = i % 7;
     double s = 0;
+#ifdef TASKS
+    /* each block of rows a task's body, made by one thread, run by the team */
+#pragma omp parallel
+#pragma omp single
+    for (int b = 0; b < 3000; b += 100)
+#pragma omp task firstprivate(b) shared(s, p)
+    {
+        double t = 0;
+        for (int i = b; i < b + 100; i++)
+            for (int j = 0; j < 3000; j++)
+                t += pair(p[i], p[j]);
+#pragma omp atomic
+        s += t;
+    }
+#else
 #pragma omp parallel for reduction(+:s) schedule(static)
     for (int i = 0; i < 3000; i++)
         for (int j = 0; j < 3000; j++)
             s += pair(p[i], p[j]);
+#endif
     printf("%g\n", s);
     return 0;
 }
 C
-mkdir loop && "$bin/cprof-cc" -fopenmp -O2 loop.c -o loop/prog > loop/cc.err 2>&1
-check "a sampled routine in a parallel loop: built" "$(indent loop/cc.err)" -- test -x loop/prog
-for run in 1 2 3; do
-    (cd loop && OMP_NUM_THREADS=2 CPROF_OUT=$run.out ./prog > /dev/null 2> $run.err)
-    check "a sampled routine in a parallel loop, run $run: tests/report/consistency.sh (pair within elapsed x workers)" \
-        "$(bash "$root/tests/report/consistency.sh" loop/$run.out 2>&1 | sed 's/^/  | /' | head -8)" -- \
-        bash "$root/tests/report/consistency.sh" loop/$run.out
+# The class: the bodies that bound their calls' estimates (docs/semantics.md): a
+# parallel loop's, and tasks'.
+for kind in loop tasks; do
+    def=; [ $kind = tasks ] && def=-DTASKS
+    mkdir $kind && "$bin/cprof-cc" -fopenmp -O2 $def loop.c -o $kind/prog > $kind/cc.err 2>&1
+    check "a sampled routine in a parallel $kind: built" "$(indent $kind/cc.err)" -- test -x $kind/prog
+    for run in 1 2 3; do
+        (cd $kind && OMP_NUM_THREADS=2 CPROF_OUT=$run.out ./prog > /dev/null 2> $run.err)
+        check "a sampled routine in a parallel $kind, run $run: tests/report/consistency.sh (pair within elapsed x workers)" \
+            "$(bash "$root/tests/report/consistency.sh" $kind/$run.out 2>&1 | sed 's/^/  | /' | head -8)" -- \
+            bash "$root/tests/report/consistency.sh" $kind/$run.out
+    done
+    # (On a busy machine a worker's slot may meet a long activation before it is
+    # sampled, and be timed for good: one run of three sampled is what the checks
+    # above need.)
+    jq -s . $kind/1.out $kind/2.out $kind/3.out > $kind/all.json
+    expect_jq "a sampled routine in a parallel $kind: pair sampled in one run of three at least" $kind/all.json \
+        '[.[] | [.workers[].sampled[]?] | length > 0] | any' true
 done
-# (On a busy machine a worker's slot may meet a long activation before it is sampled,
-# and be timed for good: one run of three sampled is what the checks above need.)
-jq -s . loop/1.out loop/2.out loop/3.out > loop/all.json
-expect_jq "a sampled routine in a parallel loop: pair sampled in one run of three at least" loop/all.json \
-    '[.[] | [.workers[].sampled[]?] | length > 0] | any' true
 
 # The untimed path × control and modes: a leaf (no call cprof sees) and a routine whose
 # call is rarely made, both sampled, on one thread; stopped and started again between
