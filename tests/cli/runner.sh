@@ -32,6 +32,9 @@ check "outside a git checkout, whether the tests left the tree as they found it 
 check "a failure among skips: exit status 1" "status $st" -- test $st = 1
 check "a skip shows as ok with its reason" "$(indent run.out 20)" -- \
     grep -qx 'ok - cli/three: a skip # SKIP no such tool' run.out
+check "the failure and its diagnosis are said again just above the last line" "$(indent run.out 20)" -- \
+    bash -c "tail -n 4 run.out | head -n 3 | tr '\n' '|' |
+             grep -qx '# again, the failures above (1):|# not ok - cli/three: a failure|#     why|'"
 check "the script's own summary line is not in the output" "$(indent run.out 20)" -- \
     bash -c "! grep -q '^1 passed, 1 failed, 1 skipped' run.out"
 
