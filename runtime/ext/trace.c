@@ -44,30 +44,36 @@
 enum { VARINT64_MAX = 10, VARINT32_MAX = 5 };
 enum { EXIT_MAX = 1 + VARINT64_MAX, ENTER_MAX = 1 + VARINT64_MAX + 2 * VARINT32_MAX };
 
-/* What a frame's opening left (marks[] by frame index): at 0 not recorded (excluded by
- * the globs, or dropped), else the event's offset + 1; its number among the worker's
- * opening events, and that of the one open around it; the time and the count of events
- * before it, which a take-back restores.  A mark may be stale: a signal handler's entry
+/* What a frame's opening left, in the mark beside the frame: at null if not recorded
+ * (excluded by the globs, or dropped), else where its event begins in the buffer; its number among the worker's
+ * opening events, and that of the one open around it; the time of the event before
+ * it, which a take-back restores.  A mark may be stale: a signal handler's entry
  * can take a frame that is being filled for one left by a longjmp and close it, with
  * the mark of the slot's previous frame.  An exit writes an event only if its mark is
  * the innermost recorded opening still open. */
 struct mark {
-    uint64_t at, number, outer, before, events;
+    uint8_t *at;
+    uint64_t number, outer, before;
 };
-enum { MARK_NONE, MARK_AT };
+/* The marks have the frames' stride, so that a frame's is one addition away (no
+ * division by the frame's size at every event); the room between is never touched. */
+_Static_assert(sizeof(struct mark) <= sizeof(struct cprof_frame), "a mark fits a frame's stride");
 
 struct cprof_trace {
     uint8_t *buf, *pos;
     uint8_t *room;          /* the buffer's end less the room kept for the exits of the
                                recorded entries still open */
     uint64_t last;          /* ticks of the last event recorded */
-    uint64_t events, dropped;
+    uint64_t events;        /* in the bytes written: counted then, not at every event */
+    uint64_t dropped;
     uint64_t interrupting;  /* dropped: a signal handler's, while busy */
     uint64_t opened;        /* events that opened a frame so far: their numbers */
     uint64_t innermost;     /* the number of the innermost one still open, 0: none */
     int busy;               /* recording an event */
     int stopped;            /* an entry did not fit: nothing more is recorded */
-    struct mark *marks;     /* [stack frames], reserved, touched as deep as frames go */
+    char *marks;            /* reserved, touched as deep as frames go: the mark of frame f
+                               is at (char *)f + marks_off */
+    ptrdiff_t marks_off;
     size_t buf_size, marks_size;
 };
 
@@ -178,8 +184,9 @@ void cprof_trace_new(struct cprof_worker *w)
     t->buf_size = buffer_size;
     t->buf = t->pos = reserve(t->buf_size);
     t->room = t->buf + t->buf_size;
-    t->marks_size = (size_t)(w->stack_end - w->stack) * sizeof *t->marks;
+    t->marks_size = (size_t)(w->stack_end - w->stack) * sizeof(struct cprof_frame);
     t->marks = reserve(t->marks_size);
+    t->marks_off = t->marks - (char *)w->stack;
     t->last = origin;
     w->trace = t;
 }
@@ -241,7 +248,7 @@ static __attribute__((noinline)) int body_traced(const struct cprof_construct_re
  * counted dropped at the opening, two each: the closing is never recorded. */
 static inline int begin(struct cprof_trace *t, struct mark *m)
 {
-    m->at = MARK_NONE;
+    m->at = 0;
     if (__builtin_expect(t->busy, 0)) {
         t->interrupting += 2;
         return 0;
@@ -267,8 +274,8 @@ static inline void record(struct cprof_trace *t, struct mark *m, const struct cp
         t->dropped += 2;
         return;
     }
-    *m = (struct mark){ (uint64_t)(t->pos - t->buf) + MARK_AT, ++t->opened, t->innermost,
-                        t->last, t->events };
+    *m = (struct mark){ t->pos, ++t->opened, t->innermost,
+                        t->last };
     t->innermost = m->number;
     uint8_t *p = t->pos;
     *p++ = (uint8_t)kind;
@@ -279,7 +286,40 @@ static inline void record(struct cprof_trace *t, struct mark *m, const struct cp
         p = put(p, id1);
     t->pos = p;
     t->room -= EXIT_MAX;
-    t->events++;
+}
+
+static inline struct mark *mark_of(const struct cprof_trace *t, const struct cprof_frame *f)
+{
+    return (struct mark *)((char *)f + t->marks_off);
+}
+
+/* An activation's opening event: kind, delta, the routine's index, its site's. */
+static inline void record_enter(struct cprof_trace *t, struct mark *m, const struct cprof_frame *f,
+                                const struct cprof_routine_rec *rec, int kase, int site)
+{
+    int external = site < 0;
+    record(t, m, f, CPROF_TRACE_ENTER | (unsigned)kase << 2 | (external ? CPROF_TRACE_NO_SITE : 0),
+           external ? 1 : 2, (uint32_t)rec->ext.callee, (uint32_t)site);
+}
+
+/* The rarer openings, apart, so that the common one saves no register: a signal
+ * handler's while an event is being recorded, a routine not yet matched against the
+ * globs or left out by them. */
+static __attribute__((noinline)) struct cprof_frame *
+enter_rare(struct cprof_worker *w, const struct cprof_routine *r, struct cprof_frame *f,
+           struct cprof_routine_rec *rec, int kase, int site)
+{
+    struct cprof_trace *t = w->trace;
+    struct mark *m = mark_of(t, f);
+    if (!begin(t, m))
+        return f;
+    if (!rec->traced)
+        rec->traced = (signed char)traced(r->name);
+    /* Not the top frame: a signal handler closed it while it was being opened. */
+    if (rec->traced > 0 && f == w->top - 1)
+        record_enter(t, m, f, rec, kase, site);
+    end(t);
+    return f;
 }
 
 struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof_routine *r,
@@ -287,17 +327,15 @@ struct cprof_frame *cprof_trace_enter(struct cprof_worker *w, const struct cprof
                                       int kase, int site)
 {
     struct cprof_trace *t = w->trace;
-    struct mark *m = &t->marks[f - w->stack];
-    if (!begin(t, m))
-        return f;
-    if (__builtin_expect(!rec->traced, 0))
-        rec->traced = (signed char)traced(r->name);
-    /* Not the top frame: a signal handler closed it while it was being opened. */
-    if (rec->traced > 0 && __builtin_expect(f == w->top - 1, 1)) {
-        int external = site < 0;
-        record(t, m, f, CPROF_TRACE_ENTER | (unsigned)kase << 2 | (external ? CPROF_TRACE_NO_SITE : 0),
-               external ? 1 : 2, (uint32_t)rec->ext.callee, (uint32_t)site);
-    }
+    if (__builtin_expect(t->busy || rec->traced <= 0, 0))
+        return enter_rare(w, r, f, rec, kase, site);
+    t->busy = 1;
+    signal_fence();
+    struct mark *m = mark_of(t, f);
+    if (__builtin_expect(f == w->top - 1, 1))
+        record_enter(t, m, f, rec, kase, site);
+    else
+        m->at = 0;
     end(t);
     return f;
 }
@@ -306,7 +344,7 @@ struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame 
                                      struct cprof_construct_rec *c, int kase)
 {
     struct cprof_trace *t = w->trace;
-    struct mark *m = &t->marks[f - w->stack];
+    struct mark *m = mark_of(t, f);
     if (!begin(t, m))
         return f;
     if (!c->own.traced)
@@ -320,21 +358,31 @@ struct cprof_frame *cprof_trace_body(struct cprof_worker *w, struct cprof_frame 
     return f;
 }
 
-/* CPROF_TRACE_MIN_NS in ticks, once the rate is known (the first exit that needs it). */
-static uint64_t min_ticks(void)
+/* CPROF_TRACE_MIN_NS: whether the activation of frame f, closing at now, was too short
+ * and is taken back (its entry and what followed, all shorter): apart, with the clock's
+ * rate, so that the common exit saves no register. */
+static __attribute__((noinline)) int taken_back(struct cprof_trace *t, const struct mark *m,
+                                                const struct cprof_frame *f, uint64_t now)
 {
-    uint64_t m = __atomic_load_n(&min_ticks_cached, __ATOMIC_RELAXED);
-    if (!m) {
-        m = (uint64_t)((double)min_ns / cprof_ns_per_tick()) + 1;
-        __atomic_store_n(&min_ticks_cached, m, __ATOMIC_RELAXED);
+    uint64_t min = __atomic_load_n(&min_ticks_cached, __ATOMIC_RELAXED);
+    if (!min) {
+        min = (uint64_t)((double)min_ns / cprof_ns_per_tick()) + 1;
+        __atomic_store_n(&min_ticks_cached, min, __ATOMIC_RELAXED);
     }
-    return m;
+    if (now - f->t0 >= min)
+        return 0;
+    t->pos = m->at;
+    t->last = m->before;
+    return 1;
 }
 
-void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now)
+/* A frame's closing event; with_min: CPROF_TRACE_MIN_NS is set (apart, so that the
+ * common exit calls nothing and saves no register). */
+static inline __attribute__((always_inline)) void exit_as(struct cprof_worker *w,
+                                                          const struct cprof_frame *f,
+                                                          uint64_t now, int with_min)
 {
     struct cprof_trace *t = w->trace;
-    struct mark *m = &t->marks[f - w->stack];
     /* Busy: a signal handler's exit, whose entry was not recorded (busy stays as it is
      * while the handler runs). */
     if (__builtin_expect(t->busy, 0))
@@ -343,23 +391,30 @@ void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint6
     signal_fence();
     /* The innermost open (a frame whose opening was not recorded has a stale mark, of
      * a closed one). */
-    if (m->at >= MARK_AT && m->number == t->innermost) {
+    const struct mark *m = mark_of(t, f);
+    if (m->at && m->number == t->innermost) {
         t->innermost = m->outer;
         t->room += EXIT_MAX;    /* kept since its entry */
-        if (min_ns && now - f->t0 < min_ticks()) {
-            /* Too short: its entry and what followed (all shorter) are taken back. */
-            t->pos = t->buf + (m->at - MARK_AT);
-            t->last = m->before;
-            t->events = m->events;
-        } else {
+        if (!with_min || !taken_back(t, m, f, now)) {
             uint8_t *p = t->pos;
             *p++ = CPROF_TRACE_EXIT;
             t->pos = put(p, delta(t, now));
-            t->events++;
         }
     }
-    signal_fence();
-    t->busy = 0;
+    end(t);
+}
+
+static __attribute__((noinline)) void exit_min(struct cprof_worker *w, const struct cprof_frame *f,
+                                               uint64_t now)
+{
+    exit_as(w, f, now, 1);
+}
+
+void cprof_trace_exit(struct cprof_worker *w, const struct cprof_frame *f, uint64_t now)
+{
+    if (__builtin_expect(min_ns != 0, 0))
+        return exit_min(w, f, now);
+    exit_as(w, f, now, 0);
 }
 
 /* ---- the trace file and its description in the profile ---- */
@@ -384,6 +439,24 @@ static void put_u64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> 8 * i);
 }
 
+/* The events in n bytes of a worker's buffer (format/trace.h): a kind byte, then the
+ * varints its kind has. */
+static uint64_t count_events(const uint8_t *p, size_t n)
+{
+    const uint8_t *end = p + n;
+    uint64_t events = 0;
+    while (p < end) {
+        unsigned kind = *p++;
+        int varints = 1 + ((kind & 3) == CPROF_TRACE_ENTER) +
+                      ((kind & 3) != CPROF_TRACE_EXIT && !(kind & CPROF_TRACE_NO_SITE));
+        for (; varints && p < end; varints--)
+            while (p < end && *p++ & 0x80)
+                ;
+        events++;
+    }
+    return events;
+}
+
 /* The file's header, and each worker's before its events: little-endian 64-bit words
  * (docs/tracing.md). */
 static int write_file(int fd, struct cprof_worker *workers, double npt)
@@ -405,13 +478,18 @@ static int write_file(int fd, struct cprof_worker *workers, double npt)
         while (w->id != id)
             w = w->next;
         struct cprof_trace *t = w->trace;
+        /* What the worker recorded until now: an event's bytes are all there once pos
+         * is past them (a thread still running may add more, not written). */
+        size_t bytes = t ? (size_t)(__atomic_load_n(&t->pos, __ATOMIC_RELAXED) - t->buf) : 0;
+        if (t)
+            t->events = count_events(t->buf, bytes);
         uint8_t wh[CPROF_TRACE_WORKER_HEAD];
         put_u64(wh, (uint64_t)w->id);
         put_u64(wh + 8, origin);
         put_u64(wh + 16, t ? t->events : 0);
         put_u64(wh + 24, t ? t->dropped + t->interrupting : 0);
-        put_u64(wh + 32, t ? (uint64_t)(t->pos - t->buf) : 0);
-        if (write_all(fd, wh, sizeof wh) || (t && write_all(fd, t->buf, (size_t)(t->pos - t->buf))))
+        put_u64(wh + 32, bytes);
+        if (write_all(fd, wh, sizeof wh) || (t && write_all(fd, t->buf, bytes)))
             return -1;
     }
     return 0;
