@@ -137,7 +137,8 @@ static enum CXChildVisitResult find_cold_call(CXCursor c, CXCursor parent, CXCli
 }
 
 /* Small enough that gcc would inline it and that a timed facade would cost more than
- * its body: few tokens, and no loop or pragma (a loop means work per call).  A member
+ * its body: few tokens (of its code, not of gcc's line markers), and no loop or pragma
+ * (a loop means work per call).  A member
  * access (a.r, p->next) counts as one token, the operand gcc sees: complex arithmetic on
  * a struct of two doubles spells three tokens per operand.  A call of a function that
  * does not return (an assert's failure) is no work per call: gcc inlines such a
@@ -149,11 +150,22 @@ int is_small(const struct unit *u, CXCursor fn, CXCursor body)
     CXToken *tokens;
     unsigned n;
     clang_tokenize(u->tu, clang_getCursorExtent(body), &tokens, &n);
-    unsigned size = 0;
+    unsigned size = 0, marker_end = 0;
     int small = 1;
     for (unsigned i = 0; small && i < n; i++) {
         unsigned at;
         clang_getSpellingLocation(clang_getTokenLocation(u->tu, tokens[i]), NULL, NULL, NULL, &at);
+        /* gcc's line markers in the body (where a system header's macro, an assert, was
+         * expanded with the user's argument) are no code: "# LINE" first on its line,
+         * to the line's end (a pragma is not one).  libclang gives their tokens. */
+        if (at < marker_end)
+            continue;
+        if (at + 2 < u->size && (at == 0 || u->text[at - 1] == '\n') && u->text[at] == '#'
+            && u->text[at + 1] == ' ' && u->text[at + 2] >= '0' && u->text[at + 2] <= '9') {
+            const char *eol = memchr(u->text + at, '\n', u->size - at);
+            marker_end = eol ? (unsigned)(eol - u->text) : (unsigned)u->size;
+            continue;
+        }
         /* such a part counts as one token, where it begins */
         unsigned k = 0;
         while (k < cold.n && !(at >= cold.extents[k][0] && at < cold.extents[k][1]))

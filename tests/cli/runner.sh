@@ -66,4 +66,25 @@ if command -v git > /dev/null; then
 else
     skip "the tests leave a git checkout as they found it" "git is not installed"
 fi
+
+# A case's expect lines: one whose filter begins with "[" runs (it is no compiler's tag:
+# such lines went unchecked), one tagged with another compiler's name does not, one
+# tagged with the pass's compiler runs without its tag.
+cases=$tmp/cases
+mkdir -p "$cases/tests/cases/01_tags" "$cases/tests/lib"
+cp "$root/tests/run" "$cases/tests/run"
+cp "$root/tests/lib/"* "$cases/tests/lib/"
+echo 'int main(void) { return 0; }' > "$cases/tests/cases/01_tags/main.c"
+cat > "$cases/tests/cases/01_tags/expect" <<'EOF2'
+[.routines[].name] => ["main"]
+[othercc] .routines | length => 99
+[gcc] [r("main").s_caller] => [1]
+EOF2
+CPROF_BIN=$bin CPROF_TEST_CC=gcc bash "$cases/tests/run" 01_tags > tags.out 2>&1
+check "an expect line whose filter begins with [ is checked" "$(indent tags.out 20)" -- \
+    grep -qx 'ok - 01_tags: \[.routines\[\].name\] => \["main"\]' tags.out
+check "an expect line of another compiler is not" "$(indent tags.out 20)" -- \
+    bash -c "! grep -q '=> 99' tags.out"
+check "an expect line of the pass's compiler is, without its tag" "$(indent tags.out 20)" -- \
+    grep -qx 'ok - 01_tags: \[r("main").s_caller\] => \[1\]' tags.out
 finish
