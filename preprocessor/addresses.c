@@ -1,10 +1,12 @@
-/* addresses.c: which static routines may be called through a pointer (unit.h).
+/* addresses.c: which routines may be called through a pointer (unit.h).
  *
  * A direct call of a routine defined in this unit names the routine's descriptor
  * (site->callee), so neither the call nor the routine's table entry needs its address
  * unless something may call it through a pointer.  Taking the address of a static
  * function that gcc inlines costs an out-of-line copy it would not otherwise compile:
- * about a tenth of the compile time of a typical unit.  The test is conservative:
+ * about a tenth of the compile time of a typical unit.  And a routine whose address the
+ * unit never takes has only direct calls from the unit (select.c counts a small one at
+ * them, even of external linkage).  The test is conservative:
  * every mention of the name outside system headers, less the mentions known not to
  * take its address (its declarations, direct calls, calls in OpenMP clauses); any
  * mention left over may take it. */
@@ -14,7 +16,7 @@
 #include <string.h>
 #include "unit.h"
 
-/* Mentions of static routines' names in the text outside system headers (gcc's line
+/* Mentions of the routines' names in the text outside system headers (gcc's line
  * markers say where those are), but for calls in OpenMP clauses: libclang does not
  * see those, and they are calls. */
 static void count_mentions(const struct unit *u, int *mentions)
@@ -64,7 +66,7 @@ static void count_mentions(const struct unit *u, int *mentions)
                 while (q < eol && is_word_char(*q))
                     q++;
                 int r = *w >= '0' && *w <= '9' ? -1 : defined_routine(u, w, (size_t)(q - w));
-                if (r < 0 || !u->routines[r].internal)
+                if (r < 0)
                     continue;
                 /* In a literal, only asm text or a literal that is just the name (an
                  * alias attribute) can refer to the function; a message cannot. */
@@ -138,7 +140,7 @@ void find_addresses_taken(struct unit *u)
     count_mentions(u, mentions);
     clang_visitChildren(clang_getTranslationUnitCursor(u->tu), count_known_top, &k);
     for (int i = 0; i < u->nroutines; i++) {
-        u->routines[i].address_taken = u->routines[i].internal && mentions[i] > k.known[i];
+        u->routines[i].address_taken = mentions[i] > k.known[i];
         u->routines[i].called_uninstrumented = k.uninstrumented[i] > 0;
     }
     free(mentions);

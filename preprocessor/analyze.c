@@ -80,15 +80,15 @@ void blocks_around(const struct unit *u, unsigned at, int *first, int *last)
  * that thread's part of that region).  Neither may be seen through a task, a simd
  * loop, a target or teams region (another data environment, another thread, or
  * another state), nor in a unit with target regions (no thread-local storage in device
- * code), nor from a cleanup wrapper or a reduction's copy: those sites call
- * cprof_count. */
+ * code), nor from a cleanup wrapper or a declare reduction (its combiner and
+ * initializer name no variable but theirs) or its copy: those sites call cprof_count. */
 void choose_caches(struct unit *u)
 {
     if (u->offload)
         return;
     for (int i = 0; i < u->nnodes; i++) {
         const struct node *n = &u->nodes[i];
-        if (n->kind != N_CALL || !n->target || n->cleanup || n->copy || n->leaf >= 0)
+        if (n->kind != N_CALL || !n->target || n->cleanup || in_reduction(u, n) || n->leaf >= 0)
             continue;
         int callee = defined_routine(u, n->target, strlen(n->target));
         int counted = callee >= 0 && u->routines[callee].counted;

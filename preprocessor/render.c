@@ -49,6 +49,18 @@ static int has_call_inside(struct unit *u, struct node *n, unsigned from, unsign
     return 0;
 }
 
+/* Is node n in a declare reduction or a copy of one, whose combiner and initializer may
+ * name omp_out, omp_in, omp_priv, omp_orig alone? */
+int in_reduction(const struct unit *u, const struct node *n)
+{
+    if (n->copy)
+        return 1;
+    for (int r = 0; r < u->nreductions; r++)
+        if (u->reductions[r].line <= n->start && n->start < u->reductions[r].eol)
+            return 1;
+    return 0;
+}
+
 /* May node n's code name the unit's tables and the runtime's variables?  Not in a
  * declare reduction or a copy of one (its combiner and initializer may name omp_out,
  * omp_in, omp_priv, omp_orig alone), nor in sizeof, nor inside a construct that would
@@ -60,15 +72,12 @@ int names_tables(const struct unit *u, const struct node *n)
 {
     unsigned at = n->start;
     int first, last;
-    if (n->copy)
+    if (in_reduction(u, n))
         return 0;
     /* Nor in a variable-length array's sizeof, which evaluates its operand: clang warns
      * of a store there (-Wunevaluated-expression), not of a call. */
     for (int i = 0; i < u->nunevaluated; i++)
         if (u->unevaluated[i][0] <= at && at < u->unevaluated[i][1])
-            return 0;
-    for (int r = 0; r < u->nreductions; r++)
-        if (u->reductions[r].line <= at && at < u->reductions[r].eol)
             return 0;
     /* From the end of the pragma's line: the lines of the directives it is combined
      * with (the site of a nested for's) are its body. */
@@ -146,6 +155,8 @@ void add_handshake(struct unit *u, struct str *out, const struct node *n)
                                            "__cprof_k%d))%s; "
                                          : "%s(__cprof_k%d = __cprof_cached(%d, %d, __cprof_k%d))%s; ",
                        to_callee, s->block, site, s->slot, s->block, *to_callee ? " ? 2 : 0" : "");
+        if (u->routines[callee].counted_entry)
+            str_add(out, "__cprof_counted_mark(); ", 24);
     } else {
         add_pending(u, out, site, n->implicit ? "0" : n->target, n, 0);
     }
@@ -213,6 +224,8 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     if (n->kind == N_HOOK) {
         if (u->rendering_twin)      /* the original's hook runs it */
             return;
+        if (u->routines[n->index].counted_entry)
+            str_printf(out, " __cprof_counted_enter(%d);", n->index);
         if (!u->routines[n->index].counted) {
             str_add(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused)) = ", 82);
             add_enter(u, out, n->index, n);

@@ -230,10 +230,10 @@ int has_attribute(const struct unit *u, CXCursor fn, const char *const *words)
     return a.found;
 }
 
-/* Does function fn not return?  libclang has the attribute in the type (from any
- * declaration: glibc's __attribute__((__noreturn__))), and C11's _Noreturn as an
+/* Is function fn declared not to return?  libclang has the attribute in the type (from
+ * any declaration: glibc's __attribute__((__noreturn__))), and C11's _Noreturn as an
  * attribute of a declaration. */
-int is_noreturn(const struct unit *u, CXCursor fn)
+static int declared_noreturn(const struct unit *u, CXCursor fn)
 {
     char *spelling = cx_take(clang_getTypeSpelling(clang_getCursorType(fn)));
     const char *const c11[] = { "Noreturn", 0 };
@@ -243,9 +243,60 @@ int is_noreturn(const struct unit *u, CXCursor fn)
     return noreturn;
 }
 
-/* A routine can be counted at its call sites only if they are all its entries: a
- * static function of this unit whose address is never taken, called by instrumented
- * code only, that nothing else calls (a constructor, a destructor).  A small one is
+static enum CXChildVisitResult find_return(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_ReturnStmt)
+        return CXChildVisit_Recurse;
+    *(int *)data = 1;
+    return CXChildVisit_Break;
+}
+
+static enum CXChildVisitResult last_child(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    *(CXCursor *)data = c;
+    return CXChildVisit_Continue;
+}
+
+/* Does function fn not return: declared so, or defined in this unit with no return
+ * statement and a body whose last statement calls a function declared so (an
+ * interpreter's error routine that prints and exits), as gcc finds such a function
+ * noreturn and inlines its callers with the call on their cold path. */
+int is_noreturn(const struct unit *u, CXCursor fn)
+{
+    if (declared_noreturn(u, fn))
+        return 1;
+    CXCursor def = clang_getCursorDefinition(fn), body = clang_getNullCursor();
+    if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl)
+        return 0;
+    clang_visitChildren(def, last_child, &body);
+    if (clang_getCursorKind(body) != CXCursor_CompoundStmt)
+        return 0;
+    int returns = 0;
+    clang_visitChildren(body, find_return, &returns);
+    CXCursor last = clang_getNullCursor();
+    clang_visitChildren(body, last_child, &last);
+    while (clang_getCursorKind(last) == CXCursor_UnexposedExpr
+           || clang_getCursorKind(last) == CXCursor_ParenExpr) {
+        CXCursor inner = clang_getNullCursor();
+        clang_visitChildren(last, first_child, &inner);
+        last = inner;
+    }
+    if (returns || clang_getCursorKind(last) != CXCursor_CallExpr)
+        return 0;
+    CXCursor callee = clang_getCursorReferenced(last);
+    return clang_getCursorKind(callee) == CXCursor_FunctionDecl && declared_noreturn(u, callee);
+}
+
+/* A routine can be counted at its call sites only if they are all its unit's entries:
+ * a function of this unit whose address the unit never takes, called by instrumented
+ * code only, that nothing else calls (a constructor, a destructor).  One of external
+ * linkage (not main, not weak: another unit's definition might be the one its unit's
+ * calls reach; not inline: its unit's calls might reach the external definition) also
+ * counts, at its entry, the calls other units make (counted_entry); not in a unit with
+ * target regions (its marker is thread-local), nor under -fcprof-input-size (its
+ * twins).  A small one is
  * counted only if its activations cannot take long (docs/cprof-cc.md, "Small
  * routines"): no loop (is_small), and no call but of routines counted for that same
  * reason (compiler builtins aside): through a pointer, to another unit or the library
@@ -274,6 +325,10 @@ void choose_counted(struct unit *u)
                 continue;
             int caller = u->sites[n->index].routine;
             int c = n->target && n->leaf < 0 ? defined_routine(u, n->target, strlen(n->target)) : -1;
+            /* A routine that does not return ends the activation (vm_error): no callee
+             * whose time could make it long. */
+            if (c >= 0 && u->routines[c].noreturn)
+                continue;
             if (pass == 0 && c < 0) {
                 out[caller] = 1;
             } else if (pass == 0) {
@@ -292,8 +347,10 @@ void choose_counted(struct unit *u)
     for (int i = 0; i < u->nroutines; i++) {
         const struct routine *r = &u->routines[i];
         /* noinline: the user wants it kept apart, and timed. */
-        ours[i] = r->line && r->internal && !r->address_taken && !r->called_uninstrumented
-                  && !r->special_entry && !r->region;
+        int external = !r->internal && !r->declared_inline && !r->weak && strcmp(r->name, "main")
+                       && !u->offload && !o->input_size;
+        ours[i] = r->line && (r->internal || external) && !r->address_taken
+                  && !r->called_uninstrumented && !r->special_entry && !r->region;
         quick[i] = -(!ours[i] || matches(o->timed_functions, r->name) || !r->small || r->noinline
                      || recursive[i] || out[i] || r->calls_out);
     }
@@ -315,8 +372,9 @@ void choose_counted(struct unit *u)
         /* What gcc inlines at -O2 whatever its size, a static function called once, and
          * what the program asks it to inline; only where -fcprof-count-only could count
          * it instead. */
-        r->inlinable = ours[i] && !r->counted && !r->noinline && !recursive[i]
+        r->inlinable = ours[i] && r->internal && !r->counted && !r->noinline && !recursive[i]
                        && (r->declared_inline || sites[i] == 1);
+        r->counted_entry = r->counted && !r->internal;
     }
     free(ours);
     free(recursive);

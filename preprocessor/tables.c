@@ -70,6 +70,18 @@ void add_prelude(struct unit *u, struct str *out)
         str_printf(out, "static __attribute__((noinline, unused)) void __cprof_case0_call(int i, int n, int c) "
                         "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n");
     }
+    /* A counted routine of external linkage (select.c): its unit's calls, counted at
+     * their sites, leave the marker, which its entry takes back (cprof.h). */
+    int counted_entry = 0;
+    for (int i = 0; i < u->nroutines; i++)
+        counted_entry |= u->routines[i].counted_entry;
+    if (counted_entry) {
+        str_add(out, "static const struct cprof_site __cprof_m = { .id = -1 };\n", 57);
+        str_printf(out, "%s void __cprof_counted_mark(void) { cprof_pending.site = &__cprof_m; }\n", helper);
+        str_printf(out, "%s void __cprof_counted_enter(int r) { if (cprof_pending.site == &__cprof_m) "
+                        "cprof_pending.site = &cprof_site_consumed; else cprof_count_entry(&__cprof_r[r]); }\n",
+                   helper);
+    }
     for (int b = 0; b < u->nblocks; b++)
         if (u->blocks[b].clause)
             str_printf(out, "static int __cprof_k%d = -1;\n", b);

@@ -58,7 +58,7 @@ struct routine {
     char *name, *file;
     unsigned line;                  /* 0: a library function (libcalls) */
     int internal;                   /* static */
-    int address_taken;              /* static, and the unit may take its address */
+    int address_taken;              /* the unit may take its address */
     int small;                      /* a short body without loops or pragmas */
     int calls_out;                  /* calls something no routine of this unit stands for
                                        (the C library, another unit, a pointer, setjmp...),
@@ -67,7 +67,13 @@ struct routine {
     int special_entry;              /* called from elsewhere: a constructor, a destructor */
     int declared_inline;
     int noinline;
+    int weak;                       /* another unit's definition may be the one called */
+    int noreturn;                   /* does not return (select.c's is_noreturn): a call of
+                                       it makes no activation long */
     int counted;                    /* counted at its call sites: no entry hook */
+    int counted_entry;              /* counted, of external linkage: other units' calls are
+                                       counted at its entry (cprof_count_entry), its unit's
+                                       at their sites, which leave the unit's marker */
     int inlinable;                  /* timed, though gcc may inline it (CPROF_ROUTINE_INLINABLE) */
     int reads_case0;                /* copies cprof_pending.case0 at entry: has sites that
                                        count with it */
@@ -286,6 +292,7 @@ void render_range(struct unit *u, struct str *out, unsigned from, unsigned to,
                   const int *kids, int nkids);
 void add_handshake(struct unit *u, struct str *out, const struct node *n);
 int names_tables(const struct unit *u, const struct node *n);
+int in_reduction(const struct unit *u, const struct node *n);
 
 /* ---- tables.c: the lines the rewriter adds: the prelude, the cleanup wrappers (declared
  * with the prelude, defined after the last line), the tables. */

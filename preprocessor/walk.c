@@ -413,6 +413,8 @@ static void add_function(struct unit *u, CXCursor fn)
         .internal = clang_getCursorLinkage(fn) == CXLinkage_Internal,
         .declared_inline = clang_Cursor_isFunctionInlined(fn),
         .noinline = has_attribute(u, fn, (const char *const[]){ "noinline", 0 }),
+        .weak = has_attribute(u, fn, (const char *const[]){ "weak", 0 }),
+        .noreturn = is_noreturn(u, fn),
         .small = is_small(u, fn, body),
         /* Something other than the program's calls enters it. */
         .special_entry = has_attribute(u, fn, (const char *const[]){ "constructor", "destructor",

@@ -200,6 +200,15 @@ int cprof_site_case(const struct cprof_site *site);
 /* The call-site facade of a counted routine (site->callee): classifies and counts the
  * call, keeps no frame. */
 void cprof_count(const struct cprof_site *site);
+/* A counted routine of external linkage (docs/cprof-cc.md, "Small routines"): its own
+ * unit's calls count at their sites, then leave cprof_pending.site on their unit's
+ * marker, which its entry finds and gives back as cprof_site_consumed (what any entry
+ * leaves); an entry that finds another handshake (another unit's call, a call through
+ * a pointer, code cprof did not compile) is counted there by cprof_count_entry, as the
+ * call's site or as from outside, with no frame and no time, whatever the run's
+ * timing. */
+extern const struct cprof_site cprof_site_consumed;
+void cprof_count_entry(struct cprof_routine *routine);
 /* A counted site's cache on one thread (the unit's thread-local slot): where its calls
  * count in one calling context, the one they are made in while it is current.  The
  * slot keeps the context's complement: a slot and a context both still zero (the

@@ -883,6 +883,31 @@ void cprof_count(const struct cprof_site *site)
     cprof_pending.case0 = case0_of(al);
 }
 
+/* A counted routine's entry that did not come from its unit's sites (cprof.h): counted
+ * as CPROF_MODE=count counts an entry (the handshake consumed, case0 set for the
+ * routine's own counted calls, no frame), whatever the run's timing; stopped, or
+ * before the runtime starts, as the facade does then. */
+void cprof_count_entry(struct cprof_routine *r)
+{
+    struct cprof_frame *(*enter)(struct cprof_routine *) =
+        __atomic_load_n(&cprof_facade.enter, __ATOMIC_RELAXED);
+    if (__builtin_expect(enter == enter_first, 0)) {
+        if (!cprof_may_count())
+            return;
+        if (r->id < 0)
+            cprof_routine_id_slow(r);   /* starts the runtime */
+        enter = __atomic_load_n(&cprof_facade.enter, __ATOMIC_RELAXED);
+        if (enter == enter_first) {
+            cprof_pending.case0 = case0_of(omp_get_active_level());
+            return;
+        }
+    }
+    if (enter == enter_stopped)
+        enter_stopped(r);
+    else
+        enter_count(r);
+}
+
 int cprof_count_miss(const struct cprof_site *site, struct cprof_count_slot *slot)
 {
     /* Stopped: the case, for the cache, but no count and no slot, so the next call

@@ -15,8 +15,8 @@ cd "$tmp"
 # inner > leaf on the other, 12 calls each.
 cat > html.c <<'C'
 #include <stdio.h>
-int leaf(int x) { return x * 2; }
-int inner(int x) { return leaf(x) + 1; }
+__attribute__((noinline)) int leaf(int x) { return x * 2; }     /* noinline: timed */
+__attribute__((noinline)) int inner(int x) { return leaf(x) + 1; }
 int work(int n)
 {
     int s = 0;

@@ -1,9 +1,9 @@
-/* A parallel loop in a sequentially entered routine calls a leaf (S-C). */
+/* A parallel loop in a sequentially entered routine calls a leaf (S-C; noinline: timed). */
 #include <stdio.h>
 
 static int sink[100];
 
-void leaf(int i)
+__attribute__((noinline)) void leaf(int i)
 {
     sink[i] = 2 * i + 1;
 }

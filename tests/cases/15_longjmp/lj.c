@@ -1,4 +1,4 @@
-/* longjmp over instrumented frames. */
+/* longjmp over instrumented frames (noinline: timed frames to skip, and after the jumps). */
 #include <stdio.h>
 #include <setjmp.h>
 
@@ -11,13 +11,13 @@ void c(int k)
     longjmp(env, 1);
 }
 
-void b(int k)
+__attribute__((noinline)) void b(int k)
 {
     if (k >= 0)
         c(k);
 }
 
-void a(int k)
+__attribute__((noinline)) void a(int k)
 {
     b(k);
 }
@@ -37,7 +37,7 @@ void c2(void)
     longjmp(env2, 1);
 }
 
-void a2(void)
+__attribute__((noinline)) void a2(void)
 {
     c2();
 }
@@ -58,12 +58,12 @@ void tjump(jmp_buf *e)
     longjmp(*e, 1);
 }
 
-void tmid(jmp_buf *e)
+__attribute__((noinline)) void tmid(jmp_buf *e)
 {
     tjump(e);
 }
 
-int tleaf(int i)
+__attribute__((noinline)) int tleaf(int i)
 {
     return i;
 }

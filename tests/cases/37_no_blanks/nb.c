@@ -1,7 +1,7 @@
 /* Text with no blank where the rewriter inserts: a body that starts with a call
  * (the entry hook goes before the call's facade, not into it), and a construct's
  * statement followed at once by a call (the brace that closes the construct's site
- * goes between the two). */
+ * goes between the two).  g and h noinline: timed, so f keeps its hook. */
 #include <stdio.h>
 int g(int x);
 int h(int x);
@@ -11,6 +11,6 @@ void par(void){
 #pragma omp parallel num_threads(2)
 leaf(1);leaf(2);
 }
-int g(int x){return x+1;}
-int h(int x){return x*2;}
+__attribute__((noinline)) int g(int x){return x+1;}
+__attribute__((noinline)) int h(int x){return x*2;}
 int main(void){f(1);par();return 0;}
