@@ -79,7 +79,7 @@ void add_prelude(struct unit *u, struct str *out)
         str_add(out, "static const struct cprof_site __cprof_m = { .id = -1 };\n", 57);
         str_printf(out, "%s void __cprof_counted_mark(void) { cprof_pending.site = &__cprof_m; }\n", helper);
         str_printf(out, "%s void __cprof_counted_enter(int r) { if (cprof_pending.site == &__cprof_m) "
-                        "cprof_pending.site = &cprof_site_consumed; else cprof_count_entry(&__cprof_r[r]); }\n",
+                        "cprof_pending.site = cprof_site_consumed; else cprof_count_entry(&__cprof_r[r]); }\n",
                    helper);
     }
     for (int b = 0; b < u->nblocks; b++)

@@ -207,7 +207,7 @@ void cprof_count(const struct cprof_site *site);
  * a pointer, code cprof did not compile) is counted there by cprof_count_entry, as the
  * call's site or as from outside, with no frame and no time, whatever the run's
  * timing. */
-extern const struct cprof_site cprof_site_consumed;
+extern const struct cprof_site *const cprof_site_consumed;
 void cprof_count_entry(struct cprof_routine *routine);
 /* A counted site's cache on one thread (the unit's thread-local slot): where its calls
  * count in one calling context, the one they are made in while it is current.  The

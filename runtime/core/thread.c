@@ -5,9 +5,10 @@
 #include "core.h"
 
 const struct cprof_site cprof_no_site = { .id = -1 };
-/* The same object, under the name the generated code may use (cprof.h): the runtime's
- * own references to cprof_no_site stay hidden, with no relocation. */
-extern const struct cprof_site cprof_site_consumed __attribute__((alias("cprof_no_site")));
+/* Its address, for the generated code (cprof.h): a pointer, not the object under a
+ * second name, which a program linked with the shared runtime would copy into itself
+ * (a copy relocation) while the runtime's own hidden references kept the original. */
+const struct cprof_site *const cprof_site_consumed = &cprof_no_site;
 /* Its context is none of a worker's until the thread has one: no counted site's cache
  * matches it; nor does any slot of cprof_no_worker's, which has none. */
 __thread struct cprof_pending cprof_pending = { .site = &cprof_no_site, .context = &cprof_no_site,
