@@ -100,8 +100,10 @@ expect_jq "workers 0 and 1: the exact activations and bodies of the sequential p
        "tasks S-S","parallel prog.c:30 S-C"],
       ["parallel prog.c:8 S-C","leaf S-C","leaf S-C","parallel prog.c:23 S-C","inner S-C",
        "parallel prog.c:16 C-C","leaf C-C","parallel prog.c:30 S-C"]]'
-expect_jq "the nested regions' other two threads: the inner region's body, one leaf in it, C-C" t.json \
-    "$seqs | .[2:]" '[["parallel prog.c:16 C-C","leaf C-C"],["parallel prog.c:16 C-C","leaf C-C"]]'
+# The other threads: libgomp gives each nested team a thread of its own; libomp, on a
+# busy machine, may run both nested teams' second members on one pool thread, in turn.
+expect_jq "the nested regions' other threads: two inner region bodies, one leaf in each, C-C" t.json \
+    "$seqs | .[2:] | add" '["parallel prog.c:16 C-C","leaf C-C","parallel prog.c:16 C-C","leaf C-C"]'
 expect_jq "the tasks: four bodies on the team's two workers, S-C, each holding one call of leaf, S-C" t.json \
     "$defs"' | [.traceEvents[] | select(.ph == "X")] as $x
      | [$x[] | select(cats[0] == "task") | . as $t
@@ -137,9 +139,11 @@ check "the trace's time per routine is the profile's, within 1 ns per activation
     '($t[0] | keys) == ($p[0] | keys) and
      ([$t[0] | to_entries[] | (.value.ns - $p[0][.key] | fabs) <= .value.n + 1] | all)'
 "$bin/cprof-report" --timeline --width 40 p.out > tl.txt 2>&1
-check "--timeline: a row of 40 columns per worker, the busy row, a legend entry per routine" "$(indent tl.txt)" -- \
-    bash -c '[ $(grep -c "^worker [0-9] (OpenMP thread [0-9]" tl.txt) = 4 ] &&
-             [ $(grep -Ec "^(worker|workers busy).*\|[A-Za-z0-9+.]{40}\|" tl.txt) = 5 ] &&
+workers=$(jq '.workers | length' p.out)
+check "--timeline: a row of 40 columns per worker ($workers), the busy row, a legend entry per routine" \
+    "$(indent tl.txt)" -- \
+    bash -c '[ '"$workers"' -ge 3 ] && [ $(grep -c "^worker [0-9] (OpenMP thread [0-9]" tl.txt) = '"$workers"' ] &&
+             [ $(grep -Ec "^(worker|workers busy).*\|[A-Za-z0-9+.]{40}\|" tl.txt) = $(('"$workers"' + 1)) ] &&
              grep -Eq "^workers busy +\|[0-9]{40}\|$" tl.txt &&
              [ $(grep -Ec "^  [A-Z]  (main|seq|loop|nested|inner|tasks|leaf)  " tl.txt) = 7 ]'
 
