@@ -36,7 +36,8 @@ for dir in "$root"/examples/*/; do
     done < <(grep "^$name: " "$root/tests/cli/examples.expect")
     if [ "$plain_cc" = gcc ]; then
         (cd "$tmp/$name" && OMP_NUM_THREADS=2 CPROF_OUT=every.out CPROF_TIMING=every timeout 300 "./$prog" \
-            > /dev/null 2> every.err)
+            > /dev/null 2> every.err
+         rc=$?; [ $rc = 124 ] && echo "killed after 300 s" >> every.err; [ $rc = 0 ] || echo "exit status $rc" >> every.err)
         "$bin/cprof-report" --json "$tmp/$name/every.out" > "$tmp/$name.every.json" 2>> "$tmp/$name/every.err"
         python3 "$root/tests/lib/same_profile.py" "$tmp/$name.every.json" "$tmp/$name.json" > "$tmp/$name.timing" 2>&1
         check "examples/$name: the same counts, cases, arcs, paths, regions and tasks with CPROF_TIMING=every" \
