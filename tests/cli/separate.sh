@@ -83,4 +83,27 @@ expect_jq "no -fopenmp: b_leaf s_caller 10, s_callee 30" seq.json 'r("b_leaf") |
 expect_jq "no -fopenmp: main s_callee 10, c_callee [0]" seq.json 'r("main") | [.s_caller, .s_callee, .c_callee]' '[1, 10, [0]]'
 expect_jq "no -fopenmp: c_leaf s_caller 30" seq.json 'r("c_leaf") | [.s_caller, .c_caller]' '[30, [0]]'
 
+# 4. a small routine of external linkage, counted (docs/cprof-cc.md), called from a unit
+# plain gcc compiled: each call counted at its entry, from <external>, not timed.
+cat > plain_main.c <<'EOF'
+#include <stdio.h>
+int tiny(int x);
+int main(void)
+{
+    int s = 0;
+    for (int i = 0; i < 7; i++)
+        s += tiny(i);
+    printf("%d\n", s);
+    return 0;
+}
+EOF
+echo 'int tiny(int x) { return x + 1; }' > tiny.c
+build "cprof-cc -c tiny.c" "$bin/cprof-cc" -O2 -c tiny.c -o tiny.o
+build "$plain_cc -c plain_main.c" "$plain_cc" -O2 -c plain_main.c -o plain_main.o
+build "cprof-cc links the plain unit with tiny.o" "$bin/cprof-cc" plain_main.o tiny.o -o outside
+"$plain_cc" -O2 plain_main.c tiny.c -o ref-outside
+profile "counted from outside" outside
+expect_jq "counted from outside: tiny counted, its 7 calls from <external>" outside.json \
+    '[r("tiny") | .counted, .s_caller] + callers("tiny")' '[true, 7, "<external>"]'
+
 finish
