@@ -500,8 +500,9 @@ ENTER_SLOW(enter_slow_side, 0, 1, 0)
 ENTER_SLOW(enter_slow_traced_side, 1, 1, 0)
 ENTER_SLOW(enter_slow_sampled, 0, 0, 1)
 
-/* A sampled facade's timed entry on the straight path (the slot left says: 0, marked for
- * the rule; < 0, every one timed), apart: the untimed path saves no register for it. */
+/* A sampled facade's timed entry of a slot the rule watches (its left 0: marked), or
+ * after a longjmp, apart; a slot timed on every activation (left < 0) opens its frame
+ * on the straight path, as the plain facade's entries do. */
 #define ENTER_SAMPLED_TIMED(name, clock) \
     static __attribute__((noinline)) struct cprof_frame * \
     name(struct cprof_routine *r, const struct cprof_site *site, struct cprof_slot *s, int kase, \
@@ -548,8 +549,10 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
         if (__builtin_expect(left > 0, 1))
             return enter_untimed(r, w, s, st, left, caller);
         p->case0 = (int)s->case0;
-        return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
-                                         : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
+        if (__builtin_expect(!left || w->top[-1].sp < sp, 0))
+            return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
+                                             : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
+        return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, 0, 0);
     }
     p->case0 = (int)s->case0;
     if (clock == CPROF_CLOCK_NONE) {
