@@ -118,6 +118,8 @@ static void rewriter_args(struct cprof_cmdline *c, const struct cprof_input *in,
         cprof_push(rw, "--openmp");
     if (c->optimizing)
         cprof_push(rw, "--optimizing");
+    if (c->optimizing && !c->winline)
+        cprof_push(rw, "--inline-hint");
     if (cprof_gcc_is_clang())
         cprof_push(rw, "--clang");
     if (c->std)

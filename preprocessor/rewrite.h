@@ -11,6 +11,12 @@ struct cprof_rewrite_options {
     /* gcc compiles with -O1 or more, so it inlines the unit's helpers; at -O0 (or no
      * -O) they stay calls, which gcc compiles far faster than their bodies inline. */
     int optimizing;
+    /* Small routines of external linkage counted at their sites are declared inline
+     * after the unit's text (docs/cprof-cc.md, "Small routines"): gcc then inlines
+     * them into its callers as it would without their entry's test, which the inline
+     * limit for functions not declared inline counts.  Not under -Winline, which would
+     * warn of those it does not inline. */
+    int inline_hint;
     /* The compiler is clang's (cprof-clang): a call cast to void is one whose value is
      * used (clang does not warn of it, -Wunused-result, where gcc does). */
     int clang;

@@ -188,7 +188,11 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
                        r->has_sites ? "" : "CPROF_ROUTINE_LEAF");
         str_add(out, " },", 3);
     }
-    str_printf(out, "\n};\nstatic struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
+    str_add(out, "\n};\n", 4);
+    for (int i = 0; u->options->inline_hint && i < u->nroutines; i++)
+        if (u->routines[i].counted_entry)
+            str_printf(out, "__inline__ __typeof__(%s) %s;\n", u->routines[i].name, u->routines[i].name);
+    str_printf(out, "static struct cprof_site __cprof_s[%d] = {", u->nsites ? u->nsites : 1);
     for (int i = 0; i < u->nsites; i++) {
         struct site *s = &u->sites[i];
         str_printf(out, "\n  { .caller = &__cprof_r[%d], ", s->routine);
