@@ -123,18 +123,16 @@ static void add_enter(struct unit *u, struct str *out, int r, const struct node 
 }
 
 /* The call site's half of a direct call of n->target.  A counted callee's count is
- * inline where gcc optimizes (a call of the prelude's helper at -O0, and in a counted
- * routine, which gcc inlines into every caller: there the count's code would be
- * compiled again in each copy; the prelude's inline helper where the tables may not be
- * named). */
+ * inline where gcc optimizes, in a counted routine too, whose copies gcc inlines each
+ * compile it again (a unit of 4000 generated routines: 5% more of gcc's time, against
+ * a call and a return per count); a call of the prelude's helper at -O0; the prelude's
+ * inline helper where the tables may not be named. */
 void add_handshake(struct unit *u, struct str *out, const struct node *n)
 {
     int site = n->index;
     const struct site *s = &u->sites[site];
     int callee = s->callee;
     int direct = names_tables(u, n), inline_count = direct && u->options->optimizing;
-    /* (Not under -fcprof-input-size: the helper's accesses would be sized.) */
-    int in_counted = u->routines[s->routine].counted && !u->options->input_size;
     if (callee >= 0) {
         /* Named by the site's descriptor: the callee's entry reads no target. */
         const char *to_callee = u->routines[callee].reads_case0 ? "cprof_pending.case0 = " : "";
@@ -146,8 +144,7 @@ void add_handshake(struct unit *u, struct str *out, const struct node *n)
         else if (!u->routines[callee].counted)
             add_pending(u, out, site, NULL, n, 0);
         else if (s->cache == CACHE_CASE0)
-            str_printf(out, in_counted ? "__cprof_case0_call(%d, %d, __cprof_c0); %s"
-                            : inline_count ? "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s"
+            str_printf(out, inline_count ? "cprof_count_case0(&__cprof_s[%d], &__cprof_n[%d], __cprof_c0); %s"
                             : "__cprof_case0(%d, %d, __cprof_c0); %s",
                        site, s->slot, *to_callee ? "cprof_pending.case0 = __cprof_c0; " : "");
         else

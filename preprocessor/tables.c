@@ -66,9 +66,6 @@ void add_prelude(struct unit *u, struct str *out)
                         "{ return cprof_count_cached(&__cprof_s[i], &__cprof_n[n], k); }\n", helper);
         str_printf(out, "%s void __cprof_case0(int i, int n, int c) "
                         "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n", helper);
-        /* A counted routine's own counts: out of line in the copies gcc inlines. */
-        str_printf(out, "static __attribute__((noinline, unused)) void __cprof_case0_call(int i, int n, int c) "
-                        "{ cprof_count_case0(&__cprof_s[i], &__cprof_n[n], c); }\n");
     }
     /* A counted routine of external linkage (select.c): its unit's calls, counted at
      * their sites, leave the marker, which its entry takes back (cprof.h). */
