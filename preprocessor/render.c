@@ -221,8 +221,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     if (n->kind == N_HOOK) {
         if (u->rendering_twin)      /* the original's hook runs it */
             return;
+        /* Declarations, all of it: C90 (and -Wdeclaration-after-statement) wants the
+         * body's own declarations before any statement. */
         if (u->routines[n->index].counted_entry)
-            str_printf(out, " __cprof_counted_enter(%d);", n->index);
+            str_printf(out, " int __cprof_ce __attribute__((unused)) = __cprof_counted_enter(%d);",
+                       n->index);
         if (!u->routines[n->index].counted) {
             str_add(out, " struct cprof_frame *__cprof_fr __attribute__((cleanup(__cprof_leave), unused)) = ", 82);
             add_enter(u, out, n->index, n);

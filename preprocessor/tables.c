@@ -75,9 +75,9 @@ void add_prelude(struct unit *u, struct str *out)
     if (counted_entry) {
         str_add(out, "static const struct cprof_site __cprof_m = { .id = -1 };\n", 57);
         str_printf(out, "%s void __cprof_counted_mark(void) { cprof_pending.site = &__cprof_m; }\n", helper);
-        str_printf(out, "%s void __cprof_counted_enter(int r) { if (cprof_pending.site == &__cprof_m) "
-                        "cprof_pending.site = cprof_site_consumed; else cprof_count_entry(&__cprof_r[r]); }\n",
-                   helper);
+        str_printf(out, "%s int __cprof_counted_enter(int r) { if (cprof_pending.site == &__cprof_m) "
+                        "cprof_pending.site = cprof_site_consumed; else cprof_count_entry(&__cprof_r[r]); "
+                        "return 0; }\n", helper);
     }
     for (int b = 0; b < u->nblocks; b++)
         if (u->blocks[b].clause)

@@ -45,6 +45,38 @@ int main()
     return 0;
 }
 EOF
+# Every kind of entry cprof-cc adds at a body's start, each before a declaration: C90
+# forbids a statement there (-pedantic-errors), and -Wdeclaration-after-statement warns
+# of one in any mode.  A timed routine, a static and an external routine counted at
+# their sites (the latter's entry takes its unit's marker back).
+cat > decl.c <<'EOF'
+#include <stdio.h>
+static int counted_static(int x)
+{
+    int y = x + 1;
+    return y;
+}
+int counted_extern(int x)
+{
+    static int calls;
+    int y = x * 2;
+    calls++;
+    return y + calls - calls;
+}
+int timed(int n)
+{
+    int s = 0, i;
+    for (i = 0; i < n; i++)
+        s += counted_static(i) + counted_extern(i);
+    return s;
+}
+int main(void)
+{
+    int r = timed(4);
+    printf("%d\n", r);
+    return 0;
+}
+EOF
 cat > part.inc <<'EOF'
 static int inc_leaf(int x)
 {
@@ -115,6 +147,12 @@ leaf_count "-std=c99" m99 4
 run_build "-ansi (C89 source with a K&R definition)" c89 -ansi -fopenmp -O2 c89.c -o c89
 check "-ansi: program output 12" -- [ "$(./c89)" = 12 ]
 leaf_count "-ansi" c89 4 twice
+
+for mode in "-std=c89 -pedantic-errors" "-std=gnu11 -Wdeclaration-after-statement -Werror"; do
+    run_build "$mode: every entry a declaration" decl $mode -fopenmp -O2 decl.c -o decl
+    check "$mode: program output 22" "$(./decl 2>&1 | head -3)" -- [ "$(./decl)" = 22 ]
+    leaf_count "$mode" decl 4 counted_extern
+done
 
 run_build "-g -O0" mg -g -O0 -fopenmp -DN=3 -Iinc m.c -o mg
 leaf_count "-g -O0" mg 3
