@@ -500,10 +500,22 @@ ENTER_SLOW(enter_slow_side, 0, 1, 0)
 ENTER_SLOW(enter_slow_traced_side, 1, 1, 0)
 ENTER_SLOW(enter_slow_sampled, 0, 0, 1)
 
-/* A sampled facade's timed entry of a slot the rule watches (its left 0: marked), or
- * after a longjmp, apart; a slot timed on every activation (left < 0) opens its frame
- * on the straight path, as the plain facade's entries do. */
-#define ENTER_SAMPLED_TIMED(name, clock) \
+/* A sampled facade's timed entry on the straight path, apart, so that the untimed
+ * path saves no register for it.  A slot timed on every activation (left < 0) opens
+ * its frame as the plain facade's entries do, by tail calls only; one the rule watches
+ * (left 0) is marked, in a function of its own, where the frame's mark takes a
+ * register across the opening. */
+#define ENTER_SAMPLED_TIMED(name, watched, clock) \
+    static __attribute__((noinline)) struct cprof_frame * \
+    watched(struct cprof_worker *w, struct cprof_routine *r, const struct cprof_site *site, \
+            struct cprof_slot *s, int kase, const void *sp) \
+    { \
+        struct cprof_frame *f = open_frame(w, r, s, kase, CPROF_FRAME_RARE, clock, sp, site->id, \
+                                           0, 0); \
+        if (f) \
+            f->rare = CPROF_RARE_SAMPLE; \
+        return f; \
+    } \
     static __attribute__((noinline)) struct cprof_frame * \
     name(struct cprof_routine *r, const struct cprof_site *site, struct cprof_slot *s, int kase, \
          int32_t left, const void *sp) \
@@ -511,14 +523,12 @@ ENTER_SLOW(enter_slow_sampled, 0, 0, 1)
         struct cprof_worker *w = cprof_pending.worker; \
         if (__builtin_expect(w->top[-1].sp < sp, 0)) \
             return enter_slow_sampled(r, site, clock, sp); \
-        struct cprof_frame *f = open_frame(w, r, s, kase, left ? 0 : CPROF_FRAME_RARE, clock, sp, \
-                                           site->id, 0, 0); \
-        if (f && !left) \
-            f->rare = CPROF_RARE_SAMPLE; \
-        return f; \
+        if (__builtin_expect(!left, 0)) \
+            return watched(w, r, site, s, kase, sp); \
+        return open_frame(w, r, s, kase, 0, clock, sp, site->id, 0, 0); \
     }
-ENTER_SAMPLED_TIMED(enter_sampled_timed_tsc, CPROF_CLOCK_TSC)
-ENTER_SAMPLED_TIMED(enter_sampled_timed_monotonic, CPROF_CLOCK_MONOTONIC)
+ENTER_SAMPLED_TIMED(enter_sampled_timed_tsc, enter_sampled_watched_tsc, CPROF_CLOCK_TSC)
+ENTER_SAMPLED_TIMED(enter_sampled_timed_monotonic, enter_sampled_watched_monotonic, CPROF_CLOCK_MONOTONIC)
 
 /* The straight path: a site of the same unit for r whose slot on this worker holds
  * the context the call is made in and its case, and no frame left by longjmp. */
@@ -549,10 +559,8 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
         if (__builtin_expect(left > 0, 1))
             return enter_untimed(r, w, s, st, left, caller);
         p->case0 = (int)s->case0;
-        if (__builtin_expect(!left || w->top[-1].sp < sp, 0))
-            return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
-                                             : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
-        return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, 0, 0);
+        return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
+                                         : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
     }
     p->case0 = (int)s->case0;
     if (clock == CPROF_CLOCK_NONE) {
