@@ -75,7 +75,11 @@ added() {  # added PLAIN ENV... -- PROG ARG...
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     local x b
-    b=$(instr -- "$plain" "$@")
+    # The plain build with the profiled one's arguments, not its name: that name was
+    # once passed on too, where the plain build reads its thread count (atoi: 0, the
+    # default team), so both columns' baselines ran on every CPU, and varied from run
+    # to run with which thread ran which task (under libomp, with its threads' spin).
+    b=$(instr -- "$plain" "${@:2}")
     x=$(instr "${envs[@]}" -- "$@")
     awk -v x="$x" -v b="$b" 'BEGIN { if (x == "failed" || b == "failed") print "failed"; else printf "%.1f", x - b }'
 }
