@@ -205,7 +205,7 @@ void add_twins(struct unit *u)
         if (!r->twin)
             continue;
         new_node(u, N_TWIN, r->def_start, r->def_start)->index = i;
-        if (r->twin_void && r->twin_dispatch)
+        if (r->twin_dispatch)
             new_node(u, N_TWIN_END, r->def_end - 1, r->def_end - 1)->index = i;
     }
 }
@@ -283,8 +283,10 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
     str_add(out, "__attribute__((no_sanitize_thread)) ", 36);
 }
 
-/* A void routine runs its body in an else: a return after the twin would be an error
- * in a noreturn one (a die() declared so elsewhere). */
+/* The routine runs its body in an else, a block of its own: its declarations then
+ * still come first in a block (C90, -Wdeclaration-after-statement), and a void one
+ * needs no return after the twin (an error in a noreturn one, a die() declared so
+ * elsewhere). */
 void add_dispatch(struct unit *u, struct str *out, int routine)
 {
     const struct routine *r = &u->routines[routine];
@@ -294,6 +296,6 @@ void add_dispatch(struct unit *u, struct str *out, int routine)
         str_printf(out, " if (__builtin_expect(cprof_sizes_twin, 0)) __cprof_tw_%s(%s); else {",
                    r->name, r->twin_args);
     else
-        str_printf(out, " if (__builtin_expect(cprof_sizes_twin, 0)) return __cprof_tw_%s(%s);",
+        str_printf(out, " if (__builtin_expect(cprof_sizes_twin, 0)) return __cprof_tw_%s(%s); else {",
                    r->name, r->twin_args);
 }

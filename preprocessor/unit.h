@@ -236,7 +236,8 @@ void choose_counted(struct unit *u);
  * find_twin tells from the walk which can, add_twins (once the analysis has chosen the
  * counted routines and caches) places their nodes: N_TWIN at the definition, whose
  * render_twin renders the prototype, the twin and the original's attribute, and for a
- * void routine N_TWIN_END before its closing brace; add_dispatch renders the jump to
+ * routine that dispatches to its twin N_TWIN_END before its closing brace (the end of
+ * its else); add_dispatch renders the jump to
  * the twin after the original's hook. */
 void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r);
 void add_twins(struct unit *u);

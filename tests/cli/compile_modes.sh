@@ -48,7 +48,8 @@ EOF
 # Every kind of entry cprof-cc adds at a body's start, each before a declaration: C90
 # forbids a statement there (-pedantic-errors), and -Wdeclaration-after-statement warns
 # of one in any mode.  A timed routine, a static and an external routine counted at
-# their sites (the latter's entry takes its unit's marker back).
+# their sites (the latter's entry takes its unit's marker back); with
+# -fcprof-input-size, each routine's jump to its twin.
 cat > decl.c <<'EOF'
 #include <stdio.h>
 static int counted_static(int x)
@@ -149,9 +150,11 @@ check "-ansi: program output 12" -- [ "$(./c89)" = 12 ]
 leaf_count "-ansi" c89 4 twice
 
 for mode in "-std=c89 -pedantic-errors" "-std=gnu11 -Wdeclaration-after-statement -Werror"; do
-    run_build "$mode: every entry a declaration" decl $mode -fopenmp -O2 decl.c -o decl
-    check "$mode: program output 22" "$(./decl 2>&1 | head -3)" -- [ "$(./decl)" = 22 ]
-    leaf_count "$mode" decl 4 counted_extern
+    for sized in "" -fcprof-input-size; do
+        run_build "$mode $sized: every entry a declaration" decl $mode $sized -fopenmp -O2 decl.c -o decl
+        check "$mode $sized: program output 22" "$(./decl 2>&1 | head -3)" -- [ "$(./decl)" = 22 ]
+        leaf_count "$mode $sized" decl 4 counted_extern
+    done
 done
 
 run_build "-g -O0" mg -g -O0 -fopenmp -DN=3 -Iinc m.c -o mg
