@@ -8,6 +8,21 @@
 # exact counts of tests/cli/examples.expect hold; in gcc's pass, a run with every
 # activation timed (CPROF_TIMING=every) has the same counts as the default run.
 . "$(dirname "$0")/../lib/cli.sh"
+# run_example DIR OUT ERR [VAR=VALUE...]: the example's program ($prog) in DIR on 2
+# threads, its profile to OUT and its stderr to ERR, where its exit status (a kill by
+# the timeout) is said too.  Threads that wait sleep (OMP_WAIT_POLICY=passive):
+# libgomp's spinning waits, on a machine busy with other work, made jacobi (a region per
+# sweep) run past the timeout, profiled or not (a plain gcc build too, beside two CPU
+# hogs).  Counts do not change.
+run_example() {
+    local dir=$1 out=$2 err=$3 rc
+    shift 3
+    (cd "$dir" && env "$@" OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 CPROF_OUT="$out" timeout 300 "./$prog" \
+         > /dev/null 2> "$err")
+    rc=$?
+    [ $rc = 124 ] && echo "killed after 300 s" >> "$dir/$err"
+    [ $rc = 0 ] || echo "exit status $rc" >> "$dir/$err"
+}
 for dir in "$root"/examples/*/; do
     [ -f "$dir/Makefile" ] || continue
     # An MPI example (its Makefile builds with mpicc) runs under mpirun: tests/cli/mpi.sh.
@@ -20,11 +35,7 @@ for dir in "$root"/examples/*/; do
         continue
     fi
     prog=$(sed -n 's/^PROG *:*= *//p' "$dir/Makefile")
-    # Threads that wait sleep (OMP_WAIT_POLICY=passive): libgomp's spinning waits, on a
-    # machine busy with other work, made jacobi (a region per sweep) run past the timeout,
-    # profiled or not (a plain gcc build too, beside two CPU hogs).  Counts do not change.
-    (cd "$tmp/$name" && OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 CPROF_OUT=prof.out timeout 300 "./$prog" > /dev/null 2> run.err
-     rc=$?; [ $rc = 124 ] && echo "killed after 300 s" >> run.err; [ $rc = 0 ] || echo "exit status $rc" >> run.err)
+    run_example "$tmp/$name" prof.out run.err
     check "examples/$name runs and writes a profile" "$(indent "$tmp/$name/run.err")" -- test -s "$tmp/$name/prof.out"
     CPROF_BIN=$bin "$root/tests/report/consistency.sh" "$tmp/$name/prof.out" > "$tmp/$name.cons" 2>&1
     check "examples/$name: report numbers consistent" "$(indent "$tmp/$name.cons")" -- test ! -s "$tmp/$name.cons"
@@ -38,10 +49,7 @@ for dir in "$root"/examples/*/; do
         check "examples/$name: $filter => $want" "actual: ${actual:0:300}" -- test "$actual" = "$want"
     done < <(grep "^$name: " "$root/tests/cli/examples.expect")
     if [ "$plain_cc" = gcc ]; then
-        (cd "$tmp/$name" && OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 CPROF_OUT=every.out CPROF_TIMING=every \
-            timeout 300 "./$prog" \
-            > /dev/null 2> every.err
-         rc=$?; [ $rc = 124 ] && echo "killed after 300 s" >> every.err; [ $rc = 0 ] || echo "exit status $rc" >> every.err)
+        run_example "$tmp/$name" every.out every.err CPROF_TIMING=every
         "$bin/cprof-report" --json "$tmp/$name/every.out" > "$tmp/$name.every.json" 2>> "$tmp/$name/every.err"
         python3 "$root/tests/lib/same_profile.py" "$tmp/$name.every.json" "$tmp/$name.json" > "$tmp/$name.timing" 2>&1
         check "examples/$name: the same counts, cases, arcs, paths, regions and tasks with CPROF_TIMING=every" \
@@ -49,9 +57,10 @@ for dir in "$root"/examples/*/; do
         continue
     fi
     cp -R "$dir" "$tmp/$name.gcc"
-    (env -u CPROF_GCC -u CPROF_GXX make -s -C "$tmp/$name.gcc" CC="$bin/cprof-cc" &&
-     cd "$tmp/$name.gcc" && OMP_NUM_THREADS=2 CPROF_OUT=prof.out timeout 300 "./$prog" > /dev/null) \
-        > "$tmp/$name.gcc.log" 2>&1
+    if env -u CPROF_GCC -u CPROF_GXX make -s -C "$tmp/$name.gcc" CC="$bin/cprof-cc" > "$tmp/$name.gcc.log" 2>&1; then
+        run_example "$tmp/$name.gcc" prof.out run.err
+        cat "$tmp/$name.gcc/run.err" >> "$tmp/$name.gcc.log"
+    fi
     "$bin/cprof-report" --json "$tmp/$name.gcc/prof.out" > "$tmp/$name.gcc.json" 2>> "$tmp/$name.gcc.log"
     python3 "$root/tests/lib/same_profile.py" "$tmp/$name.gcc.json" "$tmp/$name.json" > "$tmp/$name.same" 2>&1
     check "examples/$name: the same profile as gcc's build (counts, cases, arcs, paths, regions, tasks)" \
