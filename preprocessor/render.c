@@ -124,9 +124,9 @@ static void add_enter(struct unit *u, struct str *out, int r, const struct node 
 
 /* The call site's half of a direct call of n->target.  A counted callee's count is
  * inline where gcc optimizes, in a counted routine too, whose copies gcc inlines each
- * compile it again (a unit of 4000 generated routines: 5% more of gcc's time, against
- * a call and a return per count); a call of the prelude's helper at -O0; the prelude's
- * inline helper where the tables may not be named. */
+ * compile it again (some more of gcc's time, against a call and a return per count:
+ * docs/rewriting.md); a call of the prelude's helper at -O0; the prelude's inline
+ * helper where the tables may not be named. */
 void add_handshake(struct unit *u, struct str *out, const struct node *n)
 {
     int site = n->index;
