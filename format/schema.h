@@ -34,7 +34,9 @@
  * profiling, each {"file", "reason"}, a key of the header written when there is one;
  * "timing" (docs/semantics.md, "Sampled timing"): a key of the header, how activations
  * were timed ({"mode": "sampled" or "every", "period", "min_activations", "short_ns",
- * "call_cost_ns", "inner_ns", "untimed_ns", "correction_ns"});
+ * "call_cost_ns", "inner_ns", "untimed_ns", "correction_ns", "site_untimed_ns",
+ * "site_correction_ns"}; a site that counted its untimed calls itself says
+ * "untimed_at_site": true);
  * "sampled", declared when the mode is "sampled": a key of each worker, its rows
  * (CPROF_SAMPLED_COLUMNS), one per calls or paths row and case whose time columns hold
  * an estimate;

@@ -232,6 +232,7 @@ static void place_node(struct unit *u, struct node *n)
 {
     if (n->cleanup || n->kind == N_RENAME || n->kind == N_CLAUSE || n->kind == N_HOOK
         || n->kind == N_CLOSE || n->kind == N_CONSTRUCT || n->kind == N_TWIN || n->kind == N_TWIN_END
+        || n->kind == N_LEAF_COPY
         || n->kind == N_COMMENT)
         return;
     if (n->kind == N_REDUCTION) {
@@ -268,4 +269,36 @@ void find_callees(struct unit *u, unsigned from)
     for (int i = 0; i < u->nsites; i++)
         if (u->sites[i].routine >= 0)
             u->routines[u->sites[i].routine].has_sites = 1;
+}
+
+/* A leaf's calls are short if any are: those the runtime samples cost their site a few
+ * instructions (cprof_leaf_untimed) and call the routine's copy with no hook, which gcc
+ * may inline there.  Only where the site passes its case (so never under
+ * -fcprof-input-size, whose twins call the runtime, nor in a unit with target regions)
+ * and follows the routine's definition (the copy's, before it); a routine that makes a
+ * call cprof sees, is a region, or cannot be copied (find_twin) is left out. */
+void choose_leaf_sites(struct unit *u)
+{
+    for (int i = 0; i < u->nsites; i++)
+        if (u->sites[i].routine >= 0)
+            u->routines[u->sites[i].routine].has_sites = 1;
+    int nnodes = u->nnodes;     /* new_node may move u->nodes */
+    for (int k = 0; k < nnodes; k++) {
+        const struct node *n = &u->nodes[k];
+        if (n->kind != N_CALL || !n->target || n->cleanup || n->leaf >= 0 || n->region)
+            continue;
+        struct site *s = &u->sites[n->index];
+        int callee = defined_routine(u, n->target, strlen(n->target));
+        if (!s->passes || callee < 0)
+            continue;
+        struct routine *r = &u->routines[callee];
+        if (r->counted || r->has_sites || r->region || !r->line || r->twin || !r->copyable
+            || !strcmp(r->name, "main") || n->start < r->def_end)
+            continue;
+        s->leaf = ++u->nleaves;
+        unsigned at = r->def_start;
+        if (!r->leaf_copy)
+            new_node(u, N_LEAF_COPY, at, at)->index = callee;
+        r->leaf_copy = 1;
+    }
 }

@@ -91,6 +91,8 @@ void cprof_cmdline_parse(struct cprof_cmdline *c, int argc, char **argv)
             c->openmp = a[2] == 'o';    /* clang's -fopenmp=RUNTIME too (CMake gives it) */
         else if (!strncmp(a, "-O", 2))
             c->optimizing = strcmp(a, "-O0") != 0;
+        else if (!strcmp(a, "-fpic") || !strcmp(a, "-fPIC") || !strcmp(a, "-fno-pic") || !strcmp(a, "-fno-PIC"))
+            c->pic = a[2] != 'n';
         else if (!strcmp(a, "-Winline") || !strcmp(a, "-Werror=inline") || !strcmp(a, "-Wno-inline"))
             c->winline = a[2] != 'n';
         else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))

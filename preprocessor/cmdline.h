@@ -33,6 +33,7 @@ struct cprof_cmdline {
     int dep_md;             /* -MD or -MMD given */
     int openmp;             /* -fopenmp in effect */
     int optimizing;         /* the last -O is not -O0 (none: -O0) */
+    int pic;                /* -fpic or -fPIC: code for a shared object */
     int winline;            /* -Winline: gcc warns of a function declared inline that it
                                does not inline */
     struct cprof_rewrite_options select;    /* cprof's own options (options.h) */

@@ -118,6 +118,8 @@ static void rewriter_args(struct cprof_cmdline *c, const struct cprof_input *in,
         cprof_push(rw, "--openmp");
     if (c->optimizing)
         cprof_push(rw, "--optimizing");
+    if (c->pic)
+        cprof_push(rw, "--pic");
     if (c->optimizing && !c->winline)
         cprof_push(rw, "--inline-hint");
     if (cprof_gcc_is_clang())
@@ -187,14 +189,14 @@ static void write_registration(FILE *f, const char *file, const char *reason, in
     char *lf = c_literal(file), *lr = c_literal(reason);
     if (header)
         fputs("#pragma GCC system_header\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", f);
-    fputs("void cprof_register_unprofiled_v8(const char *, const char *);\n"
-          "void cprof_unregister_unprofiled_v8(void);\n", f);
+    fputs("void cprof_register_unprofiled_v9(const char *, const char *);\n"
+          "void cprof_unregister_unprofiled_v9(void);\n", f);
     if (header)
         fputs("#ifdef __cplusplus\n}\n#endif\n", f);
     fprintf(f, "static void __attribute__((__constructor__, __used__)) __cprof_unprofiled_init(void)\n"
-               "{ cprof_register_unprofiled_v8(%s, %s); }\n"
+               "{ cprof_register_unprofiled_v9(%s, %s); }\n"
                "static void __attribute__((__destructor__(101), __used__)) __cprof_unprofiled_fini(void)\n"
-               "{ cprof_unregister_unprofiled_v8(); }\n", lf, lr);
+               "{ cprof_unregister_unprofiled_v9(); }\n", lf, lr);
     free(lf);
     free(lr);
 }

@@ -206,6 +206,10 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         render_twin(u, out, n);
         return;
     }
+    if (n->kind == N_LEAF_COPY) {
+        render_leaf_copy(u, out, n);
+        return;
+    }
     if (n->kind == N_CONSTRUCT) {
         /* On a line of its own before the pragma's, which the marker puts back. */
         str_printf(out, names_tables(u, n) ? "%scprof_pending.construct = &__cprof_s[%d];\n"
@@ -283,8 +287,11 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     if (n->initializer)
         str_add(out, "omp_priv = ", 11);
     str_add(out, "__extension__({ ", 16);
+    /* A leaf's site calls the routine or its copy (choose_leaf_sites): the arguments
+     * evaluated once, before either, in the hoisted variables. */
+    int leaf_site = n->target && n->leaf < 0 && !n->region && u->sites[site].leaf && !u->rendering_twin;
     for (int i = 0; i < n->nargs; i++) {
-        if (!has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
+        if (!leaf_site && !has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
             continue;
         if (n->arg_bitfield[i]) {
             /* __auto_type refuses bit-fields; unary + gives the promoted type.  The
@@ -325,6 +332,41 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
         snprintf(f, sizeof f, "__cprof_f%d", site);
         add_pending(u, out, site, f, n, 0);
         str_add(out, f, strlen(f));
+    } else if (leaf_site) {
+        /* Untimed at the site: the routine's copy, which has no hook, on the call's line;
+         * else the handshake and the routine.  The key's case as it is: a construct's
+         * cache may be -1 yet. */
+        const struct site *s = &u->sites[site];
+        char k[32];
+        if (s->cache == CACHE_CASE0)
+            snprintf(k, sizeof k, "__cprof_c0");
+        else
+            snprintf(k, sizeof k, "__cprof_k%d", s->block);
+        /* A call whose value is discarded stays a statement in each branch: gcc warns of
+         * the routine's discarded warn_unused_result value in the second, and the copy's
+         * value is used (a declaration of its type; a void one is none). */
+        struct str copy = { 0 };
+        str_printf(&copy, "__cprof_u_%s(", n->target);
+        for (int i = 0; i < n->nargs; i++)
+            str_printf(&copy, "%s__cprof_a%d_%d", i ? ", " : "", site, i);
+        str_add(&copy, ")", 1);
+        if (n->discarded && u->routines[s->callee].twin_void)
+            str_printf(out, "if (cprof_leaf_untimed(&__cprof_l[%d], %s)) { %s; } else { ", s->leaf - 1, k,
+                       copy.p);
+        else if (n->discarded)
+            str_printf(out, "if (cprof_leaf_untimed(&__cprof_l[%d], %s)) { __typeof__(%s) __cprof_v = %s; "
+                            "(void)__cprof_v; } else { ", s->leaf - 1, k, copy.p, copy.p);
+        else
+            str_printf(out, "cprof_leaf_untimed(&__cprof_l[%d], %s) ? %s : (", s->leaf - 1, k, copy.p);
+        str_printf(out, "cprof_pending.site = &__cprof_s[%d]%s", site, n->discarded ? "; " : ", ");
+        if (s->cache == CACHE_CASE0)
+            str_add(out, "cprof_pending.kase = __cprof_c0", 31);
+        else
+            str_printf(out, "cprof_pending.kase = %s >= 0 ? %s : (%s = cprof_site_case(&__cprof_s[%d]))",
+                       k, k, k, site);
+        str_add(out, n->discarded ? "; " : ", ", 2);
+        free(copy.p);
+        render_range(u, out, n->desig_start, n->desig_end, n->kids, n->nkids);
     } else if (calls_twin(u, n)) {
         add_handshake(u, out, n);
         str_printf(out, "__cprof_tw_%s", n->target);
@@ -335,13 +377,15 @@ static void render_node(struct unit *u, struct str *out, struct node *n)
     unsigned pos = n->desig_end;
     for (int i = 0; i < n->nargs; i++) {
         render_range(u, out, pos, n->arg_start[i], n->kids, n->nkids);
-        if (has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
+        if (leaf_site || has_call_inside(u, n, n->arg_start[i], n->arg_end[i]))
             str_printf(out, "__cprof_a%d_%d", site, i);
         else
             render_range(u, out, n->arg_start[i], n->arg_end[i], n->kids, n->nkids);
         pos = n->arg_end[i];
     }
     render_range(u, out, pos, n->end, n->kids, n->nkids);
+    if (leaf_site)
+        str_add(out, n->discarded ? "; }" : ")", n->discarded ? 3 : 1);
     /* A call whose value the program discards stays one gcc sees discarded: not the
      * statement expression's value (-Wunused-result). */
     str_add(out, "; ", 2);

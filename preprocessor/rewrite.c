@@ -93,6 +93,7 @@ int cprof_rewrite(const char *text, size_t size, const char *text_name, const ch
     choose_counted(&u);
     choose_caches(&u);
     add_twins(&u);
+    choose_leaf_sites(&u);
     restore_comments(&u);
     number_sites(&u);
     build_trees(&u);

@@ -17,6 +17,9 @@ struct cprof_rewrite_options {
      * limit for functions not declared inline counts.  Not under -Winline, which would
      * warn of those it does not inline. */
     int inline_hint;
+    /* -fpic or -fPIC: the unit may go into a shared object, which may be loaded by
+     * dlopen, where thread-local storage of the initial-exec model may not fit. */
+    int pic;
     /* The compiler is clang's (cprof-clang): a call cast to void is one whose value is
      * used (clang does not warn of it, -Wunused-result, where gcc does). */
     int clang;

@@ -67,6 +67,8 @@ static int rewrite_main(int argc, char **argv)
             o.openmp = known = 1;
         else if (!strcmp(a, "--optimizing"))
             o.optimizing = known = 1;
+        else if (!strcmp(a, "--pic"))
+            o.pic = known = 1;
         else if (!strcmp(a, "--inline-hint"))
             o.inline_hint = known = 1;
         else if (!strcmp(a, "--clang"))

@@ -33,7 +33,7 @@ void add_prelude(struct unit *u, struct str *out)
 {
     str_add(out, "# 1 \"<cprof>\" 3\n", 16);
     /* A unit that includes <cprof.h> (to call cprof_write) has the declarations. */
-    if (!memmem(u->text, u->size, "cprof_register_unit_v8", 22))
+    if (!memmem(u->text, u->size, "cprof_register_unit_v9", 22))
         add_header(out);
     str_printf(out, "static struct cprof_routine __cprof_r[%d];\n", u->nroutines ? u->nroutines : 1);
     str_printf(out, "static struct cprof_site __cprof_s[%d];\n", u->nsites ? u->nsites : 1);
@@ -72,6 +72,22 @@ void add_prelude(struct unit *u, struct str *out)
     int counted_entry = 0;
     for (int i = 0; i < u->nroutines; i++)
         counted_entry |= u->routines[i].counted_entry;
+    /* The slots of the sites that count a leaf's untimed calls (choose_leaf_sites). */
+    if (u->nleaves) {
+        /* Of the initial-exec model in a program's own units: gcc 12 folds the address
+         * of a local-exec variable, a constant to it, into a loop's induction variables
+         * with a displacement that may not fit 32 bits (ld: relocation truncated to fit:
+         * R_X86_64_TPOFF32, on examples/md); an initial-exec address is a load. */
+        str_add(out, "static int __cprof_lz;\n", 23);
+        str_printf(out, "static __thread struct cprof_leaf_slot __cprof_l[%d]%s = {", u->nleaves,
+                   u->options->pic ? "" : " __attribute__((tls_model(\"initial-exec\")))");
+        /* Each slot's countdown the zero: positional, what C90 and -pedantic take
+         * (-Wsystem-headers shows this line's warnings). */
+        for (int i = 0; i < u->nleaves; i++)
+            str_add(out, i ? ", { 0, &__cprof_lz, 0, 0 }" : " { 0, &__cprof_lz, 0, 0 }", i ? 26 : 25);
+        str_add(out, " };\n", 4);
+        str_printf(out, "static struct cprof_leaf_slot *__cprof_leaf_slots(void) { return __cprof_l; }\n");
+    }
     if (counted_entry) {
         str_add(out, "static const struct cprof_site __cprof_m = { .id = -1 };\n", 57);
         str_printf(out, "%s void __cprof_counted_mark(void) { cprof_pending.site = &__cprof_m; }\n", helper);
@@ -206,6 +222,8 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
             str_printf(out, ", .construct = CPROF_CONSTRUCT_%s", names[s->construct]);
         if (s->passes)
             str_add(out, ", .passes_case = 1", 18);
+        if (s->leaf)
+            str_printf(out, ", .leaf = %d, .leaf_slots = __cprof_leaf_slots", s->leaf);
         str_add(out, " },", 3);
     }
     /* The destructor runs after the object's other destructors (units.c: the profile
@@ -217,8 +235,8 @@ void add_tables(struct unit *u, struct str *out, const char *unit_file)
     str_printf(out, ", .nroutines = %d, .nsites = %d, .routines = __cprof_r, .sites = __cprof_s,"
                     " .nsources = %d, .sources = __cprof_f };\n"
                     "static void __attribute__((constructor)) __cprof_unit_init(void)\n"
-                    "{ cprof_register_unit_v8(&__cprof_unit); }\n"
+                    "{ cprof_register_unit_v9(&__cprof_unit); }\n"
                     "static void __attribute__((destructor(101))) __cprof_unit_fini(void)\n"
-                    "{ cprof_unregister_unit_v8(&__cprof_unit); }\n",
+                    "{ cprof_unregister_unit_v9(&__cprof_unit); }\n",
                u->nroutines, u->nsites, nsources);
 }

@@ -58,7 +58,9 @@ static int empty_list(const struct unit *u, CXCursor fn, CXCursor body)
 
 void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
 {
-    if (!u->options->input_size || u->offload || r->special_entry)
+    /* Under -fcprof-input-size, a twin; else a copy with no hook that a leaf's sites
+     * may call on their untimed calls (choose_leaf_sites). */
+    if (u->offload || r->special_entry)
         return;
     CXType type = clang_getCursorType(fn);
     enum CX_StorageClass storage = clang_Cursor_getStorageClass(fn);
@@ -115,7 +117,10 @@ void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r)
     r->twin_void = clang_getResultType(type).kind == CXType_Void;
     r->twin_static = storage == CX_SC_None;
     r->twin_declared = !clang_equalCursors(clang_getCanonicalCursor(fn), fn);
-    r->twin = 1;
+    if (u->options->input_size)
+        r->twin = 1;
+    else
+        r->copyable = 1;
 }
 
 /* Copies p[0..n) with __func__ and its GNU names, outside literals, replaced by the
@@ -186,8 +191,8 @@ void add_twins(struct unit *u)
             else
                 hi = mid;
         }
-        if (r->twin && lo > 0 && by[lo - 1].end >= r->def_start)
-            r->twin = 0;
+        if (lo > 0 && by[lo - 1].end >= r->def_start)
+            r->twin = r->copyable = 0;
         r->twin_dispatch = !r->counted;
     }
     free(by);
@@ -281,6 +286,33 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
     str_add(out, "\n", 1);
     add_line_marker(u, out, r->def_start, 0);
     str_add(out, "__attribute__((no_sanitize_thread)) ", 36);
+}
+
+/* A leaf's copy with no hook (routine n->index's leaf_copy), before its definition,
+ * which follows on the line the marker gives back: its untimed calls run it, the same
+ * code as the timed ones run after the hook, and gcc may inline it at those sites as
+ * it would the routine in a plain build.  Its text is the routine's again, a system
+ * header's (gcc warned of it for the original). */
+void render_leaf_copy(struct unit *u, struct str *out, const struct node *n)
+{
+    const struct routine *r = &u->routines[n->index];
+    struct str copy = { 0 }, body = { 0 };
+    str_add(out, "\n", 1);
+    add_line_marker(u, out, r->def_start, 1);
+    if (r->twin_static)
+        str_add(&copy, "static ", 7);
+    str_add(&copy, u->text + r->def_start, r->name_start - r->def_start);
+    str_printf(&copy, "__cprof_u_%s", r->name);
+    str_add(&copy, u->text + r->name_end, r->body_start - r->name_end);
+    u->rendering_twin = 1;
+    render_range(u, &body, r->body_start, r->def_end, u->tops[0], u->ntops[0]);
+    u->rendering_twin = 0;
+    add_renaming_func(&copy, body.p, body.len, r->name);
+    add_as_system(out, copy.p, copy.len);
+    free(body.p);
+    free(copy.p);
+    str_add(out, "\n", 1);
+    add_line_marker(u, out, r->def_start, 0);
 }
 
 /* The routine runs its body in an else, a block of its own: its declarations then

@@ -23,7 +23,8 @@ enum construct { CONSTRUCT_NONE, CONSTRUCT_PARALLEL, CONSTRUCT_TASK, CONSTRUCT_F
                  CONSTRUCT_SECTIONS, CONSTRUCT_SINGLE, CONSTRUCT_BARRIER };
 
 enum node_kind { N_HOOK, N_CALL, N_SETJMP, N_LONGJMP, N_REDUCTION, N_RENAME, N_CLAUSE, N_CLOSE,
-                 N_CONSTRUCT, N_TWIN, N_TWIN_END, N_COMMENT };
+                 N_CONSTRUCT, N_TWIN, N_TWIN_END, N_COMMENT,
+                 N_LEAF_COPY };
 
 struct node {
     enum node_kind kind;
@@ -87,6 +88,10 @@ struct routine {
      * cprof_sizes_twin at its start (all but counted routines whose every caller's
      * twin follows their own, and calls it). */
     int twin;
+    int copyable;                   /* not under -fcprof-input-size: find_twin's tests hold,
+                                       so a copy without its hook may be made (leaf_copy) */
+    int leaf_copy;                  /* its leaf sites call __cprof_u_<name>, its copy with
+                                       no hook, on their untimed calls */
     unsigned def_start, name_start, name_end, body_start, def_end;
     char *twin_args;
     int twin_void, twin_static, twin_declared, twin_dispatch;
@@ -107,6 +112,10 @@ struct site {
     /* A timed callee's call whose case is known the same way (cache): the site passes it
      * with its handshake (cprof_pending.kase), and the entry asks OpenMP nothing. */
     int passes;
+    /* A passing site of a leaf routine's (timed, no site of its own, not a region's):
+     * its untimed calls count at the site (cprof_leaf_untimed), through its thread-local
+     * slot __cprof_l[leaf - 1]; 0: none. */
+    int leaf;
     enum construct construct;       /* an OpenMP construct's site, not a call's */
 };
 
@@ -155,6 +164,7 @@ struct unit {
     int nblocks;
     int offload;                    /* has OpenMP target regions or declare target */
     int nslots;                     /* sites counted inline */
+    int nleaves;                    /* sites counting their untimed calls (site's leaf) */
     struct reduction *reductions;
     int nreductions, ncopies;
     struct span *bodies;            /* of every function definition, in order */
@@ -240,6 +250,7 @@ void choose_counted(struct unit *u);
  * its else); add_dispatch renders the jump to
  * the twin after the original's hook. */
 void find_twin(struct unit *u, CXCursor fn, CXCursor body, struct routine *r);
+void render_leaf_copy(struct unit *u, struct str *out, const struct node *n);
 void add_twins(struct unit *u);
 void render_twin(struct unit *u, struct str *out, const struct node *n);
 void add_dispatch(struct unit *u, struct str *out, int routine);
@@ -285,6 +296,9 @@ void choose_caches(struct unit *u);
 void number_sites(struct unit *u);
 void build_trees(struct unit *u);
 void find_callees(struct unit *u, unsigned from);
+/* After add_twins: the passing sites of leaf routines (struct site's leaf) and their
+ * copies (N_LEAF_COPY). */
+void choose_leaf_sites(struct unit *u);
 
 /* ---- render.c: render_range copies a range of the text with the nodes placed in it
  * rewritten; add_handshake writes a direct call's half of the handshake. */

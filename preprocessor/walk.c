@@ -33,13 +33,8 @@ struct site *new_site(struct unit *u, CXTranslationUnit tu, unsigned offset, int
 {
     GROW(u->sites, u->nsites, u->sites_cap);
     struct site *s = &u->sites[u->nsites];
-    s->routine = u->routine;
-    s->callee = -1;
+    *s = (struct site){ .routine = u->routine, .callee = -1, .cache = CACHE_NONE };
     s->file = presumed(clang_getLocationForOffset(tu, u->file, offset), &s->line);
-    s->d = 0;
-    s->construct = 0;
-    s->cache = CACHE_NONE;
-    s->passes = 0;
     *index = u->nsites++;
     return s;
 }

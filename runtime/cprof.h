@@ -56,8 +56,8 @@ static __inline__ void cprof_region_end(void) {}
 
 /* The layout of the descriptors below, which the code cprof-cc generates fills in by
  * name: an object compiled against another layout fails to link (the entry points
- * carry the version, cprof_register_unit_v8). */
-#define CPROF_API_VERSION 8
+ * carry the version, cprof_register_unit_v9). */
+#define CPROF_API_VERSION 9
 
 /* One per instrumented function definition; static in its translation unit. */
 struct cprof_routine {
@@ -89,6 +89,7 @@ enum {
 };
 
 /* One per call site in instrumented code. */
+struct cprof_leaf_slot;
 struct cprof_site {
     struct cprof_routine *caller;  /* lexically enclosing routine */
     struct cprof_routine *callee;  /* a direct call of a routine of the same unit, else null */
@@ -101,6 +102,10 @@ struct cprof_site {
                               it opens (docs/semantics.md) */
     int passes_case;       /* v8: the site sets cprof_pending.kase with its handshake: the
                               entry asks OpenMP nothing */
+    int leaf;              /* v9: a call of a leaf routine whose untimed calls the site
+                              counts itself (cprof_leaf_untimed): its slot is
+                              leaf_slots()[leaf - 1] on the calling thread; 0: none */
+    struct cprof_leaf_slot *(*leaf_slots)(void);
 };
 
 /* The constructs a site may stand for: the first two open a region or a task, the
@@ -166,18 +171,19 @@ void cprof_pending_set(const struct cprof_site *site, void (*target)(void));
 
 struct cprof_frame;
 /* The name carries the version of these structures and of the protocol: an object
- * compiled by a cprof-cc with another protocol (v7: no case passed by the call
- * sites, v6: units compiled without profiling not registered), another layout (v5: no sources, v4: no constructs), or that does
+ * compiled by a cprof-cc with another protocol (v8: no untimed calls counted at their
+ * sites, v7: no case passed by the call sites, v6: units compiled without profiling
+ * not registered), another layout (v5: no sources, v4: no constructs), or that does
  * not unregister its units (v3), fails to link instead of being misread.  The profile
  * is written at exit when the last registered unit unregisters. */
-void cprof_register_unit_v8(struct cprof_unit *unit);
-void cprof_unregister_unit_v8(struct cprof_unit *unit);
+void cprof_register_unit_v9(struct cprof_unit *unit);
+void cprof_unregister_unit_v9(struct cprof_unit *unit);
 /* A unit cprof-cc compiled without profiling (docs/cprof-cc.md, "When a unit cannot be
  * profiled"): the constructor and destructor it adds to gcc's own object register it
  * as a unit of no routines, its file and the reason copied, so that the profile lists
  * it and is written as for any other unit. */
-void cprof_register_unprofiled_v8(const char *file, const char *reason);
-void cprof_unregister_unprofiled_v8(void);
+void cprof_register_unprofiled_v9(const char *file, const char *reason);
+void cprof_unregister_unprofiled_v9(void);
 /* A routine's entry hook and the exit hook of its cleanup variable, chosen when the
  * runtime starts for the run's mode and clock (one indirect call each, no test of the
  * mode per call).  enter returns null when it keeps no frame (counting only); the
@@ -243,6 +249,35 @@ cprof_count_case0(const struct cprof_site *site, struct cprof_count_slot *slot, 
         slot->counts[case0]++;
     else
         cprof_count_miss(site, slot);
+}
+/* A site's cache for the untimed calls of a leaf routine (CPROF_TIMING=sampled,
+ * docs/semantics.md "Sampled timing"; the unit's thread-local slot, site->leaf): the
+ * key of the calling context and case its figures are for (context | case), the
+ * sampling countdown of those figures, their untimed count and the worker's calls.
+ * The runtime fills it when it counts an untimed call from the site; until then its
+ * countdown is a zero of the unit's, so that a key still zero (a thread whose context
+ * is not set yet) never counts. */
+struct cprof_leaf_slot {
+    unsigned long key;
+    int *left;
+    unsigned long long *untimed, *calls;
+};
+/* The site's half of an untimed call, where the slot holds the context the call is
+ * made in, its case kase (-1: not known yet, never held), and the figures are between
+ * two timed calls: counted as the runtime's untimed entry counts it; the site then
+ * calls the routine's copy that has no hook.  Else 0: the call makes the usual
+ * handshake and calls the routine. */
+static __inline__ __attribute__((always_inline, unused)) int
+cprof_leaf_untimed(struct cprof_leaf_slot *slot, long kase)
+{
+    if (__builtin_expect(slot->key == ((unsigned long)cprof_pending.context | (unsigned long)kase), 1)
+        && __builtin_expect(*slot->left > 0, 1)) {
+        --*slot->left;
+        ++*slot->untimed;
+        ++*slot->calls;
+        return 1;
+    }
+    return 0;
 }
 /* What cprof-cc makes of cprof_region_begin("NAME"): the region routine's entry
  * (cprof_facade.enter, after its site's handshake) handed to the runtime, which keeps

@@ -16,12 +16,12 @@
 #include "ext/stack.h"
 #include "ext/trace.h"
 
-void cprof_register_unit_v8(struct cprof_unit *unit)
+void cprof_register_unit_v9(struct cprof_unit *unit)
 {
     cprof_units_add(unit);
 }
 
-void cprof_register_unprofiled_v8(const char *file, const char *reason)
+void cprof_register_unprofiled_v9(const char *file, const char *reason)
 {
     cprof_units_add_unprofiled(file, reason);
 }

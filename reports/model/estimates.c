@@ -112,14 +112,15 @@ static int get_row(struct loader *l, const cprof_profile *p, const struct raw_fi
 }
 
 /* The header's "timing": {mode, period, min_activations, short_ns, call_cost_ns,
- * inner_ns, untimed_ns, correction_ns}: the rule's figures (the correction, and the two
- * costs it derives from, are in the rows' times already). */
+ * inner_ns, untimed_ns, correction_ns, site_untimed_ns, site_correction_ns}: the rule's
+ * figures (the corrections, and the costs they derive from, are in the rows' times
+ * already). */
 static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *sampled,
-                      double *untimed_ns)
+                      double *untimed_ns, double *site_ns)
 {
     const char *mode;
-    double cost, short_ns, correction = 0, inner = 0;
-    *untimed_ns = 0;
+    double cost, short_ns, correction = 0, inner = 0, site_correction = 0;
+    *untimed_ns = *site_ns = 0;
     int64_t period, min_act;
     const struct field f[] = {
         {"mode", JSON_STRING, &mode, 0},
@@ -130,6 +131,8 @@ static int get_timing(struct loader *l, json_t *h, cprof_prof_timing *t, bool *s
         {"inner_ns", JSON_REAL | OPTIONAL, &inner, 0},
         {"untimed_ns", JSON_REAL | OPTIONAL, untimed_ns, 0},
         {"correction_ns", JSON_REAL | OPTIONAL, &correction, 0},
+        {"site_untimed_ns", JSON_REAL | OPTIONAL, site_ns, 0},
+        {"site_correction_ns", JSON_REAL | OPTIONAL, &site_correction, 0},
     };
     if (cprof_get_fields(l, h, f, NELEM(f), "\"" CPROF_SECTION_TIMING "\""))
         return -1;
@@ -147,8 +150,8 @@ int cprof_estimates_of_file(struct loader *l, cprof_profile *p, const struct raw
 {
     json_t *h = json_object_get(rf->root, CPROF_SECTION_TIMING);
     bool sampled = false;
-    double untimed_ns = 0;
-    if (h && get_timing(l, h, &p->timing, &sampled, &untimed_ns))
+    double untimed_ns = 0, site_ns = 0;
+    if (h && get_timing(l, h, &p->timing, &sampled, &untimed_ns, &site_ns))
         return -1;
     json_t *workers = json_object_get(rf->root, "workers");
     size_t n = 0, cap = 0;
@@ -168,9 +171,13 @@ int cprof_estimates_of_file(struct loader *l, cprof_profile *p, const struct raw
             if (get_row(l, p, rf, ctx[id], json_array_get(rows, i), w, id, i, e, &untimed))
                 return -1;
             /* The overhead estimate (merge.c) counted every call at a timed call's
-             * cost: an untimed one cost what the runtime measured for it. */
-            if (untimed_ns > 0 && untimed_ns < rf->call_cost_ns) {
-                double less = (rf->call_cost_ns - untimed_ns) * (double)untimed;
+             * cost: an untimed one cost what the runtime measured for it, at its site
+             * where the site counted it. */
+            json_t *row = json_array_get(rows, i);
+            int64_t site = json_integer_value(json_array_get(row, CPROF_S_SITE));
+            double cost = rf->sites[site].untimed_at_site && site_ns > 0 ? site_ns : untimed_ns;
+            if (cost > 0 && cost < rf->call_cost_ns) {
+                double less = (rf->call_cost_ns - cost) * (double)untimed;
                 p->routines[e->routine].overhead_ns -= less;
                 p->overhead_ns -= less;
             }

@@ -43,6 +43,8 @@ struct raw_site {
     const char *file;
     int64_t line, d;  /* d is checked but plays no part in the report */
     const char *construct;  /* "parallel", "task": an OpenMP construct's; else NULL */
+    json_t *untimed_at_site;    /* true: it counted its untimed calls itself (the timing's
+                                   site_untimed_ns); absent: null */
     int64_t unit;           /* as a routine's */
 };
 

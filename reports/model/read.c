@@ -792,6 +792,7 @@ static int read_document(struct loader *l, struct raw_file *rf, const struct row
             {"line", JSON_INTEGER, &s->line, 0},
             {"d", JSON_INTEGER, &s->d, 0},
             {"construct", JSON_STRING | OPTIONAL, &s->construct, 0},
+            {"untimed_at_site", JSON_TRUE | OPTIONAL, &s->untimed_at_site, 0},
             {CPROF_SECTION_SOURCES, JSON_INTEGER | OPTIONAL, &s->unit, 0},
         };
         s->unit = -1;

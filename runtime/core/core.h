@@ -430,6 +430,8 @@ struct cprof_worker {
     struct cprof_frame *stack;
     int zero;                               /* the depth a plain pthread's sequential
                                                entry adds: its own alone */
+    int count_left;                         /* CPROF_MODE=count: the countdown a leaf's
+                                               sites count by (facade.c's fill_leaf) */
     int bodies __attribute__((aligned(8)));     /* region and task bodies open: their
                                                    frames' depth (8-aligned, as a depth) */
     int id;
@@ -686,6 +688,10 @@ struct cprof_timing {
     double correction_ns;           /* what an untimed call took less than a timed one's
                                        activation (inner less untimed, or 0): its estimate
                                        is the sample's mean less this (never below 0) */
+    double site_untimed_ns;         /* an untimed call counted at its site
+                                       (cprof_leaf_untimed): its cost, measured on the probe */
+    double site_correction_ns;      /* the same correction for the calls of such a site:
+                                       inner less site_untimed, or 0 */
 };
 extern struct cprof_timing cprof_timing;
 /* After the call's cost (ns) was measured on the every-call facade: CPROF_TIMING read,

@@ -354,17 +354,43 @@ static inline struct cprof_sampling *sampling_of(const struct cprof_slot *s)
  * makes given their context, no frame and no clock.  What it returns is the caller's
  * context tagged (bit 0), which the exit names again; contexts are 8-aligned.  A leaf
  * routine's (CPROF_ROUTINE_LEAF) makes no call that needs its context or its case0
- * (cprof_pending's): neither, and no exit call.  The worker's calls count it, as the
- * timed ones nested around it count their calls. */
+ * (cprof_pending's): neither, and no exit call; from a site that counts such calls
+ * itself (site->leaf), the site's slot is given what this one counted in, so that the
+ * next calls there in the same context and case call no hook (cprof_leaf_untimed).
+ * The worker's calls count it, as the timed ones nested around it count their
+ * calls. */
+static __attribute__((noinline)) struct cprof_frame *
+fill_leaf(const struct cprof_site *site, struct cprof_worker *w, struct cprof_slot *s,
+          struct cprof_sampling *st)
+{
+    struct cprof_leaf_slot *ls = site->leaf_slots() + site->leaf - 1;
+    /* CPROF_MODE=count (no sampling state): every call counted as the entry counts
+     * it, in count[case]; the countdown only sends the site to the hook now and then. */
+    if (!st) {
+        w->count_left = INT_MAX;
+        ls->left = &w->count_left;
+        ls->untimed = (unsigned long long *)&s->time[-CPROF_NCASES];
+    } else {
+        ls->left = &st->left;
+        ls->untimed = (unsigned long long *)&s->time[CPROF_SLOT(CPROF_FIG_UNTIMED)];
+    }
+    ls->calls = (unsigned long long *)&w->calls;
+    ls->key = s->key;
+    return 0;       /* the entry's, by a tail call: the untimed path keeps no stack frame */
+}
+
 static inline __attribute__((always_inline)) struct cprof_frame *
-enter_untimed(const struct cprof_routine *r, struct cprof_worker *w, struct cprof_slot *s,
-              struct cprof_sampling *st, int32_t left, const void *caller)
+enter_untimed(const struct cprof_routine *r, const struct cprof_site *site, struct cprof_worker *w,
+              struct cprof_slot *s, struct cprof_sampling *st, int32_t left, const void *caller)
 {
     st->left = left - 1;
     s->time[CPROF_SLOT(CPROF_FIG_UNTIMED)]++;
     w->calls++;
-    if (r->flags & CPROF_ROUTINE_LEAF)
+    if (r->flags & CPROF_ROUTINE_LEAF) {
+        if (__builtin_expect(site->leaf != 0, 0))
+            return fill_leaf(site, w, s, st);
         return 0;
+    }
     cprof_pending.case0 = (int)s->case0;
     cprof_pending.context = s->ctx;
     return (struct cprof_frame *)((uintptr_t)caller | 1);
@@ -450,7 +476,7 @@ enter_slow_body(struct cprof_routine *r, const struct cprof_site *site,
         if (sampled) {
             struct cprof_sampling *st = sampling_of(s);
             if (st->left > 0)
-                return enter_untimed(r, w, s, st, st->left, parent);
+                return enter_untimed(r, site, w, s, st, st->left, parent);
             if (!st->left)
                 rare |= CPROF_RARE_SAMPLE;
         }
@@ -557,7 +583,7 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
         struct cprof_sampling *st = sampling_of(s);
         int32_t left = st->left;
         if (__builtin_expect(left > 0, 1))
-            return enter_untimed(r, w, s, st, left, caller);
+            return enter_untimed(r, site, w, s, st, left, caller);
         p->case0 = (int)s->case0;
         return (clock == CPROF_CLOCK_TSC ? enter_sampled_timed_tsc
                                          : enter_sampled_timed_monotonic)(r, site, s, kase, left, sp);
@@ -565,6 +591,8 @@ enter_known(struct cprof_routine *r, const struct cprof_site *site, int kase,
     p->case0 = (int)s->case0;
     if (clock == CPROF_CLOCK_NONE) {
         s->time[-CPROF_NCASES]++;
+        if (__builtin_expect(site->leaf != 0, 0) && (r->flags & CPROF_ROUTINE_LEAF))
+            return fill_leaf(site, w, s, 0);
         return 0;
     }
     return open_frame(w, r, s, kase, 0, clock, sp, (int)sid, trace, side);
@@ -1214,6 +1242,33 @@ static double untimed_call_ns(void)
     return untimed;
 }
 
+/* The cost of an untimed call that its site counts (cprof_leaf_untimed, inline as a
+ * unit has it, its slot thread-local): what the call costs its caller beyond the
+ * routine's copy, which it then calls as a plain build calls the routine.  Best of a
+ * few rounds, as the others. */
+static __thread struct cprof_leaf_slot probe_leaf;
+
+static double site_untimed_ns(void)
+{
+    int left = INT_MAX;
+    unsigned long long untimed = 0, calls = 0;
+    uint64_t best = UINT64_MAX;
+    unsigned long key = (unsigned long)cprof_pending.context | CPROF_SS;
+    for (int round = 0; round < PROBE_ROUNDS; round++) {
+        probe_leaf = (struct cprof_leaf_slot){ key, &left, &untimed, &calls };
+        uint64_t t0 = cprof_monotonic_ns();
+        for (int i = 0; i < PROBE_CALLS; i++) {
+            int hit = cprof_leaf_untimed(&probe_leaf, CPROF_SS);
+            __asm__ volatile("" : : "r"(hit) : "memory");
+        }
+        uint64_t ns = cprof_monotonic_ns() - t0;
+        if (ns < best)
+            best = ns;
+    }
+    probe_leaf = (struct cprof_leaf_slot){ 0 };
+    return (double)best / PROBE_CALLS;
+}
+
 void cprof_facade_timing(double call_cost_ns)
 {
     static const char *const modes[] = { "sampled", "every", 0 };
@@ -1231,11 +1286,13 @@ void cprof_facade_timing(double call_cost_ns)
                         "every activation\n");
     if (!cprof_timing.sampled)
         return;
-    double inner = timed_inner_ns(), untimed = untimed_call_ns();
+    double inner = timed_inner_ns(), untimed = untimed_call_ns(), site = site_untimed_ns();
     if (inner < 1e300 && untimed < 1e300) {
         cprof_timing.inner_ns = inner;
         cprof_timing.untimed_ns = untimed;
         cprof_timing.correction_ns = inner > untimed ? inner - untimed : 0;
+        cprof_timing.site_untimed_ns = site;
+        cprof_timing.site_correction_ns = inner > site ? inner - site : 0;
     }
     cprof_facade = sampled_facade;
     running_enter = cprof_facade.enter;

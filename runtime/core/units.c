@@ -232,6 +232,9 @@ static struct cprof_site *copy_site(const struct cprof_site *s)
     c->d = s->d;
     c->construct = s->construct;
     c->id = s->id;
+    c->leaf = s->leaf;      /* the profile says which counted their untimed calls; no
+                               slot is filled once its unit is gone */
+    c->leaf_slots = 0;
     return c;
 }
 
@@ -252,7 +255,7 @@ static struct gone *remember(const struct cprof_unit *unit)
     return gone = g;
 }
 
-void cprof_unregister_unit_v8(struct cprof_unit *unit)
+void cprof_unregister_unit_v9(struct cprof_unit *unit)
 {
     pthread_mutex_lock(&tables_lock);
     struct gone *g = gone;
@@ -305,7 +308,7 @@ void cprof_units_add_unprofiled(const char *file, const char *reason)
     pthread_mutex_unlock(&tables_lock);
 }
 
-void cprof_unregister_unprofiled_v8(void)
+void cprof_unregister_unprofiled_v9(void)
 {
     pthread_mutex_lock(&tables_lock);
     __atomic_store_n(&loaded, loaded - 1, __ATOMIC_RELAXED);

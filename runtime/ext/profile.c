@@ -332,7 +332,12 @@ static void add_figures(struct routine_sums *sum, const struct cprof_call_rec *c
  * (cprof_timing.correction_ns, in ticks here), never below 0.  The other figures are
  * the timed ones': a short activation is outermost and makes no call (facade.c).  No
  * sample (a reset since): the timed time as it is. */
-static double correction_ticks;
+static double correction_ticks, site_correction_ticks;
+/* Which sites count their untimed calls (site->leaf), by site id, while the profile is
+ * written: their calls' correction is site_correction_ticks (the first call in each
+ * context takes the facade's untimed path, which costs untimed_ns: not told apart). */
+static unsigned char *leaf_sites;
+static int nleaf_sites;
 
 /* A reset takes the sample's sums out of no figure (docs/semantics.md): they are
  * bounded by the timed activations' since. */
@@ -342,14 +347,16 @@ static void sample_of(const struct cprof_figures *f, int k, uint64_t *n, uint64_
     *sum = f->sample_sum[k] < f->time[k] ? f->sample_sum[k] : f->time[k];
 }
 
-static void estimate(struct cprof_figures *f)
+static void estimate(struct cprof_figures *f, int site)
 {
+    double correction = site >= 0 && site < nleaf_sites && leaf_sites[site] ? site_correction_ticks
+                                                                             : correction_ticks;
     for (int k = 0; k < CPROF_NCASES; k++) {
         uint64_t n, sum;
         sample_of(f, k, &n, &sum);
         if (!f->untimed[k] || !n)
             continue;
-        double per_call = (double)sum / (double)n - correction_ticks;
+        double per_call = (double)sum / (double)n - correction;
         if (per_call > 0)
             f->time[k] += (uint64_t)(per_call * (double)f->untimed[k] + 0.5);
     }
@@ -371,7 +378,7 @@ static const struct cprof_node *node_est(const struct cprof_node *n, struct cpro
         return now;
     if (now != scratch)
         *scratch = *now;
-    estimate(&scratch->fig);
+    estimate(&scratch->fig, n->key ? n->key->site : -1);
     if (lower && n->id < nlower)
         for (int k = 0; k < CPROF_NCASES; k++)
             scratch->time[k] -= lower[n->id][k];
@@ -409,7 +416,7 @@ static const struct cprof_call_rec *call_est(const struct cprof_call_rec *c,
     record_own(c, now, &own);
     uint64_t sum[CPROF_NFIGS * CPROF_NCASES] = { 0 };
     part = own;
-    estimate(&part);
+    estimate(&part, c->site);
     for (int i = 0; i < CPROF_NFIGS * CPROF_NCASES; i++)
         sum[i] += ((uint64_t *)part.count)[i];
     for (struct cprof_node *n = cprof_published(((struct cprof_call_rec *)c)->nodes); n;
@@ -1067,6 +1074,8 @@ static void write_timing(struct cprof_json *j)
     cprof_json_field_real(j, "inner_ns", cprof_timing.inner_ns);
     cprof_json_field_real(j, "untimed_ns", cprof_timing.untimed_ns);
     cprof_json_field_real(j, "correction_ns", cprof_timing.correction_ns);
+    cprof_json_field_real(j, "site_untimed_ns", cprof_timing.site_untimed_ns);
+    cprof_json_field_real(j, "site_correction_ns", cprof_timing.site_correction_ns);
     cprof_json_end(j, '}');
 }
 
@@ -1157,6 +1166,7 @@ static void write_document(struct cprof_json *j, const struct place *pl,
 {
     double npt = tf->npt;
     correction_ticks = cprof_timing.correction_ns / npt;
+    site_correction_ticks = cprof_timing.site_correction_ns / npt;
 
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -1196,6 +1206,11 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     cprof_tables(&routines, &nroutines, &sites, &nsites);
     size_t flags_size = (nroutines ? (size_t)nroutines : 1) * sizeof(int);
     int *flags = cprof_alloc(flags_size);
+    size_t leaf_size = nsites ? (size_t)nsites : 1;
+    leaf_sites = cprof_alloc(leaf_size);
+    nleaf_sites = nsites;
+    for (int i = 0; i < nsites; i++)
+        leaf_sites[i] = sites[i]->leaf != 0;
     write_sources(j);
     cprof_json_key(j, "routines");
     cprof_json_begin(j, '[');
@@ -1227,6 +1242,10 @@ static void write_document(struct cprof_json *j, const struct place *pl,
         cprof_json_field_int(j, "d", sites[i]->d);
         if (sites[i]->construct > 0 && sites[i]->construct < CPROF_REGION_NKINDS)
             cprof_json_field_string(j, "construct", cprof_region_kinds[sites[i]->construct]);
+        if (sites[i]->leaf) {
+            cprof_json_key(j, "untimed_at_site");
+            cprof_json_bool(j, 1);
+        }
         write_unit_of(j, 1, i);
         cprof_json_end(j, '}');
     }
@@ -1240,6 +1259,9 @@ static void write_document(struct cprof_json *j, const struct place *pl,
     cprof_json_end(j, ']');
     cprof_json_end(j, '}');
     cprof_free(flags, flags_size);
+    cprof_free(leaf_sites, leaf_size);
+    leaf_sites = 0;
+    nleaf_sites = 0;
 }
 
 static int write_profile(void)

@@ -131,7 +131,7 @@ deps() { tr -d '\\\n' < "$1" | tr ' ' '\n' | grep -v '^$' | sort; }
 check "C++ -MD -MP: g++'s prerequisites and targets, no temporary file" "$(diff <(deps cxref.dep) <(deps cxref.d) | head -5)" -- \
     bash -c "cmp -s <(deps cxref.dep) <(deps cxref.d) && ! grep -q cprof cxref.d"
 "$bin/cprof-cc" -S nest.c -o nest.s 2> s.err
-check "-S: the assembly registers the unit" "$(indent s.err)" -- grep -q 'cprof_register_unprofiled_v8' nest.s
+check "-S: the assembly registers the unit" "$(indent s.err)" -- grep -q 'cprof_register_unprofiled_v9' nest.s
 # A gcc that refuses the instrumented text (as for a construct the rewriter gets wrong):
 # back to gcc's compile of the source, the reason gcc's first error.
 printf '#!/bin/sh\nfor a; do case $a in *.cprof.i) echo "$a:1:1: error: refused" >&2; exit 1;; esac; done\nexec gcc "$@"\n' > picky

@@ -69,6 +69,14 @@ expect_jq "the header's timing: inner_ns and untimed_ns measured, untimed below 
     '.timing | [(.inner_ns > 0), (.untimed_ns > 0), (.untimed_ns < .call_cost_ns),
                 ((.correction_ns - ([.inner_ns - .untimed_ns, 0] | max)) | fabs < 1e-6)]' \
     '[true,true,true,true]'
+# An untimed call its site counts (a leaf's, docs/semantics.md) costs less than one the
+# facade counts: its own figure, and its own correction.
+expect_jq "the header's timing: site_untimed_ns measured, below untimed_ns, site_correction_ns inner less it" $p \
+    '.timing | [(.site_untimed_ns > 0), (.site_untimed_ns < .untimed_ns),
+                ((.site_correction_ns - ([.inner_ns - .site_untimed_ns, 0] | max)) | fabs < 1e-6)]' \
+    '[true,true,true]'
+expect_jq "three sites count their untimed calls: main's of tiny, slow and turns (leaves: nanosleep is no profiled call; called after their definitions), not rec's (a call of its own)" $p \
+    '(.routines | map(.name)) as $n | [.sites[] | select(.untimed_at_site) | $n[.caller]]' '["main","main","main"]'
 expect_jq "sections: timing and sampled declared" $p \
     '[.sections[].name | select(. == "timing" or . == "sampled")]' '["timing","sampled"]'
 expect_jq "columns: the sampled rows' names" $p '.columns.sampled | join(",")' \
@@ -76,11 +84,12 @@ expect_jq "columns: the sampled rows' names" $p '.columns.sampled | join(",")' \
 
 # The rows by name: routine, calls, timed, timed_time, and the paths row's calls and time
 # of the same case.
-rows='(.routines | map(.name)) as $names | .columns.sampled as $sc | .columns.paths as $pc
+rows='(.routines | map(.name)) as $names | .sites as $sites | .columns.sampled as $sc | .columns.paths as $pc
   | [.workers[] | . as $w | .sampled[] | [$sc, .] | transpose | map({(.[0]): .[1]}) | add
      | . as $s | ($w.paths[$s.path - 1] | [$pc, .] | transpose | map({(.[0]): .[1]}) | add) as $p
      | ["ss", "sc", "cs", "cc"][$s.case] as $k
-     | $s + {name: $names[$s.callee], p_calls: $p[$k + "_calls"], p_time: $p[$k + "_time"]}]'
+     | $s + {name: $names[$s.callee], p_calls: $p[$k + "_calls"], p_time: $p[$k + "_time"],
+             at_site: ($sites[$s.site].untimed_at_site // false)}]'
 jq -c "$rows" $p > rows.json 2> jq.err
 check "sampled rows read by their columns" "$(indent jq.err)" -- test -s rows.json
 period=$(jq .timing.period $p)
@@ -88,14 +97,17 @@ expect_jq "tiny is sampled: its one row, all 200000 calls, one in $period timed 
     "[.[] | select(.name == \"tiny\")] | [length, .[0].calls,
       (.[0].timed >= 200000 / $period and .[0].timed < 200000 / 2)]" '[1,200000,true]'
 # The estimate: the timed activations' time as it is, and for each untimed call the
-# sample's mean (the short timed ones') less the header's correction_ns.  Each figure is
+# sample's mean (the short timed ones') less the header's correction_ns, or its
+# site_correction_ns where the site counted the untimed calls.  Each figure is
 # rounded to the ns apart, so they agree within untimed / timed + 3 ns.  (A caller
 # whose measured time cannot hold its callees' estimates lowers them: main's own work
 # keeps that from happening here.)
 corr=$(jq .timing.correction_ns $p)
+site_corr=$(jq .timing.site_correction_ns $p)
 expect_jq "every sampled row: its paths row's calls are its calls, its time the estimate" rows.json \
-    "[.[] | (.calls - .exact - .timed) as \$u | select(.p_calls != .calls or \$u <= 0 or
-        ((.p_time - .exact_time - .timed_time - \$u * ([.timed_time / .timed - $corr, 0] | max))
+    "[.[] | (.calls - .exact - .timed) as \$u | (if .at_site then $site_corr else $corr end) as \$c
+      | select(.p_calls != .calls or \$u <= 0 or
+        ((.p_time - .exact_time - .timed_time - \$u * ([.timed_time / .timed - \$c, 0] | max))
           | fabs) > \$u / .timed + 3) | .name]" '[]'
 expect_jq "every sampled row: fewer timed than calls, a sum of squares at least time^2 / timed" \
     rows.json '[.[] | select(.timed >= .calls or .timed_sq < .timed_time * .timed_time / .timed * 0.999)
