@@ -41,7 +41,8 @@
 
 static const char not_covered[] =
     "the calls' inline parts in the profiled routines (the handshake, the call of the "
-    "facade, and the counts of routines counted at their call sites), what profiling "
+    "facade, the counts of routines counted at their call sites, and of leaves' untimed "
+    "calls counted at theirs), what profiling "
     "costs the program's own code (inlining and other optimizations lost, code layout, "
     "caches and branch predictors shared with the facades), the OpenMP runtime's code the "
     "facades and wrappers call, kernel time (only user-mode CPU is sampled), threads that "

@@ -2,7 +2,9 @@
 # What profiling cost, measured (docs/overhead.md): the profile's "overhead" key has CPU
 # samples, of which those in cprof's code, consistent (in_cprof <= samples, samples for
 # a program that runs on the CPU); a program where cprof is dominant (a tiny routine
-# called 4 x 10^7 times) has a share far above one that calls almost nothing, each share
+# called 4 x 10^7 times, each call timed: sampled, its site would count the untimed ones
+# in the program's code, docs/semantics.md) has a share far above one that calls almost
+# nothing, each share
 # read from its own profile (CPU samples: the load of the machine does not enter); the
 # summary prints the share and what it leaves out, or why there is none (--json too,
 # two runs summed); a program that
@@ -36,7 +38,9 @@ int main(void) { printf("%.6f\n", work(300000000)); return 0; }
 EOF
 for p in hot cold; do
     "$bin/cprof-cc" -O2 $p.c -o $p 2> cc.err || nok "cprof-cc compiles $p.c" "$(indent cc.err)"
-    CPROF_OUT=$tmp/$p.out ./$p > /dev/null 2> $p.err
+    timing=sampled
+    [ $p = hot ] && timing=every
+    CPROF_TIMING=$timing CPROF_OUT=$tmp/$p.out ./$p > /dev/null 2> $p.err
     expect_jq "$p: the overhead is measured by CPU samples" $p.out \
         '[.overhead.method, (.sections | map(.name) | index("overhead") != null)]' '["cpu samples", true]'
     expect_jq "$p: samples were taken (it ran long enough on the CPU), in_cprof <= samples" $p.out \
@@ -53,7 +57,7 @@ for p in hot cold; do
         grep -q "Not covered by the measure: the calls' inline parts" <(tr '\n' ' ' < $p.txt)
 done
 # --json, and two runs summed: the samples of both.
-CPROF_OUT=$tmp/hot2.out ./hot > /dev/null
+CPROF_TIMING=every CPROF_OUT=$tmp/hot2.out ./hot > /dev/null
 "$bin/cprof-report" --json hot.out > hot.json
 expect_jq "--json: the profile's overhead" hot.json '.overhead' "$(jq -c '.overhead' hot.out)"
 "$bin/cprof-report" --json hot.out hot2.out > sum.json
@@ -81,7 +85,7 @@ check "summed with an older file: its run left out" "$(indent mixed.txt 40)" -- 
 # Dominant against almost nothing, from the two profiles' figures.
 share() { jq '.overhead | .in_cprof / .samples' "$1"; }
 hot=$(share hot.out) cold=$(share cold.out)
-check "4 x 10^7 calls of a tiny routine: at least half its CPU samples in cprof's code ($hot)" -- \
+check "4 x 10^7 timed calls of a tiny routine: at least half its CPU samples in cprof's code ($hot)" -- \
     awk -v s="$hot" 'BEGIN { exit !(s >= 0.5) }'
 check "a single long call: at most 5% in cprof's code ($cold)" -- \
     awk -v s="$cold" 'BEGIN { exit !(s <= 0.05) }'
