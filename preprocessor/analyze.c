@@ -266,9 +266,6 @@ void find_callees(struct unit *u, unsigned from)
         else if (n->kind == N_CALL && n->region)
             u->sites[n->index].callee = n->leaf;
     }
-    for (int i = 0; i < u->nsites; i++)
-        if (u->sites[i].routine >= 0)
-            u->routines[u->sites[i].routine].has_sites = 1;
 }
 
 /* A leaf's calls are short if any are: those the runtime samples cost their site a few
@@ -279,6 +276,8 @@ void find_callees(struct unit *u, unsigned from)
  * call cprof sees, is a region, or cannot be copied (find_twin) is left out. */
 void choose_leaf_sites(struct unit *u)
 {
+    /* Which routines make a call cprof sees (else CPROF_ROUTINE_LEAF): every site
+     * is made by the walk. */
     for (int i = 0; i < u->nsites; i++)
         if (u->sites[i].routine >= 0)
             u->routines[u->sites[i].routine].has_sites = 1;

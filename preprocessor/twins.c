@@ -246,21 +246,19 @@ static void add_as_system(struct str *out, const char *p, size_t n)
     }
 }
 
-/* The prototype and the twin of routine n->index, before its definition; the
- * definition follows on the line the marker gives back.  Both are the routine's text
- * again, whose warnings gcc gave for the original: as a system header's, they give
- * none (gcc's own line markers among them flagged so too). */
-void render_twin(struct unit *u, struct str *out, const struct node *n)
+/* Routine r's definition again, named PREFIX<name>, static, its body rendered as a
+ * twin's (no hook), __func__ the original's name, before the definition: a system
+ * header's lines (gcc's own line markers among them flagged so too), whose warnings
+ * gcc gave for the original; the marker after it gives the definition its line back.
+ * PROTOTYPE: first a prototype for the copy's recursive calls, unless one was given (a
+ * second one would be news to -Wredundant-decls). */
+static void add_copy(struct unit *u, struct str *out, const struct routine *r, const char *prefix,
+                     int prototype)
 {
-    const struct routine *r = &u->routines[n->index];
     struct str copy = { 0 }, body = { 0 };
     str_add(out, "\n", 1);
     add_line_marker(u, out, r->def_start, 1);
-    /* A prototype for the twin's recursive calls, unless one was given (a second one
-     * would be news to -Wredundant-decls); its lines as they are (gcc's line markers
-     * among them, where a macro of a system header was expanded), the marker after it
-     * putting the definition's line back. */
-    if (!r->twin_declared) {
+    if (prototype && !r->twin_declared) {
         str_add(&copy, u->text + r->def_start, r->body_start - r->def_start);
         str_add(&copy, ";\n", 2);
         add_line_marker(u, &copy, r->def_start, 1);
@@ -268,7 +266,7 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
     if (r->twin_static)
         str_add(&copy, "static ", 7);
     str_add(&copy, u->text + r->def_start, r->name_start - r->def_start);
-    str_printf(&copy, "__cprof_tw_%s", r->name);
+    str_printf(&copy, "%s%s", prefix, r->name);
     str_add(&copy, u->text + r->name_end, r->body_start - r->name_end);
     u->rendering_twin = 1;
     render_range(u, &body, r->body_start, r->def_end, u->tops[0], u->ntops[0]);
@@ -285,34 +283,23 @@ void render_twin(struct unit *u, struct str *out, const struct node *n)
     free(copy.p);
     str_add(out, "\n", 1);
     add_line_marker(u, out, r->def_start, 0);
+}
+
+/* The prototype and the twin of routine n->index, before its definition, which gcc's
+ * thread sanitizer then leaves alone. */
+void render_twin(struct unit *u, struct str *out, const struct node *n)
+{
+    add_copy(u, out, &u->routines[n->index], "__cprof_tw_", 1);
     str_add(out, "__attribute__((no_sanitize_thread)) ", 36);
 }
 
-/* A leaf's copy with no hook (routine n->index's leaf_copy), before its definition,
- * which follows on the line the marker gives back: its untimed calls run it, the same
- * code as the timed ones run after the hook, and gcc may inline it at those sites as
- * it would the routine in a plain build.  Its text is the routine's again, a system
- * header's (gcc warned of it for the original). */
+/* A leaf's copy with no hook (routine n->index's leaf_copy), before its definition: its
+ * untimed calls run it, the same code as the timed ones run after the hook, and gcc may
+ * inline it at those sites as it would the routine in a plain build.  Called only by
+ * sites after the definition, and never recursive (a leaf): no prototype. */
 void render_leaf_copy(struct unit *u, struct str *out, const struct node *n)
 {
-    const struct routine *r = &u->routines[n->index];
-    struct str copy = { 0 }, body = { 0 };
-    str_add(out, "\n", 1);
-    add_line_marker(u, out, r->def_start, 1);
-    if (r->twin_static)
-        str_add(&copy, "static ", 7);
-    str_add(&copy, u->text + r->def_start, r->name_start - r->def_start);
-    str_printf(&copy, "__cprof_u_%s", r->name);
-    str_add(&copy, u->text + r->name_end, r->body_start - r->name_end);
-    u->rendering_twin = 1;
-    render_range(u, &body, r->body_start, r->def_end, u->tops[0], u->ntops[0]);
-    u->rendering_twin = 0;
-    add_renaming_func(&copy, body.p, body.len, r->name);
-    add_as_system(out, copy.p, copy.len);
-    free(body.p);
-    free(copy.p);
-    str_add(out, "\n", 1);
-    add_line_marker(u, out, r->def_start, 0);
+    add_copy(u, out, &u->routines[n->index], "__cprof_u_", 0);
 }
 
 /* The routine runs its body in an else, a block of its own: its declarations then

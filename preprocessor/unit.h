@@ -296,8 +296,8 @@ void choose_caches(struct unit *u);
 void number_sites(struct unit *u);
 void build_trees(struct unit *u);
 void find_callees(struct unit *u, unsigned from);
-/* After add_twins: the passing sites of leaf routines (struct site's leaf) and their
- * copies (N_LEAF_COPY). */
+/* After add_twins: which routines make a call cprof sees (has_sites), the passing sites
+ * of the others (struct site's leaf) and their copies (N_LEAF_COPY). */
 void choose_leaf_sites(struct unit *u);
 
 /* ---- render.c: render_range copies a range of the text with the nodes placed in it

@@ -57,10 +57,11 @@ static double row_var(int64_t calls, int64_t timed, double sum, double sq)
 
 /* Row i of worker w's "sampled": CPROF_SAMPLED_NCOLUMNS numbers, integers but the sum of
  * squares, none negative; a callee and site the file declares, a case, 1 <= timed <=
- * calls, and a context of the worker's (ctx) that reached the callee. */
+ * calls, and a context of the worker's (ctx) that reached the callee.  Gives its
+ * estimate, its untimed calls and its site. */
 static int get_row(struct loader *l, const cprof_profile *p, const struct raw_file *rf,
                    const size_t *ctx, json_t *row, size_t w, size_t id, size_t i,
-                   cprof_prof_estimate *out, int64_t *untimed)
+                   cprof_prof_estimate *out, int64_t *untimed, int64_t *site)
 {
     int64_t v[CPROF_SAMPLED_NCOLUMNS];
     double sq = 0;
@@ -108,6 +109,7 @@ static int get_row(struct loader *l, const cprof_profile *p, const struct raw_fi
         (int)v[CPROF_S_CASE], v[CPROF_S_CALLS], v[CPROF_S_TIMED],
         row_var(sampled, v[CPROF_S_TIMED], (double)v[CPROF_S_TIMED_TIME], sq)};
     *untimed = sampled - v[CPROF_S_TIMED];
+    *site = v[CPROF_S_SITE];
     return 0;
 }
 
@@ -166,15 +168,13 @@ int cprof_estimates_of_file(struct loader *l, cprof_profile *p, const struct raw
                 cap = cap ? 2 * cap : 64;
                 p->estimates = cprof_xrealloc(p->estimates, cap * sizeof *p->estimates);
             }
-            int64_t untimed = 0;
+            int64_t untimed = 0, site = 0;
             cprof_prof_estimate *e = &p->estimates[n++];
-            if (get_row(l, p, rf, ctx[id], json_array_get(rows, i), w, id, i, e, &untimed))
+            if (get_row(l, p, rf, ctx[id], json_array_get(rows, i), w, id, i, e, &untimed, &site))
                 return -1;
             /* The overhead estimate (merge.c) counted every call at a timed call's
              * cost: an untimed one cost what the runtime measured for it, at its site
              * where the site counted it. */
-            json_t *row = json_array_get(rows, i);
-            int64_t site = json_integer_value(json_array_get(row, CPROF_S_SITE));
             double cost = rf->sites[site].untimed_at_site && site_ns > 0 ? site_ns : untimed_ns;
             if (cost > 0 && cost < rf->call_cost_ns) {
                 double less = (rf->call_cost_ns - cost) * (double)untimed;

@@ -350,15 +350,10 @@ static inline struct cprof_sampling *sampling_of(const struct cprof_slot *s)
     return (struct cprof_sampling *)(s->time + CPROF_SLOT(CPROF_FIG_SAMPLING));
 }
 
-/* An entry of a sampled slot between two timed ones: counted (untimed), the calls it
- * makes given their context, no frame and no clock.  What it returns is the caller's
- * context tagged (bit 0), which the exit names again; contexts are 8-aligned.  A leaf
- * routine's (CPROF_ROUTINE_LEAF) makes no call that needs its context or its case0
- * (cprof_pending's): neither, and no exit call; from a site that counts such calls
- * itself (site->leaf), the site's slot is given what this one counted in, so that the
- * next calls there in the same context and case call no hook (cprof_leaf_untimed).
- * The worker's calls count it, as the timed ones nested around it count their
- * calls. */
+/* The slot of a site that counts a leaf's untimed calls itself (site->leaf, cprof.h's
+ * cprof_leaf_untimed), given what the entry just counted in (slot s of worker w), so
+ * that the next calls there in the same context and case call no hook; st: the
+ * figures' sampling state, or null under CPROF_MODE=count. */
 static __attribute__((noinline)) struct cprof_frame *
 fill_leaf(const struct cprof_site *site, struct cprof_worker *w, struct cprof_slot *s,
           struct cprof_sampling *st)
@@ -379,6 +374,13 @@ fill_leaf(const struct cprof_site *site, struct cprof_worker *w, struct cprof_sl
     return 0;       /* the entry's, by a tail call: the untimed path keeps no stack frame */
 }
 
+/* An entry of a sampled slot between two timed ones: counted (untimed), the calls it
+ * makes given their context, no frame and no clock.  What it returns is the caller's
+ * context tagged (bit 0), which the exit names again; contexts are 8-aligned.  A leaf
+ * routine's (CPROF_ROUTINE_LEAF) makes no call that needs its context or its case0
+ * (cprof_pending's): neither, and no exit call; from a site that counts such calls
+ * itself, it fills the site's slot.  The worker's calls count it, as the timed ones
+ * nested around it count their calls. */
 static inline __attribute__((always_inline)) struct cprof_frame *
 enter_untimed(const struct cprof_routine *r, const struct cprof_site *site, struct cprof_worker *w,
               struct cprof_slot *s, struct cprof_sampling *st, int32_t left, const void *caller)
